@@ -1,0 +1,81 @@
+#pragma once
+// The bootstrap key-value store: a small TCP service used only on the control plane
+// (exchanging addresses, barriers during init/malloc/finalize, global exit, failure notice).
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bootstrap/tls.hpp"
+
+namespace shmem::bootstrap {
+
+using Millis = std::chrono::milliseconds;
+
+class StoreServer {
+ public:
+  struct Options {
+    std::string bind_host = "127.0.0.1";  // a single-host job binds to loopback only
+    std::uint16_t port = 0;               // 0 = ephemeral
+    TlsConfig tls;
+    // Called (from a server thread) when a rank that said hello disconnects before finalize.
+    std::function<void(int rank, const std::string& reason)> on_rank_lost;
+    // Called when a client requests a global exit.
+    std::function<void(int rank, int status)> on_global_exit;
+  };
+  explicit StoreServer(Options opts);  // binds and starts serving; throws Error on failure
+  ~StoreServer();                      // stops all threads and closes every connection
+  StoreServer(const StoreServer&) = delete;
+  StoreServer& operator=(const StoreServer&) = delete;
+
+  std::uint16_t port() const noexcept;
+  bool rank_connected(int rank) const;  // said hello at some point
+  bool rank_finalized(int rank) const;  // said goodbye (clean finalize)
+  // Puts the store into the failed state: every blocked and future request gets `reason`.
+  void fail(const std::string& reason);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+class StoreClient {
+ public:
+  // Connects (retrying until `connect_timeout`), authenticates, and says hello as `rank`
+  // (rank < 0: an anonymous helper connection such as a test or a watcher).
+  StoreClient(const std::string& host, std::uint16_t port, const TlsConfig& tls, int rank,
+              Millis connect_timeout);
+  ~StoreClient();
+  StoreClient(const StoreClient&) = delete;
+  StoreClient& operator=(const StoreClient&) = delete;
+
+  void set(std::string_view key, std::string_view value);
+  // Blocks until the key exists; throws Error(kTimeout) naming the key after `timeout`.
+  std::string get(std::string_view key, Millis timeout);
+  std::optional<std::string> try_get(std::string_view key);
+  std::int64_t add(std::string_view key, std::int64_t delta);  // returns the new value
+  // Sets key to `desired` if its value is `expected` ("" = key absent). Returns true on
+  // success; `current` receives the value after the call.
+  bool compare_and_set(std::string_view key, std::string_view expected, std::string_view desired,
+                       std::string* current = nullptr);
+  bool remove(std::string_view key);  // false if absent
+  // All `nranks` callers with the same `name` return together (each name used once).
+  void barrier(std::string_view name, int nranks, Millis timeout);
+  // Blocks until the store fails or a global exit is requested; returns the reason text.
+  // Used by a watcher thread on its own connection.
+  std::string wait_failure();
+  void global_exit(int status);
+  void goodbye();  // clean finalize: the server no longer treats a disconnect as a loss
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// "host:port" -> pair; throws Error(kInvalidValue) naming `what` on bad input.
+std::pair<std::string, std::uint16_t> parse_host_port(std::string_view text, std::string_view what);
+
+}  // namespace shmem::bootstrap

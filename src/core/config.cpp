@@ -1,0 +1,118 @@
+#include "core/config.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace shmem {
+namespace {
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string(s);
+}
+
+[[noreturn]] void bad(std::string_view what, std::string_view text, const char* expect) {
+  throw Error(Errc::kInvalidValue, std::string(what) + "='" + std::string(text) + "' is invalid: expected " + expect);
+}
+
+}  // namespace
+
+std::uint64_t parse_size(std::string_view text, std::string_view what) {
+  const char* expect = "a byte count such as 4096, 512K, 64M, 1G or 2T";
+  std::string t = trim(text);
+  if (t.empty()) bad(what, text, expect);
+  std::size_t i = 0;
+  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
+  if (i == 0) bad(what, text, expect);
+  std::uint64_t mult = 1;
+  std::string suffix = t.substr(i);
+  for (auto& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (suffix.empty() || suffix == "B") mult = 1;
+  else if (suffix == "K" || suffix == "KB" || suffix == "KIB") mult = 1ull << 10;
+  else if (suffix == "M" || suffix == "MB" || suffix == "MIB") mult = 1ull << 20;
+  else if (suffix == "G" || suffix == "GB" || suffix == "GIB") mult = 1ull << 30;
+  else if (suffix == "T" || suffix == "TB" || suffix == "TIB") mult = 1ull << 40;
+  else bad(what, text, expect);
+  errno = 0;
+  unsigned long long n = std::strtoull(t.substr(0, i).c_str(), nullptr, 10);
+  if (errno == ERANGE || n > std::numeric_limits<std::uint64_t>::max() / mult) bad(what, text, "a size that fits in 64 bits");
+  return n * mult;
+}
+
+bool parse_bool(std::string_view text, std::string_view what) {
+  std::string t = trim(text);
+  for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t == "1" || t == "y" || t == "yes" || t == "on" || t == "true") return true;
+  if (t == "0" || t == "n" || t == "no" || t == "off" || t == "false" || t.empty()) return false;
+  bad(what, text, "0/1, yes/no, on/off or true/false");
+}
+
+std::int64_t parse_int(std::string_view text, std::string_view what) {
+  std::string t = trim(text);
+  if (t.empty()) bad(what, text, "an integer");
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(t.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0') bad(what, text, "an integer");
+  return v;
+}
+
+double parse_seconds(std::string_view text, std::string_view what) {
+  std::string t = trim(text);
+  if (t.empty()) bad(what, text, "a number of seconds");
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (*end == 's' && end[1] == '\0') ++end;
+  if (*end != '\0' || !std::isfinite(v) || v < 0) bad(what, text, "a non-negative number of seconds");
+  return v;
+}
+
+const std::vector<ConfigVarInfo>& config_vars() {
+  static const std::vector<ConfigVarInfo> vars = {
+#define SHMEM_CONFIG_VAR(name, kind, dflt, doc) {#name, #kind, dflt, doc},
+#include "core/config_table.def"
+#undef SHMEM_CONFIG_VAR
+  };
+  return vars;
+}
+
+std::string config_raw(const char* name) {
+  if (const char* v = std::getenv(name)) return v;
+  for (const auto& var : config_vars())
+    if (std::string_view(var.name) == name) return var.default_value;
+  throw Error(Errc::kInternal, std::string("unknown configuration variable ") + name);
+}
+
+Config Config::from_env() {
+  Config c;
+  auto Size = [](const char* n) { return parse_size(config_raw(n), n); };
+  auto Bool = [](const char* n) { return parse_bool(config_raw(n), n); };
+  auto Int = [](const char* n) { return parse_int(config_raw(n), n); };
+  auto Seconds = [](const char* n) { return parse_seconds(config_raw(n), n); };
+  auto String = [](const char* n) { return config_raw(n); };
+  c.symmetric_size = Size("SHMEM_SYMMETRIC_SIZE");
+  c.debug = Bool("SHMEM_DEBUG");
+  c.info = Bool("SHMEM_INFO");
+  c.version = Bool("SHMEM_VERSION");
+  c.log_level = String("SHMEM_LOG_LEVEL");
+  c.log_file = String("SHMEM_LOG_FILE");
+  c.wait_timeout = Seconds("SHMEM_WAIT_TIMEOUT");
+  c.bootstrap_tls = Bool("SHMEM_BOOTSTRAP_TLS");
+  c.bootstrap_tls_info = String("SHMEM_BOOTSTRAP_TLS_INFO");
+  c.bootstrap_timeout = Seconds("SHMEM_BOOTSTRAP_TIMEOUT");
+  c.store_addr = String("SHMEM_STORE_ADDR");
+  c.pe = Int("SHMEM_PE");
+  c.npes = Int("SHMEM_NPES");
+  c.job_id = String("SHMEM_JOB_ID");
+  c.job_secret = String("SHMEM_JOB_SECRET");
+  if (c.symmetric_size == 0) bad("SHMEM_SYMMETRIC_SIZE", "0", "a size greater than zero");
+  return c;
+}
+
+}  // namespace shmem

@@ -1,0 +1,47 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shmem {
+
+// Typed view of every SHMEM_* environment variable (see config_table.def).
+struct Config {
+  std::uint64_t symmetric_size = 0;
+  bool debug = false;
+  bool info = false;
+  bool version = false;
+  std::string log_level;
+  std::string log_file;
+  double wait_timeout = 0;
+  bool bootstrap_tls = true;
+  std::string bootstrap_tls_info;
+  double bootstrap_timeout = 120;
+  std::string store_addr;
+  std::int64_t pe = -1;
+  std::int64_t npes = 0;
+  std::string job_id;
+  std::string job_secret;
+
+  // Reads the environment; throws Error(kInvalidValue) naming the variable on bad input.
+  static Config from_env();
+};
+
+struct ConfigVarInfo {
+  const char* name;
+  const char* kind;
+  const char* default_value;
+  const char* description;
+};
+const std::vector<ConfigVarInfo>& config_vars();
+// The environment value of a table variable, or its default.
+std::string config_raw(const char* name);
+
+// Strict parsers (exposed for tests). Each throws Error(kInvalidValue) naming `what`.
+std::uint64_t parse_size(std::string_view text, std::string_view what);
+bool parse_bool(std::string_view text, std::string_view what);
+std::int64_t parse_int(std::string_view text, std::string_view what);
+double parse_seconds(std::string_view text, std::string_view what);
+
+}  // namespace shmem

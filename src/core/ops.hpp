@@ -1,0 +1,140 @@
+#pragma once
+// The internal operations behind every public API surface (shmem.h, shmemx.h, later aclshmem.h,
+// the C++ and Python APIs). The C shims in src/api/ are thin: optional argument checks, then
+// one call here. Data-path functions are noexcept and never allocate or throw. Set-up
+// functions (init, malloc, ...) throw shmem::Error; the shim turns that into a return code or
+// a fatal message.
+#include <cstddef>
+#include <cstdint>
+
+namespace shmem {
+
+class Runtime;
+struct Ctx;  // a communication context; the default context always exists
+
+namespace core {
+
+// ---- lifecycle ------------------------------------------------------------------------------
+// Thread levels use the spec's numbering: SINGLE=0, FUNNELED=1, SERIALIZED=2, MULTIPLE=3.
+// init is idempotent per process (a second call is a no-op, as the spec allows).
+// Throws Error on failure.
+void init(int requested_thread_level, int* provided_thread_level);
+void finalize() noexcept;  // harmless without init; collective otherwise
+bool initialized() noexcept;
+int query_thread() noexcept;
+[[noreturn]] void global_exit(int status) noexcept;
+
+// Aborts with "<func> called before shmem_init" unless initialised; returns the runtime.
+Runtime& rt(const char* func) noexcept;
+int my_pe() noexcept;   // -1 before init
+int n_pes() noexcept;   // -1 before init
+
+// A fatal error that ends the whole job with a clear message (never returns).
+[[noreturn]] void fatal(const char* func, const char* fmt, ...) noexcept
+    __attribute__((format(printf, 2, 3)));
+
+// ---- contexts -------------------------------------------------------------------------------
+// `handle` is the public shmem_ctx_t value (opaque pointer); nullptr means SHMEM_CTX_DEFAULT.
+Ctx* ctx_from_handle(void* handle) noexcept;
+
+// ---- argument checks (SHMEM_DEBUG=1 or the SHMEM_CHECKED build option) --------------------
+bool checks_enabled() noexcept;
+// Each aborts with a message naming `func`, the argument and the knob, when invalid.
+void check_pe(const char* func, int pe) noexcept;
+void check_symmetric(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept;
+void check_local(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept;
+
+// ---- symmetric memory -----------------------------------------------------------------------
+// Collective; return nullptr for size 0 or when the heap is exhausted (logged, naming
+// SHMEM_SYMMETRIC_SIZE). All end with a barrier as the spec requires.
+void* malloc(std::size_t size) noexcept;
+void* calloc(std::size_t count, std::size_t size) noexcept;
+void* align(std::size_t alignment, std::size_t size) noexcept;
+void* realloc(void* ptr, std::size_t size) noexcept;
+void free(void* ptr) noexcept;
+void* ptr(const void* dest, int pe) noexcept;          // shmem_ptr
+bool addr_accessible(const void* addr, int pe) noexcept;
+bool pe_accessible(int pe) noexcept;
+
+// ---- RMA (byte based; typed families multiply by sizeof) -------------------------------------
+void put(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept;
+void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept;
+void put_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept;
+void get_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept;
+// Strides are in elements of `elem_size` bytes, as in the spec.
+void iput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
+          std::size_t nelems, std::size_t elem_size, int pe) noexcept;
+void iget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
+          std::size_t nelems, std::size_t elem_size, int pe) noexcept;
+// 1.6 blocked strided: nblocks blocks of bsize elements; strides in elements between block starts.
+void ibput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
+           std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe) noexcept;
+void ibget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
+           std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe) noexcept;
+
+// ---- atomics --------------------------------------------------------------------------------
+enum class AmoOp : int {
+  kFetch, kSet, kSwap, kCompareSwap, kFetchInc, kInc, kFetchAdd, kAdd,
+  kFetchAnd, kAnd, kFetchOr, kOr, kFetchXor, kXor,
+};
+// One entry point per operand width; typed shims reinterpret their values (bit-cast for
+// float/double, which the spec allows only for fetch/set/swap/compare_swap). `value` is the
+// operand (add amount, new value, swap value); `cond` is compare_swap's comparand. Returns the
+// old value for fetching ops (0 otherwise). `is_signed` selects signed arithmetic semantics
+// (only matters for nothing on two's complement, kept for clarity of intent).
+std::uint32_t amo32(Ctx* ctx, AmoOp op, void* dest, std::uint32_t value, std::uint32_t cond, int pe) noexcept;
+std::uint64_t amo64(Ctx* ctx, AmoOp op, void* dest, std::uint64_t value, std::uint64_t cond, int pe) noexcept;
+// Nonblocking fetching forms: the old value is stored to *fetch (complete at quiet).
+void amo32_nbi(Ctx* ctx, AmoOp op, std::uint32_t* fetch, void* dest, std::uint32_t value, std::uint32_t cond, int pe) noexcept;
+void amo64_nbi(Ctx* ctx, AmoOp op, std::uint64_t* fetch, void* dest, std::uint64_t value, std::uint64_t cond, int pe) noexcept;
+
+// ---- signals (sig_op: 0 = SHMEM_SIGNAL_SET, 1 = SHMEM_SIGNAL_ADD) ---------------------------
+void put_signal(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig_addr,
+                std::uint64_t signal, int sig_op, int pe) noexcept;
+void put_signal_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig_addr,
+                    std::uint64_t signal, int sig_op, int pe) noexcept;
+void signal_op(Ctx* ctx, std::uint64_t* sig_addr, std::uint64_t signal, int sig_op, int pe) noexcept;
+std::uint64_t signal_fetch(const std::uint64_t* sig_addr) noexcept;
+// Returns the value that satisfied the comparison.
+std::uint64_t signal_wait_until(std::uint64_t* sig_addr, int cmp, std::uint64_t value) noexcept;
+
+// ---- ordering and synchronisation -----------------------------------------------------------
+void quiet(Ctx* ctx) noexcept;
+void fence(Ctx* ctx) noexcept;
+void barrier_all() noexcept;  // quiet + sync
+void sync_all() noexcept;
+
+// ---- point-to-point wait / test -------------------------------------------------------------
+// cmp uses the spec's numbering: SHMEM_CMP_EQ=0, NE=1, GT=2, GE=3, LT=4, LE=5.
+// Kind describes how to compare the ivar words.
+enum class WaitKind : int { kI16, kI32, kI64, kU16, kU32, kU64 };
+// Blocks until *ivar satisfies (cmp, value); values are passed widened to 64 bits.
+void wait_until(WaitKind kind, volatile void* ivar, int cmp, std::uint64_t value) noexcept;
+bool test(WaitKind kind, volatile void* ivar, int cmp, std::uint64_t value) noexcept;
+// Vector forms. `ivars` points to nelems elements of the kind's width. `status` may be null
+// (all included); status[i] != 0 excludes element i. `values` null means every element is
+// compared against `value`, else against values[i] (the *_vector forms).
+void wait_until_all(WaitKind kind, volatile void* ivars, std::size_t nelems, const int* status, int cmp,
+                    std::uint64_t value, const void* values) noexcept;
+std::size_t wait_until_any(WaitKind kind, volatile void* ivars, std::size_t nelems, const int* status, int cmp,
+                           std::uint64_t value, const void* values) noexcept;  // SIZE_MAX if none eligible
+std::size_t wait_until_some(WaitKind kind, volatile void* ivars, std::size_t nelems, std::size_t* indices,
+                            const int* status, int cmp, std::uint64_t value, const void* values) noexcept;
+bool test_all(WaitKind kind, volatile void* ivars, std::size_t nelems, const int* status, int cmp,
+              std::uint64_t value, const void* values) noexcept;
+std::size_t test_any(WaitKind kind, volatile void* ivars, std::size_t nelems, const int* status, int cmp,
+                     std::uint64_t value, const void* values) noexcept;  // SIZE_MAX if none
+std::size_t test_some(WaitKind kind, volatile void* ivars, std::size_t nelems, std::size_t* indices,
+                      const int* status, int cmp, std::uint64_t value, const void* values) noexcept;
+
+// ---- distributed locks (the lock is a symmetric `long` initialised to 0) ---------------------
+void set_lock(long* lock) noexcept;
+void clear_lock(long* lock) noexcept;
+int test_lock(long* lock) noexcept;  // 0 = acquired, 1 = already held
+
+// ---- information ----------------------------------------------------------------------------
+void pcontrol(int level) noexcept;
+const char* library_name() noexcept;  // "shmem <version>"
+
+}  // namespace core
+}  // namespace shmem
