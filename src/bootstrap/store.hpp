@@ -2,12 +2,14 @@
 // The bootstrap key-value store: a small TCP service used only on the control plane
 // (exchanging addresses, barriers during init/malloc/finalize, global exit, failure notice).
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "bootstrap/tls.hpp"
 
@@ -25,6 +27,10 @@ class StoreServer {
     std::function<void(int rank, const std::string& reason)> on_rank_lost;
     // Called when a client requests a global exit.
     std::function<void(int rank, int status)> on_global_exit;
+    // Bound on the TLS handshake and hello of a new connection, on completing a frame once
+    // its first byte arrived, and on sending a reply: a client that stalls or vanishes in
+    // the middle is dropped after this long. (Waiting *between* requests is unbounded.)
+    Millis io_timeout{10000};
   };
   explicit StoreServer(Options opts);  // binds and starts serving; throws Error on failure
   ~StoreServer();                      // stops all threads and closes every connection
@@ -36,6 +42,11 @@ class StoreServer {
   bool rank_finalized(int rank) const;  // said goodbye (clean finalize)
   // Puts the store into the failed state: every blocked and future request gets `reason`.
   void fail(const std::string& reason);
+
+  // Diagnostics (and tests): how many get/barrier/wait_failure requests are blocked now, and a
+  // wait until at least `n` are (false if that did not happen within `timeout`).
+  std::size_t blocked_requests() const;
+  bool wait_for_blocked(std::size_t n, Millis timeout) const;
 
  private:
   struct Impl;

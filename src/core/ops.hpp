@@ -35,7 +35,7 @@ int n_pes() noexcept;   // -1 before init
 
 // ---- contexts -------------------------------------------------------------------------------
 // `handle` is the public shmem_ctx_t value (opaque pointer); nullptr means SHMEM_CTX_DEFAULT.
-Ctx* ctx_from_handle(void* handle) noexcept;
+Ctx* ctx_from_handle(void* handle, const char* func = "shmem_ctx") noexcept;
 
 // ---- argument checks (SHMEM_DEBUG=1 or the SHMEM_CHECKED build option) --------------------
 bool checks_enabled() noexcept;

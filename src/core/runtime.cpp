@@ -1,1 +1,213 @@
-#include "core/ops.hpp"
+#include "core/runtime.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "bootstrap/store.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "transport/shm/fd_exchange.hpp"
+
+namespace shmem {
+namespace {
+
+std::string hostname() {
+  char h[256] = {};
+  gethostname(h, sizeof h - 1);
+  return h;
+}
+
+bootstrap::Millis to_ms(double s) { return bootstrap::Millis(static_cast<long long>(s * 1000)); }
+
+}  // namespace
+
+Runtime::Runtime(int requested_thread_level)
+    : cfg_(Config::from_env()), alloc_(cfg_.symmetric_size) {
+  log::configure(cfg_.log_level.c_str(), cfg_.log_file.empty() ? nullptr : cfg_.log_file.c_str());
+  thread_level_ = requested_thread_level < 0 ? 0 : (requested_thread_level > 2 ? 2 : requested_thread_level);
+#ifdef SHMEM_CHECKED_BUILD
+  checks_ = true;
+#else
+  checks_ = cfg_.debug;
+#endif
+  if (cfg_.npes > 0) {
+    if (cfg_.pe < 0 || cfg_.pe >= cfg_.npes)
+      throw Error(Errc::kInvalidValue, "SHMEM_PE=" + std::to_string(cfg_.pe) + " is outside 0.." +
+                                           std::to_string(cfg_.npes - 1) + " (SHMEM_NPES=" +
+                                           std::to_string(cfg_.npes) + ")");
+    me_ = static_cast<int>(cfg_.pe);
+    npes_ = static_cast<int>(cfg_.npes);
+  }
+  if (npes_ > 1 && cfg_.store_addr.empty())
+    throw Error(Errc::kBootstrap, "SHMEM_NPES=" + std::to_string(npes_) +
+                                      " but SHMEM_STORE_ADDR is not set: start the program with oshrun -n N");
+  log::set_identity(me_, npes_);
+  default_ctx_.rt = this;
+
+  data_ = &remap_data_segment();
+  data_lo_ = reinterpret_cast<std::uintptr_t>(data_->base);
+  data_size_ = data_->size;
+  heap_ = Segment::create("shmem-heap", kInternalBytes + cfg_.symmetric_size);
+  heap_lo_ = reinterpret_cast<std::uintptr_t>(heap_.map.data());
+  heap_size_ = heap_.size;
+  routes_.resize(static_cast<std::size_t>(npes_));
+  routes_[me_].heap = heap_.map.bytes();
+  routes_[me_].data = data_->base;
+
+  const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  wait_.spin_iterations = (ncpu > 0 && npes_ > ncpu) ? 64 : 4096;
+  wait_.timeout_s = cfg_.wait_timeout;
+
+  if (npes_ > 1) {
+    auto [host, port] = bootstrap::parse_host_port(cfg_.store_addr, "SHMEM_STORE_ADDR");
+    bootstrap::TlsConfig tls;
+    tls.enabled = cfg_.bootstrap_tls;
+    tls.secret = cfg_.job_secret;
+    if (!cfg_.bootstrap_tls_info.empty()) tls.apply_seed_info(cfg_.bootstrap_tls_info);
+    store_ = std::make_unique<bootstrap::StoreClient>(host, port, tls, me_, to_ms(cfg_.bootstrap_timeout));
+    connect_peers();
+  }
+  if (me_ == 0 && (cfg_.info || cfg_.version)) print_info();
+  barrier();
+}
+
+void Runtime::connect_peers() {
+  const auto timeout = to_ms(cfg_.bootstrap_timeout);
+  const std::string host = hostname();
+  store_->set("host/" + std::to_string(me_), host);
+  std::vector<int> peers;
+  for (int pe = 0; pe < npes_; ++pe) {
+    if (pe == me_) continue;
+    std::string h = store_->get("host/" + std::to_string(pe), timeout);
+    if (h != host)
+      throw Error(Errc::kNotSupported, "PE " + std::to_string(pe) + " runs on host '" + h + "' and PE " +
+                                           std::to_string(me_) + " on '" + host +
+                                           "': this build has no network transport yet, so all PEs must share one host");
+    peers.push_back(pe);
+  }
+  const std::string job = cfg_.job_id.empty() ? std::to_string(getppid()) : cfg_.job_id;
+  FdExchange ex(job, me_, cfg_.job_secret);
+  store_->barrier("shm-listen", npes_, timeout);
+  SegmentDesc heap{heap_.fd.get(), heap_.size, heap_lo_};
+  SegmentDesc data{data_->fd, data_->size, data_lo_};
+  auto segs = ex.exchange(peers, heap, data, timeout);
+  for (auto& s : segs) {
+    if (s.heap.size != heap_.size)
+      throw Error(Errc::kInvalidValue, "PE " + std::to_string(s.pe) + " has a symmetric heap of " +
+                                           std::to_string(s.heap.size) + " bytes and PE " + std::to_string(me_) +
+                                           " of " + std::to_string(heap_.size) +
+                                           ": every PE must use the same SHMEM_SYMMETRIC_SIZE");
+    if (s.data.size != data_->size)
+      throw Error(Errc::kInvalidValue, "PE " + std::to_string(s.pe) +
+                                           " runs a different executable (static data sizes differ): all PEs must run the same program");
+    peer_maps_.push_back(Segment::attach(std::move(s.heap_fd), s.heap.size));
+    routes_[s.pe].heap = peer_maps_.back().map.bytes();
+    routes_[s.pe].remote_heap = s.heap.addr;
+    if (s.data_fd) {
+      peer_maps_.push_back(Segment::attach(std::move(s.data_fd), s.data.size));
+      routes_[s.pe].data = peer_maps_.back().map.bytes();
+      routes_[s.pe].remote_data = s.data.addr;
+    }
+  }
+}
+
+Runtime::~Runtime() = default;
+
+bool Runtime::is_symmetric(const void* addr, std::size_t bytes) const noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  const std::uintptr_t user_lo = heap_lo_ + kInternalBytes;
+  if (a >= user_lo && a < heap_lo_ + heap_size_) {
+    auto& self = const_cast<Runtime&>(*this);
+    std::lock_guard<std::mutex> g(self.heap_mu_);
+    return alloc_.find_containing(a - user_lo, bytes ? bytes : 1).has_value();
+  }
+  if (a >= data_lo_ && a < data_lo_ + data_size_) return a + bytes <= data_lo_ + data_size_;
+  return false;
+}
+
+std::string Runtime::describe(const void* addr) const {
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  char buf[96];
+  if (a >= heap_lo_ + kInternalBytes && a < heap_lo_ + heap_size_)
+    std::snprintf(buf, sizeof buf, "%p (symmetric heap +0x%zx)", addr, (std::size_t)(a - heap_lo_ - kInternalBytes));
+  else if (a >= heap_lo_ && a < heap_lo_ + heap_size_)
+    std::snprintf(buf, sizeof buf, "%p (runtime-internal area +0x%zx)", addr, (std::size_t)(a - heap_lo_));
+  else if (a >= data_lo_ && a < data_lo_ + data_size_)
+    std::snprintf(buf, sizeof buf, "%p (static data +0x%zx)", addr, (std::size_t)(a - data_lo_));
+  else
+    std::snprintf(buf, sizeof buf, "%p (not symmetric)", addr);
+  return buf;
+}
+
+void Runtime::print_info() const {
+  std::printf("%s, OpenSHMEM 1.6, %d PE%s, symmetric heap %zu bytes per PE\n", core::library_name(), npes_,
+              npes_ == 1 ? "" : "s", static_cast<std::size_t>(cfg_.symmetric_size));
+  if (cfg_.info) {
+    std::printf("Environment variables:\n");
+    for (const auto& v : config_vars()) {
+      std::string value = config_raw(v.name);
+      if (std::strcmp(v.name, "SHMEM_JOB_SECRET") == 0 && !value.empty()) value = "(set, hidden)";
+      std::printf("  %-26s = %-12s %s\n", v.name, value.c_str(), v.description);
+    }
+  }
+  std::fflush(stdout);
+}
+
+void* Runtime::heap_alloc(std::size_t size, std::size_t alignment, const char* func) {
+  if (size == 0) return nullptr;
+  std::optional<std::size_t> off;
+  {
+    std::lock_guard<std::mutex> g(heap_mu_);
+    off = alloc_.allocate(size, alignment);
+    if (!off)
+      SHMEM_ERROR("heap",
+                  "%s(%zu): the symmetric heap is exhausted (%zu of %zu bytes in use, largest free block %zu); "
+                  "raise SHMEM_SYMMETRIC_SIZE",
+                  func, size, alloc_.bytes_in_use(), alloc_.capacity(), alloc_.largest_free());
+  }
+  barrier();
+  return off ? reinterpret_cast<void*>(heap_lo_ + kInternalBytes + *off) : nullptr;
+}
+
+void Runtime::heap_free(void* p, const char* func) {
+  if (!p) return;
+  barrier();  // nobody may still be using the object
+  std::lock_guard<std::mutex> g(heap_mu_);
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (a < heap_lo_ + kInternalBytes || !alloc_.release(a - heap_lo_ - kInternalBytes))
+    SHMEM_ERROR("heap", "%s(%p): not the start of a live symmetric allocation; ignored", func, p);
+}
+
+void* Runtime::heap_realloc(void* p, std::size_t size, const char* func) {
+  if (!p) return heap_alloc(size, HeapAllocator::kMinAlign, func);
+  if (size == 0) {
+    heap_free(p, func);
+    return nullptr;
+  }
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const std::size_t off = a - heap_lo_ - kInternalBytes;
+  barrier();
+  void* result = nullptr;
+  {
+    std::lock_guard<std::mutex> g(heap_mu_);
+    const std::size_t old = alloc_.size_of(off);
+    if (a < heap_lo_ + kInternalBytes || old == 0) {
+      SHMEM_ERROR("heap", "%s(%p): not the start of a live symmetric allocation", func, p);
+    } else if (alloc_.resize_in_place(off, size)) {
+      result = p;
+    } else if (auto n = alloc_.allocate(size)) {
+      result = reinterpret_cast<void*>(heap_lo_ + kInternalBytes + *n);
+      std::memcpy(result, p, std::min(old, size));
+      alloc_.release(off);
+    } else {
+      SHMEM_ERROR("heap", "%s(%p, %zu): the symmetric heap is exhausted; raise SHMEM_SYMMETRIC_SIZE", func, p, size);
+    }
+  }
+  barrier();
+  return result;
+}
+
+}  // namespace shmem

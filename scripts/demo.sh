@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# One command: set up a fresh Debian 12 machine, build, and run the main demo on 4 PEs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh build
+build/bin/oshrun -n 4 build/examples/ring

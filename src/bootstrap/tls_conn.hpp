@@ -1,0 +1,87 @@
+#pragma once
+// OpenSSL plumbing for the store: an SSL_CTX built from a TlsConfig, and a Channel that reads
+// and writes exact byte counts over a socket, with or without TLS.
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "bootstrap/tls.hpp"
+#include "util/socket.hpp"
+
+typedef struct ssl_ctx_st SSL_CTX;
+typedef struct ssl_st SSL;
+
+namespace shmem::bootstrap {
+
+// TLS 1.3 only (minimum and maximum). Without certificates the job secret becomes an
+// external PSK (identity kPskIdentity, key = HMAC-SHA256(secret, label)); with certificates
+// both sides present one and require the peer's, verified against the CA and CRLs.
+class TlsContext {
+ public:
+  enum class Role { kServer, kClient };
+  // Throws Error(kInvalidValue) for unusable settings (unreadable certificate or key, no CA,
+  // server without secret or certificate) and Error(kInternal) if OpenSSL itself fails.
+  TlsContext(const TlsConfig& cfg, Role role);
+  ~TlsContext();
+  TlsContext(const TlsContext&) = delete;
+  TlsContext& operator=(const TlsContext&) = delete;
+
+  SSL_CTX* get() const noexcept { return ctx_; }
+  Role role() const noexcept { return role_; }
+  bool uses_certificates() const noexcept { return certs_; }
+  // The derived pre-shared key (empty when the secret is empty or certificates are used).
+  const std::string& psk() const noexcept { return psk_; }
+
+ private:
+  SSL_CTX* ctx_ = nullptr;
+  Role role_;
+  bool certs_ = false;
+  std::string psk_;
+};
+
+// The last OpenSSL errors of this thread as one line (and clears them).
+std::string drain_openssl_errors();
+
+// A connected byte stream over a borrowed socket fd (the owner keeps and closes the fd).
+// Blocking; the fd's SO_RCVTIMEO/SO_SNDTIMEO bound every call, a timeout shows up as
+// IoResult::kTimeout. Never raises SIGPIPE: the TLS layer writes through its own BIO that
+// sends with MSG_NOSIGNAL. Not thread-safe: one thread uses a Channel at a time.
+class Channel {
+ public:
+  Channel() = default;
+  explicit Channel(int fd) noexcept : fd_(fd) {}
+  ~Channel();
+  Channel(Channel&& o) noexcept;
+  Channel& operator=(Channel&& o) noexcept;
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+
+  // Runs the TLS handshake. On failure returns false and describes it (OpenSSL reasons,
+  // certificate verification result, or the socket error) in *why.
+  bool start_tls(const TlsContext& ctx, std::string* why);
+
+  util::IoResult read(void* buf, std::size_t n);
+  util::IoResult write(const void* buf, std::size_t n);
+  // True when decrypted bytes are buffered, i.e. a read would not need the socket.
+  bool has_buffered_input() const noexcept;
+  // Best effort: sends a TLS close_notify without waiting for the peer's.
+  void close_notify() noexcept;
+
+  bool tls() const noexcept { return ssl_ != nullptr; }
+  int fd() const noexcept { return fd_; }
+  // After a kError result on a TLS channel: the OpenSSL reason (e.g. an alert from the peer).
+  const std::string& tls_error() const noexcept { return tls_error_; }
+  // Human-readable reason of a failed result, including tls_error() when present.
+  std::string describe(const util::IoResult& r) const;
+
+ private:
+  void reset() noexcept;
+  util::IoResult ssl_result(int ret, std::size_t done);
+
+  int fd_ = -1;
+  SSL* ssl_ = nullptr;
+  bool fatal_ = false;  // after a fatal TLS error, SSL_shutdown must not be called
+  std::string tls_error_;
+};
+
+}  // namespace shmem::bootstrap

@@ -1,0 +1,33 @@
+#pragma once
+// Resolving a (symmetric address, PE) pair to memory this process can touch: the one step
+// every data-path operation shares. PE numbers are always range-checked (one compare); the
+// heavier object checks run only with SHMEM_DEBUG=1.
+#include "core/runtime.hpp"
+
+namespace shmem::detail {
+
+[[noreturn]] void bad_pe(const Runtime& r, int pe, const char* func) noexcept;
+[[noreturn]] void bad_target(const Runtime& r, const void* addr, int pe, const char* func) noexcept;
+
+inline void check_pe_fast(const Runtime& r, int pe, const char* func) noexcept {
+  if (__builtin_expect(static_cast<unsigned>(pe) >= static_cast<unsigned>(r.n_pes()), 0)) bad_pe(r, pe, func);
+}
+
+// Node-local address of `addr` on `pe`; ends the job with a clear message when impossible.
+inline char* local_target(const Runtime& r, const void* addr, int pe, const char* func) noexcept {
+  check_pe_fast(r, pe, func);
+  char* p = r.translate(addr, pe);
+  if (__builtin_expect(p == nullptr, 0)) bad_target(r, addr, pe, func);
+  return p;
+}
+
+// Orders all previous stores, including the non-temporal ones a large memcpy may use.
+inline void store_fence() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_sfence();
+#else
+  std::atomic_thread_fence(std::memory_order_release);
+#endif
+}
+
+}  // namespace shmem::detail

@@ -1,0 +1,133 @@
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "bootstrap/store.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/ops.hpp"
+#include "core/runtime.hpp"
+
+namespace shmem {
+namespace {
+
+// The single mutable global of the library: the current runtime (see DESIGN: "one Runtime").
+struct CurrentRuntime {
+  std::mutex mu;
+  std::unique_ptr<Runtime> rt;
+  std::atomic<Runtime*> fast{nullptr};
+  bool atexit_registered = false;
+};
+CurrentRuntime& slot() {
+  static CurrentRuntime s;
+  return s;
+}
+
+void finalize_at_exit() { core::finalize(); }
+
+}  // namespace
+
+Runtime* current_runtime() noexcept { return slot().fast.load(std::memory_order_acquire); }
+
+void Runtime::finalize() noexcept {
+  if (finalized_) return;
+  finalized_ = true;
+  core::quiet(&default_ctx_);
+  barrier();
+  if (store_) {
+    try {
+      store_->goodbye();
+    } catch (const std::exception& e) {
+      SHMEM_WARN("init", "finalize: %s", e.what());
+    }
+  }
+}
+
+[[noreturn]] void Runtime::abort_job(int status) noexcept {
+  std::fflush(nullptr);
+  _exit(status == 0 ? 1 : status);
+}
+
+namespace core {
+
+void init(int requested, int* provided) {
+  CurrentRuntime& s = slot();
+  std::lock_guard<std::mutex> g(s.mu);
+  if (!s.rt) {
+    s.rt = std::make_unique<Runtime>(requested);
+    s.fast.store(s.rt.get(), std::memory_order_release);
+    if (!s.atexit_registered) {
+      s.atexit_registered = true;
+      std::atexit(finalize_at_exit);
+    }
+  }
+  if (provided) *provided = s.rt->thread_level();
+}
+
+void finalize() noexcept {
+  CurrentRuntime& s = slot();
+  std::lock_guard<std::mutex> g(s.mu);
+  if (!s.rt) return;
+  s.rt->finalize();
+  s.fast.store(nullptr, std::memory_order_release);
+  s.rt.reset();
+}
+
+bool initialized() noexcept { return current_runtime() != nullptr; }
+
+int query_thread() noexcept {
+  Runtime* r = current_runtime();
+  return r ? r->thread_level() : 0;
+}
+
+Runtime& rt(const char* func) noexcept {
+  Runtime* r = current_runtime();
+  if (__builtin_expect(r == nullptr, 0))
+    fatal(func, "called before shmem_init (or after shmem_finalize): initialise the library first");
+  return *r;
+}
+
+int my_pe() noexcept {
+  Runtime* r = current_runtime();
+  return r ? r->my_pe() : -1;
+}
+
+int n_pes() noexcept {
+  Runtime* r = current_runtime();
+  return r ? r->n_pes() : -1;
+}
+
+void fatal(const char* func, const char* fmt, ...) noexcept {
+  char msg[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  log::write(log::Level::kFatal, "api", "%s: %s", func, msg);
+  std::fflush(nullptr);
+  _exit(1);
+}
+
+void global_exit(int status) noexcept {
+  Runtime* r = current_runtime();
+  std::fflush(nullptr);
+  if (r && r->store()) {
+    try {
+      r->store()->global_exit(status);
+    } catch (const std::exception& e) {
+      SHMEM_WARN("init", "shmem_global_exit: could not notify the other PEs: %s", e.what());
+    }
+  }
+  _exit(status);
+}
+
+void pcontrol(int) noexcept {}
+
+const char* library_name() noexcept { return "shmem " SHMEM_VERSION_STRING; }
+
+}  // namespace core
+}  // namespace shmem

@@ -1,0 +1,69 @@
+// Node-local atomics: lock-free hardware atomics on the peer's mapped word (std::atomic_ref).
+#include <atomic>
+#include <cstring>
+
+#include "core/access.hpp"
+#include "core/ops.hpp"
+
+namespace shmem::core {
+namespace {
+
+template <class U>
+U amo_on(AmoOp op, U* word, U value, U cond) noexcept {
+  std::atomic_ref<U> a(*word);
+  constexpr auto order = std::memory_order_seq_cst;
+  switch (op) {
+    case AmoOp::kFetch: return a.load(order);
+    case AmoOp::kSet: a.store(value, order); return 0;
+    case AmoOp::kSwap: return a.exchange(value, order);
+    case AmoOp::kCompareSwap: {
+      U expected = cond;
+      a.compare_exchange_strong(expected, value, order);
+      return expected;  // the old value, whether or not it matched
+    }
+    case AmoOp::kFetchInc: return a.fetch_add(1, order);
+    case AmoOp::kInc: a.fetch_add(1, order); return 0;
+    case AmoOp::kFetchAdd: return a.fetch_add(value, order);
+    case AmoOp::kAdd: a.fetch_add(value, order); return 0;
+    case AmoOp::kFetchAnd: return a.fetch_and(value, order);
+    case AmoOp::kAnd: a.fetch_and(value, order); return 0;
+    case AmoOp::kFetchOr: return a.fetch_or(value, order);
+    case AmoOp::kOr: a.fetch_or(value, order); return 0;
+    case AmoOp::kFetchXor: return a.fetch_xor(value, order);
+    case AmoOp::kXor: a.fetch_xor(value, order); return 0;
+  }
+  return 0;
+}
+
+template <class U>
+U amo(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe) noexcept {
+  char* p = detail::local_target(*ctx->rt, dest, pe, "shmem_atomic");
+  if (__builtin_expect(reinterpret_cast<std::uintptr_t>(p) % sizeof(U) != 0, 0))
+    fatal("shmem_atomic", "the target %s is not aligned to %zu bytes", ctx->rt->describe(dest).c_str(), sizeof(U));
+  return amo_on<U>(op, reinterpret_cast<U*>(p), value, cond);
+}
+
+}  // namespace
+
+std::uint32_t amo32(Ctx* ctx, AmoOp op, void* dest, std::uint32_t value, std::uint32_t cond, int pe) noexcept {
+  return amo<std::uint32_t>(ctx, op, dest, value, cond, pe);
+}
+
+std::uint64_t amo64(Ctx* ctx, AmoOp op, void* dest, std::uint64_t value, std::uint64_t cond, int pe) noexcept {
+  return amo<std::uint64_t>(ctx, op, dest, value, cond, pe);
+}
+
+// Node-local fetching atomics complete at once; the result is stored immediately.
+void amo32_nbi(Ctx* ctx, AmoOp op, std::uint32_t* fetch, void* dest, std::uint32_t value, std::uint32_t cond,
+               int pe) noexcept {
+  const std::uint32_t old = amo<std::uint32_t>(ctx, op, dest, value, cond, pe);
+  std::memcpy(fetch, &old, sizeof old);  // the caller's object may be a float: no typed store
+}
+
+void amo64_nbi(Ctx* ctx, AmoOp op, std::uint64_t* fetch, void* dest, std::uint64_t value, std::uint64_t cond,
+               int pe) noexcept {
+  const std::uint64_t old = amo<std::uint64_t>(ctx, op, dest, value, cond, pe);
+  std::memcpy(fetch, &old, sizeof old);
+}
+
+}  // namespace shmem::core

@@ -1,0 +1,99 @@
+#include <cstring>
+
+#include "core/access.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/ops.hpp"
+
+namespace shmem::core {
+
+void* malloc(std::size_t size) noexcept { return rt("shmem_malloc").heap_alloc(size, HeapAllocator::kMinAlign, "shmem_malloc"); }
+
+void* calloc(std::size_t count, std::size_t size) noexcept {
+  Runtime& r = rt("shmem_calloc");
+  if (count != 0 && size > SIZE_MAX / count) {
+    SHMEM_ERROR("heap", "shmem_calloc(%zu, %zu): the size overflows", count, size);
+    r.barrier();
+    return nullptr;
+  }
+  void* p = r.heap_alloc(count * size, HeapAllocator::kMinAlign, "shmem_calloc");
+  if (p) std::memset(p, 0, count * size);
+  r.barrier();  // every PE's copy is zeroed before anyone writes into it
+  return p;
+}
+
+void* align(std::size_t alignment, std::size_t size) noexcept {
+  Runtime& r = rt("shmem_align");
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+    SHMEM_ERROR("heap", "shmem_align(%zu, %zu): alignment must be a power of two", alignment, size);
+    r.barrier();
+    return nullptr;
+  }
+  return r.heap_alloc(size, alignment, "shmem_align");
+}
+
+void* realloc(void* p, std::size_t size) noexcept { return rt("shmem_realloc").heap_realloc(p, size, "shmem_realloc"); }
+
+void free(void* p) noexcept {
+  if (!p) return;
+  rt("shmem_free").heap_free(p, "shmem_free");
+}
+
+void* ptr(const void* dest, int pe) noexcept {
+  Runtime& r = rt("shmem_ptr");
+  if (static_cast<unsigned>(pe) >= static_cast<unsigned>(r.n_pes())) return nullptr;
+  return r.translate(dest, pe);
+}
+
+bool addr_accessible(const void* addr, int pe) noexcept {
+  Runtime& r = rt("shmem_addr_accessible");
+  if (static_cast<unsigned>(pe) >= static_cast<unsigned>(r.n_pes())) return false;
+  return r.translate(addr, pe) != nullptr || (r.route(pe).remote && r.is_symmetric(addr, 1));
+}
+
+bool pe_accessible(int pe) noexcept {
+  Runtime& r = rt("shmem_pe_accessible");
+  return static_cast<unsigned>(pe) < static_cast<unsigned>(r.n_pes());
+}
+
+Ctx* ctx_from_handle(void* handle, const char* func) noexcept {
+  if (handle == nullptr) return rt(func).default_ctx();
+  return static_cast<Ctx*>(handle);
+}
+
+bool checks_enabled() noexcept {
+  Runtime* r = current_runtime();
+  return r && r->checks();
+}
+
+void check_pe(const char* func, int pe) noexcept { detail::check_pe_fast(rt(func), pe, func); }
+
+void check_symmetric(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept {
+  Runtime& r = rt(func);
+  if (!r.is_symmetric(addr, bytes))
+    fatal(func, "argument '%s' = %s with %zu bytes is not inside one symmetric object (shmem_malloc'd memory or a "
+          "global/static variable); checked because SHMEM_DEBUG=1",
+          arg, r.describe(addr).c_str(), bytes);
+}
+
+void check_local(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept {
+  if (addr == nullptr && bytes > 0)
+    fatal(func, "argument '%s' is NULL but %zu bytes are to be transferred (checked because SHMEM_DEBUG=1)", arg, bytes);
+}
+
+}  // namespace shmem::core
+
+namespace shmem::detail {
+
+void bad_pe(const Runtime& r, int pe, const char* func) noexcept {
+  core::fatal(func, "PE %d is out of range: this job has PEs 0..%d (%d PEs)", pe, r.n_pes() - 1, r.n_pes());
+}
+
+void bad_target(const Runtime& r, const void* addr, int pe, const char* func) noexcept {
+  if (!r.route(pe).local())
+    core::fatal(func, "PE %d is not reachable from PE %d: no transport connects them", pe, r.my_pe());
+  core::fatal(func, "the remote address %s is not symmetric: use memory from shmem_malloc or a global/static variable",
+              r.describe(addr).c_str());
+}
+
+}  // namespace shmem::detail

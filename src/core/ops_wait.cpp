@@ -1,0 +1,207 @@
+// Point-to-point synchronisation: wait_until / test and their vector forms, signal waits.
+#include <cinttypes>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "core/log.hpp"
+#include "core/ops.hpp"
+#include "core/runtime.hpp"
+
+namespace shmem::core {
+namespace {
+
+const char* cmp_name(int cmp) {
+  static const char* names[] = {"==", "!=", ">", ">=", "<", "<="};
+  return (cmp >= 0 && cmp <= 5) ? names[cmp] : "?";
+}
+
+template <class T>
+T load(volatile void* base, std::size_t i) noexcept {
+  return __atomic_load_n(const_cast<T*>(static_cast<volatile T*>(base)) + i, __ATOMIC_ACQUIRE);
+}
+
+template <class T>
+bool compare(int cmp, T a, T b) noexcept {
+  switch (cmp) {
+    case 0: return a == b;
+    case 1: return a != b;
+    case 2: return a > b;
+    case 3: return a >= b;
+    case 4: return a < b;
+    case 5: return a <= b;
+  }
+  return false;
+}
+
+template <class T>
+std::string text(T v) {
+  return std::is_signed_v<T> ? std::to_string(static_cast<long long>(v)) : std::to_string(static_cast<unsigned long long>(v));
+}
+
+void check_cmp(const char* func, int cmp) noexcept {
+  if (cmp < 0 || cmp > 5)
+    fatal(func, "cmp=%d is not a valid comparison (use SHMEM_CMP_EQ, NE, GT, GE, LT or LE)", cmp);
+}
+
+// Generic waiter: satisfied(i) tells whether element i meets its condition.
+template <class T>
+struct Waiter {
+  const char* func;
+  volatile void* ivars;
+  std::size_t n;
+  const int* status;
+  int cmp;
+  T value;
+  const T* values;
+
+  bool eligible(std::size_t i) const noexcept { return !status || status[i] == 0; }
+  T target(std::size_t i) const noexcept { return values ? values[i] : value; }
+  bool satisfied(std::size_t i) const noexcept { return compare<T>(cmp, load<T>(ivars, i), target(i)); }
+  std::size_t first_unsatisfied() const noexcept {
+    for (std::size_t i = 0; i < n; ++i)
+      if (eligible(i) && !satisfied(i)) return i;
+    return SIZE_MAX;
+  }
+  bool any_eligible() const noexcept {
+    for (std::size_t i = 0; i < n; ++i)
+      if (eligible(i)) return true;
+    return false;
+  }
+  std::size_t first_satisfied() const noexcept {
+    for (std::size_t i = 0; i < n; ++i)
+      if (eligible(i) && satisfied(i)) return i;
+    return SIZE_MAX;
+  }
+  std::size_t collect(std::size_t* indices) const noexcept {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (eligible(i) && satisfied(i)) indices[k++] = i;
+    return k;
+  }
+
+  template <class Done>
+  void block(Done&& done, std::size_t watch) const noexcept {
+    Runtime& r = rt(func);
+    wait_for(r.wait_policy(), done, [&](double waited) {
+      log::write(log::Level::kFatal, "wait",
+                 "%s timed out after %.1f s (SHMEM_WAIT_TIMEOUT=%g): PE %d waited on %s for value %s %s; last seen %s",
+                 func, waited, r.wait_policy().timeout_s, r.my_pe(),
+                 r.describe(const_cast<char*>(static_cast<volatile char*>(ivars)) + watch * sizeof(T)).c_str(), cmp_name(cmp),
+                 text(target(watch)).c_str(), text(load<T>(ivars, watch)).c_str());
+      r.abort_job(1);
+    });
+  }
+};
+
+
+template <class F>
+auto dispatch(WaitKind kind, F&& f) {
+  switch (kind) {
+    case WaitKind::kI16: return f(std::int16_t{});
+    case WaitKind::kI32: return f(std::int32_t{});
+    case WaitKind::kI64: return f(std::int64_t{});
+    case WaitKind::kU16: return f(std::uint16_t{});
+    case WaitKind::kU32: return f(std::uint32_t{});
+    case WaitKind::kU64: break;
+  }
+  return f(std::uint64_t{});
+}
+
+template <class T>
+Waiter<T> make(const char* func, volatile void* ivars, std::size_t n, const int* status, int cmp, std::uint64_t value,
+               const void* values) {
+  check_cmp(func, cmp);
+  return Waiter<T>{func, ivars, n, status, cmp, static_cast<T>(value), static_cast<const T*>(values)};
+}
+
+}  // namespace
+
+void wait_until(WaitKind kind, volatile void* ivar, int cmp, std::uint64_t value) noexcept {
+  dispatch(kind, [&](auto t) {
+    using T = decltype(t);
+    auto w = make<T>("shmem_wait_until", ivar, 1, nullptr, cmp, value, nullptr);
+    w.block([&] { return w.satisfied(0); }, 0);
+    return 0;
+  });
+}
+
+bool test(WaitKind kind, volatile void* ivar, int cmp, std::uint64_t value) noexcept {
+  return dispatch(kind, [&](auto t) {
+    using T = decltype(t);
+    return make<T>("shmem_test", ivar, 1, nullptr, cmp, value, nullptr).satisfied(0);
+  });
+}
+
+void wait_until_all(WaitKind kind, volatile void* ivars, std::size_t n, const int* status, int cmp,
+                    std::uint64_t value, const void* values) noexcept {
+  dispatch(kind, [&](auto t) {
+    using T = decltype(t);
+    auto w = make<T>("shmem_wait_until_all", ivars, n, status, cmp, value, values);
+    std::size_t pending = w.first_unsatisfied();
+    // Elements, once satisfied, are not re-checked (the spec's semantics for _all).
+    w.block(
+        [&] {
+          while (pending < n && (!w.eligible(pending) || w.satisfied(pending))) ++pending;
+          return pending >= n;
+        },
+        pending == SIZE_MAX ? 0 : pending);
+    return 0;
+  });
+}
+
+std::size_t wait_until_any(WaitKind kind, volatile void* ivars, std::size_t n, const int* status, int cmp,
+                           std::uint64_t value, const void* values) noexcept {
+  return dispatch(kind, [&](auto t) -> std::size_t {
+    using T = decltype(t);
+    auto w = make<T>("shmem_wait_until_any", ivars, n, status, cmp, value, values);
+    if (!w.any_eligible()) return SIZE_MAX;
+    std::size_t found = SIZE_MAX;
+    w.block([&] { return (found = w.first_satisfied()) != SIZE_MAX; }, 0);
+    return found;
+  });
+}
+
+std::size_t wait_until_some(WaitKind kind, volatile void* ivars, std::size_t n, std::size_t* indices,
+                            const int* status, int cmp, std::uint64_t value, const void* values) noexcept {
+  return dispatch(kind, [&](auto t) -> std::size_t {
+    using T = decltype(t);
+    auto w = make<T>("shmem_wait_until_some", ivars, n, status, cmp, value, values);
+    if (!w.any_eligible()) return 0;
+    w.block([&] { return w.first_satisfied() != SIZE_MAX; }, 0);
+    return w.collect(indices);
+  });
+}
+
+bool test_all(WaitKind kind, volatile void* ivars, std::size_t n, const int* status, int cmp, std::uint64_t value,
+              const void* values) noexcept {
+  return dispatch(kind, [&](auto t) {
+    using T = decltype(t);
+    return make<T>("shmem_test_all", ivars, n, status, cmp, value, values).first_unsatisfied() == SIZE_MAX;
+  });
+}
+
+std::size_t test_any(WaitKind kind, volatile void* ivars, std::size_t n, const int* status, int cmp,
+                     std::uint64_t value, const void* values) noexcept {
+  return dispatch(kind, [&](auto t) {
+    using T = decltype(t);
+    return make<T>("shmem_test_any", ivars, n, status, cmp, value, values).first_satisfied();
+  });
+}
+
+std::size_t test_some(WaitKind kind, volatile void* ivars, std::size_t n, std::size_t* indices, const int* status,
+                      int cmp, std::uint64_t value, const void* values) noexcept {
+  return dispatch(kind, [&](auto t) {
+    using T = decltype(t);
+    return make<T>("shmem_test_some", ivars, n, status, cmp, value, values).collect(indices);
+  });
+}
+
+std::uint64_t signal_wait_until(std::uint64_t* sig_addr, int cmp, std::uint64_t value) noexcept {
+  auto w = make<std::uint64_t>("shmem_signal_wait_until", sig_addr, 1, nullptr, cmp, value, nullptr);
+  std::uint64_t seen = 0;
+  w.block([&] { return compare(cmp, seen = load<std::uint64_t>(sig_addr, 0), value); }, 0);
+  return seen;
+}
+
+}  // namespace shmem::core

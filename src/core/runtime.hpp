@@ -1,0 +1,106 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/heap_allocator.hpp"
+#include "core/ops.hpp"
+#include "core/segment.hpp"
+#include "core/wait.hpp"
+#include "transport/route.hpp"
+
+namespace shmem {
+
+namespace bootstrap {
+class StoreClient;
+}
+
+struct Ctx {
+  Runtime* rt = nullptr;
+  long options = 0;
+};
+
+// Runtime-internal symmetric objects at the start of every PE's heap (before user data).
+struct alignas(64) InternalArea {
+  alignas(64) std::uint32_t barrier_count;
+  alignas(64) std::uint32_t barrier_gen;
+  std::uint32_t barrier_sleepers;
+};
+constexpr std::size_t kInternalBytes = 64 * 1024;
+static_assert(sizeof(InternalArea) <= kInternalBytes);
+
+// Owns everything one job membership needs: configuration, bootstrap store, heap, routes.
+class Runtime {
+ public:
+  explicit Runtime(int requested_thread_level);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  int my_pe() const noexcept { return me_; }
+  int n_pes() const noexcept { return npes_; }
+  int thread_level() const noexcept { return thread_level_; }
+  const Config& config() const noexcept { return cfg_; }
+  bool checks() const noexcept { return checks_; }
+  const WaitPolicy& wait_policy() const noexcept { return wait_; }
+  Ctx* default_ctx() noexcept { return &default_ctx_; }
+  bootstrap::StoreClient* store() noexcept { return store_.get(); }
+
+  // Address of `addr` (a symmetric address in this PE's view) in `pe`'s memory as mapped here;
+  // nullptr if `addr` is not symmetric or `pe` is not node-local.
+  char* translate(const void* addr, int pe) const noexcept {
+    const auto a = reinterpret_cast<std::uintptr_t>(addr);
+    std::uintptr_t off = a - heap_lo_;
+    if (off < heap_size_) return routes_[pe].heap ? routes_[pe].heap + off : nullptr;
+    off = a - data_lo_;
+    if (off < data_size_) return routes_[pe].data ? routes_[pe].data + off : nullptr;
+    return nullptr;
+  }
+  bool is_symmetric(const void* addr, std::size_t bytes) const noexcept;
+  const PeerRoute& route(int pe) const noexcept { return routes_[pe]; }
+  InternalArea& internal(int pe) const noexcept {
+    return *reinterpret_cast<InternalArea*>(routes_[pe].heap);
+  }
+  // Describes an address for messages: "heap+0x40", "static data+0x10" or "0x7f..".
+  std::string describe(const void* addr) const;
+
+  // Heap (collective calls; the caller holds no lock).
+  void* heap_alloc(std::size_t size, std::size_t alignment, const char* func);
+  void heap_free(void* p, const char* func);
+  void* heap_realloc(void* p, std::size_t size, const char* func);
+
+  void barrier() noexcept;  // node barrier over all PEs (quiet is the caller's job)
+  void finalize() noexcept;
+
+  [[noreturn]] void abort_job(int status) noexcept;
+
+ private:
+  void connect_peers();
+  void print_info() const;
+
+  Config cfg_;
+  int me_ = 0;
+  int npes_ = 1;
+  int thread_level_ = 0;
+  bool checks_ = false;
+  WaitPolicy wait_;
+  Ctx default_ctx_;
+  std::unique_ptr<bootstrap::StoreClient> store_;
+  Segment heap_;
+  const DataSegment* data_ = nullptr;
+  std::vector<Segment> peer_maps_;  // peers' heaps and data segments mapped here
+  std::vector<PeerRoute> routes_;
+  std::uintptr_t heap_lo_ = 0, data_lo_ = 0;
+  std::size_t heap_size_ = 0, data_size_ = 0;
+  std::mutex heap_mu_;
+  HeapAllocator alloc_;
+  bool finalized_ = false;
+};
+
+// The one accessor through which the C API reaches the current runtime (nullptr before init).
+Runtime* current_runtime() noexcept;
+
+}  // namespace shmem

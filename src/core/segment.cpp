@@ -1,0 +1,130 @@
+#include "core/segment.hpp"
+
+#include <elf.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+
+namespace shmem {
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+std::size_t page_size() {
+  static const std::size_t p = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return p;
+}
+
+struct WritableRange {
+  std::uintptr_t lo = 0, hi = 0, relro_end = 0;
+};
+
+int find_main_data(dl_phdr_info* info, size_t, void* arg) {
+  auto* out = static_cast<WritableRange*>(arg);
+  // The first object reported is the main program.
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const auto& ph = info->dlpi_phdr[i];
+    const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_W) && out->lo == 0) {
+      out->lo = start;
+      out->hi = start + ph.p_memsz;
+    } else if (ph.p_type == PT_GNU_RELRO) {
+      out->relro_end = start + ph.p_memsz;
+    }
+  }
+  return 1;  // stop after the main program
+}
+
+bool page_is_zero(const char* p, std::size_t n) {
+  const auto* w = reinterpret_cast<const std::uint64_t*>(p);
+  for (std::size_t i = 0; i < n / 8; ++i)
+    if (w[i]) return false;
+  return true;
+}
+
+DataSegment do_remap() {
+  DataSegment seg;
+  WritableRange r;
+  dl_iterate_phdr(find_main_data, &r);
+  if (r.lo == 0) return seg;  // no writable segment: nothing to share
+  const std::size_t ps = page_size();
+  std::uintptr_t lo = r.lo;
+  if (r.relro_end > lo && r.relro_end < r.hi) lo = r.relro_end;  // RELRO stays private, read-only
+  lo = lo / ps * ps;
+  const std::uintptr_t hi = (r.hi + ps - 1) / ps * ps;
+  if (hi <= lo) return seg;
+  const std::size_t len = hi - lo;
+  int fd = memfd_create("shmem-static-data", MFD_CLOEXEC);
+  if (fd < 0) throw Error(Errc::kInternal, "memfd_create for static data failed: " + errno_text());
+  if (ftruncate(fd, static_cast<off_t>(len)) != 0) {
+    ::close(fd);
+    throw Error(Errc::kInternal, "ftruncate of the static-data segment failed: " + errno_text());
+  }
+  // Copy the current contents page by page; all-zero pages (most of .bss) stay sparse.
+  char* base = reinterpret_cast<char*>(lo);
+  for (std::size_t off = 0; off < len; off += ps) {
+    if (page_is_zero(base + off, ps)) continue;
+    if (pwrite(fd, base + off, ps, static_cast<off_t>(off)) != static_cast<ssize_t>(ps)) {
+      ::close(fd);
+      throw Error(Errc::kInternal, "copying static data failed: " + errno_text());
+    }
+  }
+  // Nothing may write to the range between the copy above and this mapping: we are in
+  // shmem_init, and the code here touches only the stack and this library's own data.
+  void* m = mmap(base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+  if (m == MAP_FAILED) {
+    ::close(fd);
+    throw Error(Errc::kInternal, "remapping static data failed: " + errno_text());
+  }
+  seg.base = base;
+  seg.size = len;
+  seg.fd = fd;
+  SHMEM_DEBUG_LOG("heap", "static data %p..%p (%zu bytes) is symmetric", (void*)lo, (void*)hi, len);
+  return seg;
+}
+
+}  // namespace
+
+Segment Segment::create(const char* name, std::size_t size) {
+  Segment s;
+  s.fd = util::UniqueFd(memfd_create(name, MFD_CLOEXEC));
+  if (!s.fd) throw Error(Errc::kInternal, std::string("memfd_create failed: ") + errno_text());
+  if (ftruncate(s.fd.get(), static_cast<off_t>(size)) != 0)
+    throw Error(Errc::kOutOfMemory, "cannot size the symmetric heap to " + std::to_string(size) +
+                                        " bytes (SHMEM_SYMMETRIC_SIZE): " + errno_text());
+  void* m = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, s.fd.get(), 0);
+  if (m == MAP_FAILED)
+    throw Error(Errc::kOutOfMemory, "cannot map a symmetric heap of " + std::to_string(size) +
+                                        " bytes (SHMEM_SYMMETRIC_SIZE): " + errno_text());
+  s.map = util::MappedRegion(m, size);
+  s.size = size;
+  return s;
+}
+
+Segment Segment::attach(util::UniqueFd fd, std::size_t size) {
+  Segment s;
+  s.fd = std::move(fd);
+  void* m = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, s.fd.get(), 0);
+  if (m == MAP_FAILED) throw Error(Errc::kInternal, "cannot map a peer's segment: " + errno_text());
+  s.map = util::MappedRegion(m, size);
+  s.size = size;
+  return s;
+}
+
+const DataSegment& remap_data_segment() {
+  // The executable's data segment exists once per process, so its remapping is process-wide
+  // too: every Runtime (instance) in the process shares it.
+  static std::once_flag once;
+  static DataSegment seg;
+  std::call_once(once, [] { seg = do_remap(); });
+  return seg;
+}
+
+}  // namespace shmem

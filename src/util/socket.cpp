@@ -1,0 +1,267 @@
+#include "util/socket.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "core/error.hpp"
+
+namespace shmem::util {
+namespace {
+
+struct AddrInfoFree {
+  void operator()(addrinfo* a) const noexcept { freeaddrinfo(a); }
+};
+using AddrInfoPtr = std::unique_ptr<addrinfo, AddrInfoFree>;
+
+AddrInfoPtr resolve(const std::string& host, std::uint16_t port, bool passive, std::string* err) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+  addrinfo* res = nullptr;
+  std::string service = std::to_string(port);
+  int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &res);
+  if (rc != 0) {
+    if (err) *err = std::string("cannot resolve '") + host + "': " + gai_strerror(rc);
+    return nullptr;
+  }
+  return AddrInfoPtr(res);
+}
+
+std::string host_port(const std::string& host, std::uint16_t port) {
+  if (host.find(':') != std::string::npos) return "[" + host + "]:" + std::to_string(port);
+  return host + ":" + std::to_string(port);
+}
+
+// Connects one address with a deadline: a non-blocking connect finished by poll, so an
+// unreachable host costs at most `timeout` rather than the kernel's SYN retry schedule.
+UniqueFd connect_one(const addrinfo* ai, std::chrono::milliseconds timeout, int* err) {
+  UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
+  if (!fd) {
+    *err = errno;
+    return {};
+  }
+  if (::connect(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0) {
+    if (errno != EINPROGRESS) {
+      *err = errno;
+      return {};
+    }
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        *err = ETIMEDOUT;
+        return {};
+      }
+      pollfd p{fd.get(), POLLOUT, 0};
+      int rc = ::poll(&p, 1, static_cast<int>(left.count()));
+      if (rc < 0 && errno == EINTR) continue;
+      if (rc < 0) {
+        *err = errno;
+        return {};
+      }
+      if (rc > 0) break;
+    }
+    int so_err = 0;
+    socklen_t len = sizeof so_err;
+    if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &so_err, &len) != 0) so_err = errno;
+    if (so_err != 0) {
+      *err = so_err;
+      return {};
+    }
+  }
+  int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    *err = errno;
+    return {};
+  }
+  set_nodelay(fd.get());
+  return fd;
+}
+
+}  // namespace
+
+std::string IoResult::describe() const {
+  switch (status) {
+    case kOk: return "ok";
+    case kEof: return done ? "connection closed in the middle of a message" : "connection closed";
+    case kTimeout: return "timed out";
+    case kError: return std::strerror(err);
+  }
+  return "?";
+}
+
+UniqueFd tcp_listen(const std::string& host, std::uint16_t port, int backlog) {
+  std::string err;
+  AddrInfoPtr res = resolve(host, port, true, &err);
+  if (!res) throw Error(Errc::kBootstrap, "cannot listen on " + host_port(host, port) + ": " + err);
+  int last = 0;
+  for (addrinfo* ai = res.get(); ai; ai = ai->ai_next) {
+    UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol));
+    if (!fd) {
+      last = errno;
+      continue;
+    }
+    int one = 1;
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd.get(), backlog) != 0) {
+      last = errno;
+      continue;
+    }
+    return fd;
+  }
+  throw Error(Errc::kBootstrap, "cannot listen on " + host_port(host, port) + ": " + std::strerror(last));
+}
+
+UniqueFd tcp_connect(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout,
+                     std::string* err) {
+  std::string why;
+  AddrInfoPtr res = resolve(host, port, false, &why);
+  if (!res) {
+    if (err) *err = why;
+    return {};
+  }
+  int last = ECONNREFUSED;
+  for (addrinfo* ai = res.get(); ai; ai = ai->ai_next) {
+    UniqueFd fd = connect_one(ai, timeout, &last);
+    if (fd) return fd;
+  }
+  if (err) *err = std::strerror(last);
+  return {};
+}
+
+UniqueFd tcp_accept(int listen_fd) {
+  for (;;) {
+    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) {
+      set_nodelay(fd);
+      return UniqueFd(fd);
+    }
+    if (errno != EINTR) return {};
+  }
+}
+
+std::uint16_t local_port(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0)
+    throw Error(Errc::kBootstrap, std::string("getsockname: ") + std::strerror(errno));
+  if (ss.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+  if (ss.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port);
+  throw Error(Errc::kBootstrap, "socket is not a TCP socket");
+}
+
+std::string format_address(const sockaddr* sa, socklen_t len) {
+  char host[NI_MAXHOST];
+  char serv[NI_MAXSERV];
+  if (::getnameinfo(sa, len, host, sizeof host, serv, sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+    return "unknown peer";
+  if (sa->sa_family == AF_INET6) return std::string("[") + host + "]:" + serv;
+  return std::string(host) + ":" + serv;
+}
+
+std::string peer_address(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "unknown peer";
+  return format_address(reinterpret_cast<sockaddr*>(&ss), len);
+}
+
+std::string local_address(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "unknown address";
+  return format_address(reinterpret_cast<sockaddr*>(&ss), len);
+}
+
+void set_io_timeouts(int fd, std::chrono::milliseconds recv, std::chrono::milliseconds send) noexcept {
+  auto tv = [](std::chrono::milliseconds ms) {
+    timeval t{};
+    t.tv_sec = static_cast<time_t>(ms.count() / 1000);
+    t.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
+    return t;
+  };
+  timeval r = tv(recv);
+  timeval s = tv(send);
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &r, sizeof r);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &s, sizeof s);
+}
+
+void set_nodelay(int fd) noexcept {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+IoResult send_all(int fd, const void* buf, std::size_t n) noexcept {
+  IoResult r;
+  const char* p = static_cast<const char*>(buf);
+  while (r.done < n) {
+    ssize_t k = ::send(fd, p + r.done, n - r.done, MSG_NOSIGNAL);
+    if (k > 0) {
+      r.done += static_cast<std::size_t>(k);
+    } else if (k < 0 && errno == EINTR) {
+      continue;
+    } else if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      r.status = IoResult::kTimeout;
+      return r;
+    } else {
+      r.status = IoResult::kError;
+      r.err = k < 0 ? errno : EPIPE;
+      return r;
+    }
+  }
+  return r;
+}
+
+IoResult recv_all(int fd, void* buf, std::size_t n) noexcept {
+  IoResult r;
+  char* p = static_cast<char*>(buf);
+  while (r.done < n) {
+    ssize_t k = ::recv(fd, p + r.done, n - r.done, 0);
+    if (k > 0) {
+      r.done += static_cast<std::size_t>(k);
+    } else if (k == 0) {
+      r.status = IoResult::kEof;
+      return r;
+    } else if (errno == EINTR) {
+      continue;
+    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      r.status = IoResult::kTimeout;
+      return r;
+    } else if (errno == ECONNRESET) {
+      r.status = IoResult::kEof;
+      return r;
+    } else {
+      r.status = IoResult::kError;
+      r.err = errno;
+      return r;
+    }
+  }
+  return r;
+}
+
+bool wait_readable(int fd, int timeout_ms) noexcept {
+  for (;;) {
+    pollfd p{fd, POLLIN | POLLRDHUP, 0};
+    int rc = ::poll(&p, 1, timeout_ms);
+    if (rc < 0 && errno == EINTR) continue;
+    return rc != 0;  // errors count as "readable": the following read reports them
+  }
+}
+
+bool peer_hung_up(int fd) noexcept {
+  pollfd p{fd, POLLRDHUP, 0};
+  int rc = ::poll(&p, 1, 0);
+  return rc > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+}  // namespace shmem::util

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# expect_run.sh - run a command (usually `oshrun -n N prog args`) and check how it ends.
+#
+#   expect_run.sh [options] -- command [args...]
+#     --exit N|nonzero|0   expected exit status (default 0)
+#     --match ERE          the combined output must match (grep -iE); repeatable, all must match
+#     --no-match ERE       the combined output must not match; repeatable
+#     --max-seconds S      the command must end within S seconds (default: no limit)
+#     --timeout S          hang guard: kill the command after S seconds (default 30)
+#     --env NAME=VALUE     set in the command's environment; repeatable
+#     --no-leak-check      skip the /dev/shm, /tmp and leftover-process checks
+#
+# Leak check: the command runs with TMPDIR pointing at a fresh private directory that must be
+# empty afterwards; new entries in /dev/shm (except glibc's sem.*) and new entries in /tmp whose
+# names look like ours (shmem, oshrun, osh, ucx) are failures; other new /tmp entries are only
+# reported (other programs on this machine create them). No process running the test program
+# may be left once the launcher has returned (3 s grace).
+set -u
+
+expect_exit=0
+matches=()
+no_matches=()
+max_seconds=""
+timeout_s=30
+envs=()
+leak_check=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --exit) expect_exit="$2"; shift 2 ;;
+    --match) matches+=("$2"); shift 2 ;;
+    --no-match) no_matches+=("$2"); shift 2 ;;
+    --max-seconds) max_seconds="$2"; shift 2 ;;
+    --timeout) timeout_s="$2"; shift 2 ;;
+    --env) envs+=("$2"); shift 2 ;;
+    --no-leak-check) leak_check=0; shift ;;
+    --) shift; break ;;
+    *) echo "expect_run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+if [ $# -eq 0 ]; then
+  echo "expect_run.sh: no command" >&2
+  exit 2
+fi
+
+work=$(mktemp -d "${PWD}/expect_run.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/tmp"
+out="$work/output"
+failures=0
+fail() {
+  echo "expect_run.sh: FAIL: $*"
+  failures=$((failures + 1))
+}
+
+list_dir() { ls -A1 "$1" 2>/dev/null | sort; }
+shm_before=$(list_dir /dev/shm)
+tmp_before=$(list_dir /tmp)
+
+# The program whose processes must not outlive the launcher: the last argument that is an
+# executable file other than the launcher itself.
+prog=""
+for a in "$@"; do
+  if [ -f "$a" ] && [ -x "$a" ] && [ "$a" != "$1" ]; then prog="$a"; fi
+done
+
+start=$(date +%s.%N)
+env TMPDIR="$work/tmp" "${envs[@]}" timeout --kill-after=5 "$timeout_s" "$@" >"$out" 2>&1
+status=$?
+end=$(date +%s.%N)
+elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+
+echo "---- output of: $* (${envs[*]:-})"
+cat "$out"
+echo "---- exit status $status after ${elapsed}s"
+
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+  fail "hung: killed by the ${timeout_s}s hang guard"
+fi
+case "$expect_exit" in
+  nonzero) [ "$status" -ne 0 ] || fail "exit status 0, expected non-zero" ;;
+  *) [ "$status" -eq "$expect_exit" ] || fail "exit status $status, expected $expect_exit" ;;
+esac
+if [ -n "$max_seconds" ]; then
+  awk -v e="$elapsed" -v m="$max_seconds" 'BEGIN { exit !(e < m) }' ||
+    fail "took ${elapsed}s, limit ${max_seconds}s"
+fi
+for re in "${matches[@]+"${matches[@]}"}"; do
+  grep -qiE -- "$re" "$out" || fail "output does not match /$re/"
+done
+for re in "${no_matches[@]+"${no_matches[@]}"}"; do
+  if grep -qiE -- "$re" "$out"; then fail "output matches /$re/ but must not"; fi
+done
+
+if [ "$leak_check" -eq 1 ]; then
+  if [ -n "$(ls -A "$work/tmp")" ]; then
+    fail "files left in TMPDIR: $(ls -A "$work/tmp" | tr '\n' ' ')"
+  fi
+  new_shm=$(comm -13 <(echo "$shm_before") <(list_dir /dev/shm) | grep -v '^sem\.' || true)
+  [ -z "$new_shm" ] || fail "new entries in /dev/shm: $(echo $new_shm)"
+  new_tmp=$(comm -13 <(echo "$tmp_before") <(list_dir /tmp) || true)
+  ours=$(echo "$new_tmp" | grep -iE 'shmem|oshrun|osh|ucx' || true)
+  [ -z "$ours" ] || fail "new entries in /tmp: $(echo $ours)"
+  others=$(echo "$new_tmp" | grep -viE 'shmem|oshrun|osh|ucx' | grep -v '^$' || true)
+  [ -z "$others" ] || echo "expect_run.sh: note: other new /tmp entries (not ours?): $(echo $others)"
+  if [ -n "$prog" ]; then
+    left=""
+    for _ in $(seq 30); do
+      left=$(pgrep -f -- "^${prog}( |$)" || true)
+      [ -z "$left" ] && break
+      sleep 0.1
+    done
+    [ -z "$left" ] || fail "processes of $prog still running after the launcher returned: $(echo $left)"
+  fi
+fi
+
+if [ "$failures" -ne 0 ]; then
+  echo "expect_run.sh: $failures check(s) failed"
+  exit 1
+fi
+echo "expect_run.sh: PASS"
+exit 0

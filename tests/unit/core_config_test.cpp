@@ -1,0 +1,73 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "core/config.hpp"
+#include "core/error.hpp"
+
+using shmem::Errc;
+using shmem::Error;
+
+TEST(ConfigParse, SizesWithSuffixes) {
+  EXPECT_EQ(shmem::parse_size("4096", "X"), 4096u);
+  EXPECT_EQ(shmem::parse_size("512K", "X"), 512u << 10);
+  EXPECT_EQ(shmem::parse_size("64m", "X"), 64ull << 20);
+  EXPECT_EQ(shmem::parse_size("1G", "X"), 1ull << 30);
+  EXPECT_EQ(shmem::parse_size("2T", "X"), 2ull << 40);
+  EXPECT_EQ(shmem::parse_size(" 3GB ", "X"), 3ull << 30);
+  EXPECT_EQ(shmem::parse_size("7MiB", "X"), 7ull << 20);
+}
+
+TEST(ConfigParse, RejectsBadSizesNamingTheVariable) {
+  for (const char* bad : {"12xb", "", "G", "-1", "1.5G", "1 G B", "99999999999999999999", "16777216T"}) {
+    try {
+      shmem::parse_size(bad, "SHMEM_SYMMETRIC_SIZE");
+      FAIL() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::kInvalidValue);
+      EXPECT_NE(std::string(e.what()).find("SHMEM_SYMMETRIC_SIZE"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ConfigParse, Bools) {
+  EXPECT_TRUE(shmem::parse_bool("1", "X"));
+  EXPECT_TRUE(shmem::parse_bool("yes", "X"));
+  EXPECT_TRUE(shmem::parse_bool("ON", "X"));
+  EXPECT_FALSE(shmem::parse_bool("0", "X"));
+  EXPECT_FALSE(shmem::parse_bool("false", "X"));
+  EXPECT_THROW(shmem::parse_bool("maybe", "X"), Error);
+}
+
+TEST(ConfigParse, IntsAndSeconds) {
+  EXPECT_EQ(shmem::parse_int("-3", "X"), -3);
+  EXPECT_THROW(shmem::parse_int("3x", "X"), Error);
+  EXPECT_DOUBLE_EQ(shmem::parse_seconds("2.5", "X"), 2.5);
+  EXPECT_DOUBLE_EQ(shmem::parse_seconds("10s", "X"), 10.0);
+  EXPECT_THROW(shmem::parse_seconds("-1", "X"), Error);
+  EXPECT_THROW(shmem::parse_seconds("soon", "X"), Error);
+}
+
+TEST(ConfigEnv, DefaultsComeFromTheTable) {
+  unsetenv("SHMEM_SYMMETRIC_SIZE");
+  unsetenv("SHMEM_WAIT_TIMEOUT");
+  auto c = shmem::Config::from_env();
+  EXPECT_EQ(c.symmetric_size, 1ull << 30);
+  EXPECT_DOUBLE_EQ(c.wait_timeout, 0.0);
+  EXPECT_TRUE(c.bootstrap_tls);
+  bool found = false;
+  for (const auto& v : shmem::config_vars()) found |= std::string(v.name) == "SHMEM_SYMMETRIC_SIZE";
+  EXPECT_TRUE(found);
+}
+
+TEST(ConfigEnv, BadEnvironmentValueIsRejected) {
+  setenv("SHMEM_SYMMETRIC_SIZE", "12xb", 1);
+  try {
+    shmem::Config::from_env();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("SHMEM_SYMMETRIC_SIZE='12xb'"), std::string::npos) << e.what();
+  }
+  unsetenv("SHMEM_SYMMETRIC_SIZE");
+}
