@@ -52,11 +52,12 @@ startup_runs=${STARTUP_RUNS:-5}
 startup_pes=${STARTUP_PES:-4}
 osh_cc=${OSHMEM_OSHCC:-/usr/bin/oshcc}
 osh_run=${OSHMEM_OSHRUN:-/usr/bin/oshrun}
-cflags=${CFLAGS:--O2}
+read -ra cflags <<<"${CFLAGS:--O2}"
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-512M}
 ncpu=$(nproc)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/shmem-compare.XXXXXX")
+# shellcheck disable=SC2317  # called by the trap
 cleanup() { rm -rf -- "$tmp"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -64,7 +65,9 @@ trap 'exit 130' INT TERM
 # ---- OSHMEM launcher flags ---------------------------------------------------------------
 osh_flags() { # osh_flags NPES -> extra oshrun flags, one per line
   if [[ -n ${OSHMEM_FLAGS:-} ]]; then
-    printf '%s\n' $OSHMEM_FLAGS
+    local words
+    read -ra words <<<"$OSHMEM_FLAGS"
+    printf '%s\n' "${words[@]}"
     return
   fi
   if [[ $(id -u) -eq 0 ]]; then echo --allow-run-as-root; fi
@@ -75,21 +78,21 @@ osh_flags() { # osh_flags NPES -> extra oshrun flags, one per line
 osh_env=(-x SHMEM_SYMMETRIC_SIZE)
 for v in PERF_REPS PERF_REP_MS PERF_WINDOW_MB; do
   if [[ -n ${!v:-} ]]; then
-    export "$v"
+    export "${v?}"
     osh_env+=(-x "$v")
   fi
 done
 
 # ---- build -------------------------------------------------------------------------------
 echo "== building bench/perf.c and bench/startup.c"
-"$our_cc" $cflags -std=c11 "$root/bench/perf.c" -o "$tmp/perf.ours"
-"$our_cc" $cflags -std=c11 "$root/bench/startup.c" -o "$tmp/startup.ours"
+"$our_cc" "${cflags[@]}" -std=c11 "$root/bench/perf.c" -o "$tmp/perf.ours"
+"$our_cc" "${cflags[@]}" -std=c11 "$root/bench/startup.c" -o "$tmp/startup.ours"
 have_osh=0
 osh_why=""
 if [[ ! -x $osh_cc || ! -x $osh_run ]]; then
   osh_why="OSHMEM is not installed ($osh_cc / $osh_run not found; Debian: apt-get install libopenmpi-dev openmpi-bin)"
-elif ! "$osh_cc" $cflags -std=c11 "$root/bench/perf.c" -o "$tmp/perf.osh" 2>"$tmp/osh_cc.err" ||
-     ! "$osh_cc" $cflags -std=c11 "$root/bench/startup.c" -o "$tmp/startup.osh" 2>>"$tmp/osh_cc.err"; then
+elif ! "$osh_cc" "${cflags[@]}" -std=c11 "$root/bench/perf.c" -o "$tmp/perf.osh" 2>"$tmp/osh_cc.err" ||
+     ! "$osh_cc" "${cflags[@]}" -std=c11 "$root/bench/startup.c" -o "$tmp/startup.osh" 2>>"$tmp/osh_cc.err"; then
   osh_why="OSHMEM's oshcc failed to build the benchmark: $(head -c 400 "$tmp/osh_cc.err")"
 else
   have_osh=1
@@ -164,7 +167,9 @@ fi
 # aggregate LIB -> "metric unit value" lines, in first-seen order: the median over rounds for
 # the main lines, the best over rounds for *_min (smallest) and *_max (largest).
 aggregate() {
-  cat "$tmp/$1".*.csv 2>/dev/null | awk -F, '
+  local files=("$tmp/$1".*.csv)
+  [[ -e ${files[0]} ]] || return 0
+  cat "${files[@]}" | awk -F, '
     /^#/ || /^metric,/ || NF != 4 { next }
     {
       if (!($1 in n)) { order[++count] = $1; unit[$1] = $4 }
@@ -242,6 +247,7 @@ ratio=-
 if [[ $ours_ms != - && $osh_ms != - ]]; then
   ratio=$(awk -v a="$ours_ms" -v b="$osh_ms" 'BEGIN { if (a > 0) printf "%.1f", b / a; else print "-" }')
 fi
-printf "  ours %s ms   OSHMEM %s ms   ratio (OSHMEM/ours) %s\n" "$ours_ms" "$([[ $have_osh -eq 1 ]] && echo "$osh_ms" || echo -)" "$ratio"
-[[ $have_osh -eq 1 ]] || echo "  (OSHMEM missing: $osh_why)"
+with_ms() { if [[ $1 == - ]]; then echo -; else echo "$1 ms"; fi; }
+printf "  ours %s   OSHMEM %s   ratio (OSHMEM/ours) %s\n" "$(with_ms "$ours_ms")" "$(with_ms "$osh_ms")" "$ratio"
+if [[ $have_osh -ne 1 ]]; then echo "  ($osh_why)"; fi
 exit $failed

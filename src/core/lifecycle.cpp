@@ -91,15 +91,9 @@ Runtime& rt(const char* func) noexcept {
   return *r;
 }
 
-int my_pe() noexcept {
-  Runtime* r = current_runtime();
-  return r ? r->my_pe() : -1;
-}
+int my_pe() noexcept { return rt("shmem_my_pe").my_pe(); }
 
-int n_pes() noexcept {
-  Runtime* r = current_runtime();
-  return r ? r->n_pes() : -1;
-}
+int n_pes() noexcept { return rt("shmem_n_pes").n_pes(); }
 
 void fatal(const char* func, const char* fmt, ...) noexcept {
   char msg[1536];

@@ -26,8 +26,8 @@ int query_thread() noexcept;
 
 // Aborts with "<func> called before shmem_init" unless initialised; returns the runtime.
 Runtime& rt(const char* func) noexcept;
-int my_pe() noexcept;   // -1 before init
-int n_pes() noexcept;   // -1 before init
+int my_pe() noexcept;  // fatal before init, like every other call
+int n_pes() noexcept;
 
 // A fatal error that ends the whole job with a clear message (never returns).
 [[noreturn]] void fatal(const char* func, const char* fmt, ...) noexcept

@@ -68,7 +68,7 @@ static void test_lock_semantics(long* lock) {
 int main(void) {
   shmem_init();
   const int n = shmem_n_pes();
-  const int iters = n > 4 ? 40 : 150;
+  const int iters = n > 4 ? 300 : 1000;
   long* heap_lock = shmem_calloc(1, sizeof(long));
   CHECK(heap_lock != NULL);
   if (!heap_lock) shmem_global_exit(1);

@@ -4,6 +4,7 @@
 // the same order on every PE, with PE 0 checking every PE got the same offsets and marker
 // puts proving each block is the same object everywhere; the heap is still usable after;
 // shmem_ptr gives working direct pointers to every PE; addr_accessible / pe_accessible.
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>

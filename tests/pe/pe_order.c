@@ -142,10 +142,10 @@ static void barriers(int iters) {
 int main(void) {
   shmem_init();
   const int n = shmem_n_pes();
-  const int iters = n > 4 ? 150 : 400;
+  const int iters = n > 4 ? 1000 : 3000;
   fence_ring(iters);
   quiet_third_party(iters);
-  barriers(n > 4 ? 150 : 300);
+  barriers(n > 4 ? 1000 : 2000);
   if (shmem_my_pe() == 0 && pe_check_failures_ == 0) printf("pe_order: OK\n");
   return pe_check_finish();
 }

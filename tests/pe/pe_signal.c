@@ -248,7 +248,7 @@ int main(void) {
   sized_signals(heap);
   comparisons();
   many_adders();
-  payload_visibility(heap, payload, shmem_n_pes() > 4 ? 12 : 24);
+  payload_visibility(heap, payload, shmem_n_pes() > 4 ? 24 : 64);
 
   shmem_free(heap);
   if (shmem_my_pe() == 0 && pe_check_failures_ == 0) printf("pe_signal: OK\n");

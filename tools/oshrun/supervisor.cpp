@@ -123,12 +123,16 @@ void Supervisor::read_pipe(PeProcess& pe, bool is_err, bool drain) {
   auto& fd = is_err ? pe.err : pe.out;
   auto& fwd = is_err ? pe.err_fwd : pe.out_fwd;
   char buf[65536];
+  // Draining reads what the PE left in the pipe (at most the pipe's capacity); the bound
+  // stops a background process of the PE that keeps writing from holding us here.
+  int reads_left = 64;
   while (fd) {
     ssize_t r = ::read(fd.get(), buf, sizeof buf);
     if (r > 0) {
       fwd.feed(buf, static_cast<std::size_t>(r));
       if (!drain) return;  // one read per wake-up keeps a chatty PE from starving the rest
-      continue;
+      if (--reads_left > 0) continue;
+      r = 0;  // treat as the end
     }
     if (r < 0 && errno == EINTR) continue;
     if (r < 0 && errno == EAGAIN && !drain) return;
