@@ -21,6 +21,17 @@ inline char* local_target(const Runtime& r, const void* addr, int pe, const char
   return p;
 }
 
+// The same for an operation on a context: team contexts number PEs within their team.
+[[noreturn]] void bad_team_pe(const Ctx& ctx, int pe, const char* func) noexcept;
+inline char* local_target(const Ctx* ctx, const void* addr, int pe, const char* func) noexcept {
+  if (ctx->world) {
+    if (__builtin_expect(static_cast<unsigned>(pe) >= static_cast<unsigned>(ctx->team_size), 0))
+      bad_team_pe(*ctx, pe, func);
+    pe = ctx->world[pe];
+  }
+  return local_target(*ctx->rt, addr, pe, func);
+}
+
 // Orders all previous stores, including the non-temporal ones a large memcpy may use.
 inline void store_fence() noexcept {
 #if defined(__x86_64__) || defined(__i386__)

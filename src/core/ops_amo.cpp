@@ -37,7 +37,7 @@ U amo_on(AmoOp op, U* word, U value, U cond) noexcept {
 
 template <class U>
 U amo(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe) noexcept {
-  char* p = detail::local_target(*ctx->rt, dest, pe, "shmem_atomic");
+  char* p = detail::local_target(ctx, dest, pe, "shmem_atomic");
   if (__builtin_expect(reinterpret_cast<std::uintptr_t>(p) % sizeof(U) != 0, 0))
     fatal("shmem_atomic", "the target %s is not aligned to %zu bytes", ctx->rt->describe(dest).c_str(), sizeof(U));
   return amo_on<U>(op, reinterpret_cast<U*>(p), value, cond);

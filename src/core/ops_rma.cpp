@@ -36,12 +36,12 @@ void blocked(char* d, const char* s, std::ptrdiff_t ds, std::ptrdiff_t ss, std::
 
 void put(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept {
   if (bytes == 0) return;
-  std::memcpy(detail::local_target(*ctx->rt, dest, pe, "shmem_put"), src, bytes);
+  std::memcpy(detail::local_target(ctx, dest, pe, "shmem_put"), src, bytes);
 }
 
 void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept {
   if (bytes == 0) return;
-  std::memcpy(dest, detail::local_target(*ctx->rt, src, pe, "shmem_get"), bytes);
+  std::memcpy(dest, detail::local_target(ctx, src, pe, "shmem_get"), bytes);
 }
 
 // Node-local transfers complete immediately, so the nonblocking forms are the blocking ones.
@@ -55,28 +55,28 @@ void get_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) n
 void iput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
           std::size_t nelems, std::size_t elem_size, int pe) noexcept {
   if (nelems == 0) return;
-  strided(detail::local_target(*ctx->rt, dest, pe, "shmem_iput"), static_cast<const char*>(src), dst_stride,
+  strided(detail::local_target(ctx, dest, pe, "shmem_iput"), static_cast<const char*>(src), dst_stride,
           src_stride, nelems, elem_size);
 }
 
 void iget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
           std::size_t nelems, std::size_t elem_size, int pe) noexcept {
   if (nelems == 0) return;
-  strided(static_cast<char*>(dest), detail::local_target(*ctx->rt, src, pe, "shmem_iget"), dst_stride, src_stride,
+  strided(static_cast<char*>(dest), detail::local_target(ctx, src, pe, "shmem_iget"), dst_stride, src_stride,
           nelems, elem_size);
 }
 
 void ibput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
            std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe) noexcept {
   if (nblocks == 0 || bsize == 0) return;
-  blocked(detail::local_target(*ctx->rt, dest, pe, "shmem_ibput"), static_cast<const char*>(src), dst_stride,
+  blocked(detail::local_target(ctx, dest, pe, "shmem_ibput"), static_cast<const char*>(src), dst_stride,
           src_stride, bsize, nblocks, elem_size);
 }
 
 void ibget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
            std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe) noexcept {
   if (nblocks == 0 || bsize == 0) return;
-  blocked(static_cast<char*>(dest), detail::local_target(*ctx->rt, src, pe, "shmem_ibget"), dst_stride, src_stride,
+  blocked(static_cast<char*>(dest), detail::local_target(ctx, src, pe, "shmem_ibget"), dst_stride, src_stride,
           bsize, nblocks, elem_size);
 }
 

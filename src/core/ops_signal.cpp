@@ -19,9 +19,8 @@ void signal_update(char* sig, std::uint64_t signal, int sig_op) noexcept {
 
 void put_signal(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig_addr,
                 std::uint64_t signal, int sig_op, int pe) noexcept {
-  Runtime& r = *ctx->rt;
-  char* sig = detail::local_target(r, sig_addr, pe, "shmem_put_signal");
-  if (bytes) std::memcpy(detail::local_target(r, dest, pe, "shmem_put_signal"), src, bytes);
+  char* sig = detail::local_target(ctx, sig_addr, pe, "shmem_put_signal");
+  if (bytes) std::memcpy(detail::local_target(ctx, dest, pe, "shmem_put_signal"), src, bytes);
   detail::store_fence();  // the data is visible before the signal
   signal_update(sig, signal, sig_op);
 }
@@ -32,7 +31,7 @@ void put_signal_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, st
 }
 
 void signal_op(Ctx* ctx, std::uint64_t* sig_addr, std::uint64_t signal, int sig_op, int pe) noexcept {
-  signal_update(detail::local_target(*ctx->rt, sig_addr, pe, "shmem_signal_op"), signal, sig_op);
+  signal_update(detail::local_target(ctx, sig_addr, pe, "shmem_signal_op"), signal, sig_op);
 }
 
 std::uint64_t signal_fetch(const std::uint64_t* sig_addr) noexcept {

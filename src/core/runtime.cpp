@@ -9,6 +9,7 @@
 #include "bootstrap/store.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/team.hpp"
 #include "transport/shm/fd_exchange.hpp"
 
 namespace shmem {
@@ -27,7 +28,7 @@ bootstrap::Millis to_ms(double s) { return bootstrap::Millis(static_cast<long lo
 Runtime::Runtime(int requested_thread_level)
     : cfg_(Config::from_env()), alloc_(cfg_.symmetric_size) {
   log::configure(cfg_.log_level.c_str(), cfg_.log_file.empty() ? nullptr : cfg_.log_file.c_str());
-  thread_level_ = requested_thread_level < 0 ? 0 : (requested_thread_level > 2 ? 2 : requested_thread_level);
+  thread_level_ = requested_thread_level < 0 ? 0 : (requested_thread_level > 3 ? 3 : requested_thread_level);
 #ifdef SHMEM_CHECKED_BUILD
   checks_ = true;
 #else
@@ -50,7 +51,9 @@ Runtime::Runtime(int requested_thread_level)
   data_ = &remap_data_segment();
   data_lo_ = reinterpret_cast<std::uintptr_t>(data_->base);
   data_size_ = data_->size;
-  heap_ = Segment::create("shmem-heap", kInternalBytes + cfg_.symmetric_size);
+  // User objects start kInternalBytes in; aligning that point to kMaxHeapAlign makes every
+  // alignment up to it a property of the (symmetric) offset alone.
+  heap_ = Segment::create("shmem-heap", kInternalBytes + cfg_.symmetric_size, kMaxHeapAlign, kInternalBytes);
   heap_lo_ = reinterpret_cast<std::uintptr_t>(heap_.map.data());
   heap_size_ = heap_.size;
   routes_.resize(static_cast<std::size_t>(npes_));
@@ -70,8 +73,23 @@ Runtime::Runtime(int requested_thread_level)
     store_ = std::make_unique<bootstrap::StoreClient>(host, port, tls, me_, to_ms(cfg_.bootstrap_timeout));
     connect_peers();
   }
+  create_predefined_teams();
   if (me_ == 0 && (cfg_.info || cfg_.version)) print_info();
   barrier();
+}
+
+void Runtime::create_predefined_teams() {
+  slots_ = std::make_unique<TeamSlots>();
+  std::vector<int> all(static_cast<std::size_t>(npes_)), local;
+  for (int pe = 0; pe < npes_; ++pe) {
+    all[static_cast<std::size_t>(pe)] = pe;
+    if (routes_[pe].local()) local.push_back(pe);
+  }
+  slots_->take(0);
+  slots_->take(1);
+  world_team_ = add_team(std::make_unique<Team>(*this, 0, std::move(all), true));
+  shared_team_ = add_team(std::make_unique<Team>(*this, 1, std::move(local), true));
+  default_ctx_.team = world_team_;
 }
 
 void Runtime::connect_peers() {
@@ -88,8 +106,8 @@ void Runtime::connect_peers() {
                                            "': this build has no network transport yet, so all PEs must share one host");
     peers.push_back(pe);
   }
-  const std::string job = cfg_.job_id.empty() ? std::to_string(getppid()) : cfg_.job_id;
-  FdExchange ex(job, me_, cfg_.job_secret);
+  job_id_ = cfg_.job_id.empty() ? std::to_string(getppid()) : cfg_.job_id;
+  FdExchange ex(job_id_, me_, cfg_.job_secret);
   store_->barrier("shm-listen", npes_, timeout);
   SegmentDesc heap{heap_.fd.get(), heap_.size, heap_lo_};
   SegmentDesc data{data_->fd, data_->size, data_lo_};
@@ -158,6 +176,11 @@ void Runtime::print_info() const {
 
 void* Runtime::heap_alloc(std::size_t size, std::size_t alignment, const char* func) {
   if (size == 0) return nullptr;
+  if (alignment > kMaxHeapAlign) {
+    SHMEM_ERROR("heap", "%s: alignment %zu is larger than the supported maximum %zu", func, alignment, kMaxHeapAlign);
+    barrier();
+    return nullptr;
+  }
   std::optional<std::size_t> off;
   {
     std::lock_guard<std::mutex> g(heap_mu_);

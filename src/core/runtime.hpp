@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "core/config.hpp"
@@ -18,18 +19,37 @@ namespace bootstrap {
 class StoreClient;
 }
 
+class Team;
+class TeamSlots;
+
+// A communication context. PE numbers given with a team context are team-relative:
+// `world` maps them (nullptr for world-team contexts, the common case).
 struct Ctx {
   Runtime* rt = nullptr;
+  Team* team = nullptr;
+  const int* world = nullptr;  // team PE -> world PE, or nullptr for the world team
+  int team_size = 0;
   long options = 0;
 };
 
+constexpr int kMaxTeams = 128;      // team slots per job (WORLD and SHARED included)
+constexpr int kScratchWords = 8;    // values a PE publishes per team slot for pulls
+
+// Per team slot, in every member's internal area. The barrier words are used on the team's
+// PE 0; the scratch words on every member.
+struct alignas(64) TeamCell {
+  alignas(64) std::uint32_t count;
+  alignas(64) std::uint32_t gen;
+  std::uint32_t sleepers;
+  alignas(64) std::uint64_t scratch[kScratchWords];
+};
+
 // Runtime-internal symmetric objects at the start of every PE's heap (before user data).
-struct alignas(64) InternalArea {
-  alignas(64) std::uint32_t barrier_count;
-  alignas(64) std::uint32_t barrier_gen;
-  std::uint32_t barrier_sleepers;
+struct InternalArea {
+  TeamCell teams[kMaxTeams];
 };
 constexpr std::size_t kInternalBytes = 64 * 1024;
+constexpr std::size_t kMaxHeapAlign = std::size_t{1} << 30;  // shmem_align supports up to 1 GiB
 static_assert(sizeof(InternalArea) <= kInternalBytes);
 
 // Owns everything one job membership needs: configuration, bootstrap store, heap, routes.
@@ -72,13 +92,22 @@ class Runtime {
   void heap_free(void* p, const char* func);
   void* heap_realloc(void* p, std::size_t size, const char* func);
 
-  void barrier() noexcept;  // node barrier over all PEs (quiet is the caller's job)
+  void barrier() noexcept;  // sync of the world team (quiet is the caller's job)
+  Team* world_team() const noexcept { return world_team_; }
+  Team* shared_team() const noexcept { return shared_team_; }
+  // Team registry (collective creation is in team.cpp).
+  Team* add_team(std::unique_ptr<Team> t);
+  void remove_team(Team* t) noexcept;
+  TeamSlots& team_slots() noexcept { return *slots_; }
+  std::mutex& teams_mutex() noexcept { return teams_mu_; }
+  std::string job_id() const { return job_id_; }
   void finalize() noexcept;
 
   [[noreturn]] void abort_job(int status) noexcept;
 
  private:
   void connect_peers();
+  void create_predefined_teams();
   void print_info() const;
 
   Config cfg_;
@@ -98,6 +127,12 @@ class Runtime {
   std::mutex heap_mu_;
   HeapAllocator alloc_;
   bool finalized_ = false;
+  std::string job_id_;
+  std::mutex teams_mu_;
+  std::unique_ptr<TeamSlots> slots_;
+  std::vector<std::unique_ptr<Team>> teams_;
+  Team* world_team_ = nullptr;
+  Team* shared_team_ = nullptr;
 };
 
 // The one accessor through which the C API reaches the current runtime (nullptr before init).

@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <link.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -71,7 +72,8 @@ DataSegment do_remap() {
   char* base = reinterpret_cast<char*>(lo);
   for (std::size_t off = 0; off < len; off += ps) {
     if (page_is_zero(base + off, ps)) continue;
-    if (pwrite(fd, base + off, ps, static_cast<off_t>(off)) != static_cast<ssize_t>(ps)) {
+    // A raw system call: sanitizer interceptors would flag their own redzones in .bss.
+    if (syscall(SYS_pwrite64, fd, base + off, ps, static_cast<off_t>(off)) != static_cast<long>(ps)) {
       ::close(fd);
       throw Error(Errc::kInternal, "copying static data failed: " + errno_text());
     }
@@ -92,17 +94,33 @@ DataSegment do_remap() {
 
 }  // namespace
 
-Segment Segment::create(const char* name, std::size_t size) {
+Segment Segment::create(const char* name, std::size_t size, std::size_t align, std::size_t align_offset) {
   Segment s;
   s.fd = util::UniqueFd(memfd_create(name, MFD_CLOEXEC));
   if (!s.fd) throw Error(Errc::kInternal, std::string("memfd_create failed: ") + errno_text());
   if (ftruncate(s.fd.get(), static_cast<off_t>(size)) != 0)
     throw Error(Errc::kOutOfMemory, "cannot size the symmetric heap to " + std::to_string(size) +
                                         " bytes (SHMEM_SYMMETRIC_SIZE): " + errno_text());
-  void* m = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, s.fd.get(), 0);
-  if (m == MAP_FAILED)
+  // Reserve enough address space to place the mapping at the requested alignment, map the
+  // segment over the aligned part, and give the rest of the reservation back.
+  const std::size_t reserve = size + align;
+  void* r = mmap(nullptr, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (r == MAP_FAILED)
+    throw Error(Errc::kOutOfMemory, "cannot reserve address space for a symmetric heap of " + std::to_string(size) +
+                                        " bytes (SHMEM_SYMMETRIC_SIZE): " + errno_text());
+  const auto lo = reinterpret_cast<std::uintptr_t>(r);
+  std::uintptr_t at = lo;
+  if (align) at = ((lo + align_offset + align - 1) & ~(align - 1)) - align_offset;
+  if (at < lo) at += align;
+  void* m = mmap(reinterpret_cast<void*>(at), size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
+                 s.fd.get(), 0);
+  if (m == MAP_FAILED) {
+    munmap(r, reserve);
     throw Error(Errc::kOutOfMemory, "cannot map a symmetric heap of " + std::to_string(size) +
                                         " bytes (SHMEM_SYMMETRIC_SIZE): " + errno_text());
+  }
+  if (at > lo) munmap(r, at - lo);
+  if (lo + reserve > at + size) munmap(reinterpret_cast<void*>(at + size), lo + reserve - at - size);
   s.map = util::MappedRegion(m, size);
   s.size = size;
   return s;

@@ -14,8 +14,9 @@ struct Segment {
   util::MappedRegion map;
   std::size_t size = 0;
 
-  // Creates a sparse segment of `size` bytes and maps it (untouched pages cost nothing).
-  static Segment create(const char* name, std::size_t size);
+  // Creates a sparse segment of `size` bytes and maps it (untouched pages cost nothing) so
+  // that address `base + align_offset` is a multiple of `align` (a power of two).
+  static Segment create(const char* name, std::size_t size, std::size_t align = 0, std::size_t align_offset = 0);
   // Maps a segment received from a peer.
   static Segment attach(util::UniqueFd fd, std::size_t size);
 };

@@ -106,7 +106,8 @@ int main(int argc, char** argv) {
   char name[SHMEM_MAX_NAME_LEN + 8];
   memset(name, 'x', sizeof name);
   shmem_info_get_name(name);
-  size_t len = strnlen(name, sizeof name);
+  const char* nul = memchr(name, '\0', sizeof name);
+  size_t len = nul ? (size_t)(nul - name) : sizeof name;
   CHECKF(len > 0 && len < SHMEM_MAX_NAME_LEN, "info_get_name length %zu", len);
   CHECKF(len < sizeof name && !strcmp(name, SHMEM_VENDOR_STRING), "info_get_name gave '%.*s', SHMEM_VENDOR_STRING is '%s'",
          (int)len, name, SHMEM_VENDOR_STRING);

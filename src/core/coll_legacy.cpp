@@ -1,0 +1,125 @@
+// Legacy active-set collectives: the same algorithms over (PE_start, logPE_stride, PE_size)
+// synchronised through the caller's pSync array, which is left at SHMEM_SYNC_VALUE on return.
+//
+// pSync use: [0] on the set's first PE counts arrivals; [1] on every PE is its release flag;
+// [2] on every PE publishes a value (collect sizes). The last arriver resets the counter
+// before releasing anyone, and each PE clears its own flag once released, so consecutive
+// calls with the same pSync need no re-initialisation.
+#include <atomic>
+
+#include "core/access.hpp"
+#include "core/coll_algos.hpp"
+#include "core/log.hpp"
+
+namespace shmem {
+namespace {
+
+struct SetGroup {
+  Runtime* r;
+  core::ActiveSet set;
+  int my_index;
+
+  Runtime& rt() const noexcept { return *r; }
+  int size() const noexcept { return set.size; }
+  int me() const noexcept { return my_index; }
+  int world(int i) const noexcept { return set.start + (i << set.log_stride); }
+  long* psync_at(int i) const noexcept {
+    return reinterpret_cast<long*>(detail::local_target(*r, set.psync, world(i), "shmem active-set collective"));
+  }
+
+  void sync() noexcept {
+    if (set.size == 1) return;
+    std::atomic_ref<long> count(*psync_at(0));
+    if (count.fetch_add(1, std::memory_order_acq_rel) + 1 == set.size) {
+      count.store(core::kSyncValue, std::memory_order_relaxed);
+      for (int i = 0; i < set.size; ++i) std::atomic_ref<long>(psync_at(i)[1]).store(1, std::memory_order_release);
+    }
+    std::atomic_ref<long> flag(set.psync[1]);
+    wait_for(r->wait_policy(), [&] { return flag.load(std::memory_order_acquire) != 0; }, [&](double waited) {
+      log::write(log::Level::kFatal, "wait",
+                 "active-set barrier timed out after %.1f s (SHMEM_WAIT_TIMEOUT=%g): PE %d waited on pSync[1] at %s "
+                 "for a nonzero value; last seen %ld, %ld of %d PEs arrived",
+                 waited, r->wait_policy().timeout_s, r->my_pe(), r->describe(&set.psync[1]).c_str(), flag.load(),
+                 std::atomic_ref<long>(*psync_at(0)).load(), set.size);
+      r->abort_job(1);
+    });
+    flag.store(core::kSyncValue, std::memory_order_relaxed);
+  }
+
+  void allgather_word(std::uint64_t v, std::uint64_t* out) noexcept {
+    std::atomic_ref<long>(set.psync[2]).store(static_cast<long>(v), std::memory_order_relaxed);
+    sync();
+    for (int i = 0; i < set.size; ++i)
+      out[i] = static_cast<std::uint64_t>(std::atomic_ref<long>(psync_at(i)[2]).load(std::memory_order_relaxed));
+    sync();
+    std::atomic_ref<long>(set.psync[2]).store(core::kSyncValue, std::memory_order_relaxed);
+  }
+};
+
+SetGroup make_group(const core::ActiveSet& set, const char* func) {
+  Runtime& r = core::rt(func);
+  const int n = r.n_pes();
+  if (set.size <= 0 || set.log_stride < 0 || set.log_stride > 30 || set.start < 0 ||
+      set.start + (static_cast<long long>(set.size - 1) << set.log_stride) >= n)
+    core::fatal(func, "the active set (PE_start=%d, logPE_stride=%d, PE_size=%d) does not fit in the %d PEs of the job",
+                set.start, set.log_stride, set.size, n);
+  const int off = r.my_pe() - set.start;
+  const int idx = (off >= 0 && (off & ((1 << set.log_stride) - 1)) == 0) ? off >> set.log_stride : -1;
+  if (idx < 0 || idx >= set.size)
+    core::fatal(func, "PE %d is not in the active set (PE_start=%d, logPE_stride=%d, PE_size=%d)", r.my_pe(), set.start,
+                set.log_stride, set.size);
+  if (!set.psync) core::fatal(func, "pSync is NULL");
+  return SetGroup{&r, set, idx};
+}
+
+}  // namespace
+
+namespace core {
+
+void barrier(const ActiveSet& set) noexcept {
+  SetGroup g = make_group(set, "shmem_barrier");
+  quiet(g.r->default_ctx());
+  g.sync();
+}
+
+void sync(const ActiveSet& set) noexcept {
+  SetGroup g = make_group(set, "shmem_sync");
+  g.sync();
+}
+
+void broadcast(const ActiveSet& set, void* dest, const void* source, std::size_t bytes, int root) noexcept {
+  SetGroup g = make_group(set, "shmem_broadcast");
+  if (root < 0 || root >= set.size)
+    core::fatal("shmem_broadcast", "PE_root %d is not an index of the active set (0..%d)", root, set.size - 1);
+  coll::broadcast(g, dest, source, bytes, root, false);
+}
+
+void collect(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
+  SetGroup g = make_group(set, "shmem_collect");
+  coll::collect(g, dest, source, bytes);
+}
+
+void fcollect(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
+  SetGroup g = make_group(set, "shmem_fcollect");
+  coll::fcollect(g, dest, source, bytes);
+}
+
+void alltoall(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
+  SetGroup g = make_group(set, "shmem_alltoall");
+  coll::alltoall(g, dest, source, bytes);
+}
+
+void alltoalls(const ActiveSet& set, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
+               std::size_t nelems, std::size_t elem) noexcept {
+  SetGroup g = make_group(set, "shmem_alltoalls");
+  coll::alltoalls(g, dest, source, dst, sst, nelems, elem);
+}
+
+void reduce(const ActiveSet& set, void* dest, const void* source, std::size_t nelems, std::size_t elem,
+            Combine combine) noexcept {
+  SetGroup g = make_group(set, "shmem_to_all");
+  coll::reduce(g, dest, source, nelems, elem, combine);
+}
+
+}  // namespace core
+}  // namespace shmem

@@ -1,0 +1,84 @@
+// Team-based collectives: the algorithms of coll_algos.hpp over a Team.
+#include "core/coll_algos.hpp"
+#include "core/log.hpp"
+#include "core/team.hpp"
+
+namespace shmem {
+namespace {
+
+struct TeamGroup {
+  Team* t;
+  Runtime& rt() const noexcept { return t->rt(); }
+  int size() const noexcept { return t->size(); }
+  int me() const noexcept { return t->my_pe(); }
+  int world(int i) const noexcept { return t->world_pe(i); }
+  void sync() noexcept { t->sync(); }
+  void allgather_word(std::uint64_t v, std::uint64_t* out) noexcept { t->allgather_words(&v, 1, out); }
+};
+
+bool valid(Team* t, const char* func) {
+  if (t) return true;
+  SHMEM_ERROR("coll", "%s: the team is SHMEM_TEAM_INVALID", func);
+  return false;
+}
+
+}  // namespace
+
+namespace core {
+
+int broadcast(Team* team, void* dest, const void* source, std::size_t bytes, int root) noexcept {
+  if (!valid(team, "shmem_broadcast")) return 1;
+  if (root < 0 || root >= team->size()) {
+    core::fatal("shmem_broadcast", "PE_root %d is not a PE of the team (0..%d)", root, team->size() - 1);
+  }
+  TeamGroup g{team};
+  coll::broadcast(g, dest, source, bytes, root, true);
+  return 0;
+}
+
+int collect(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
+  if (!valid(team, "shmem_collect")) return 1;
+  TeamGroup g{team};
+  coll::collect(g, dest, source, bytes);
+  return 0;
+}
+
+int fcollect(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
+  if (!valid(team, "shmem_fcollect")) return 1;
+  TeamGroup g{team};
+  coll::fcollect(g, dest, source, bytes);
+  return 0;
+}
+
+int alltoall(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
+  if (!valid(team, "shmem_alltoall")) return 1;
+  TeamGroup g{team};
+  coll::alltoall(g, dest, source, bytes);
+  return 0;
+}
+
+int alltoalls(Team* team, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t nelems,
+              std::size_t elem) noexcept {
+  if (!valid(team, "shmem_alltoalls")) return 1;
+  TeamGroup g{team};
+  coll::alltoalls(g, dest, source, dst, sst, nelems, elem);
+  return 0;
+}
+
+int reduce(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem, Combine combine) noexcept {
+  if (!valid(team, "shmem_reduce")) return 1;
+  TeamGroup g{team};
+  coll::reduce(g, dest, source, nelems, elem, combine);
+  return 0;
+}
+
+int scan(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem, Combine combine,
+         bool exclusive) noexcept {
+  if (!valid(team, "shmem_scan")) return 1;
+  TeamGroup g{team};
+  coll::scan(g, dest, source, nelems, elem, combine, exclusive);
+  return 0;
+}
+
+}  // namespace core
+}  // namespace shmem

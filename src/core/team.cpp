@@ -1,0 +1,113 @@
+// Teams: membership, slots, and the team barrier.
+//
+// The barrier is a counter and a generation word in the team's PE 0 cell. Arrivals fetch-add
+// the counter; the last one resets it and bumps the generation. Waiters spin briefly, then
+// sleep on the generation word with a futex (shared mapping: the kernel keys it by the memfd
+// page, so processes that map it at different addresses meet), and the releaser makes the
+// wake system call only when someone sleeps.
+#include "core/team.hpp"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <ctime>
+
+#include "core/log.hpp"
+
+namespace shmem {
+namespace {
+
+long futex(std::uint32_t* addr, int op, std::uint32_t val, const timespec* ts) {
+  return syscall(SYS_futex, addr, op, val, ts, nullptr, 0);
+}
+
+}  // namespace
+
+Team::Team(Runtime& rt, int slot, std::vector<int> world_pes, bool predefined)
+    : rt_(&rt), slot_(slot), world_(std::move(world_pes)), predefined_(predefined) {
+  me_ = index_of(rt.my_pe());
+}
+
+int Team::index_of(int world_pe) const noexcept {
+  auto it = std::find(world_.begin(), world_.end(), world_pe);
+  return it == world_.end() ? -1 : static_cast<int>(it - world_.begin());
+}
+
+void Team::sync() noexcept {
+  const int n = size();
+  if (n == 1) return;
+  TeamCell& root = cell(0);
+  std::atomic_ref<std::uint32_t> count(root.count);
+  std::atomic_ref<std::uint32_t> gen(root.gen);
+  std::atomic_ref<std::uint32_t> sleepers(root.sleepers);
+  const std::uint32_t my_gen = gen.load(std::memory_order_acquire);
+  if (count.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<std::uint32_t>(n)) {
+    count.store(0, std::memory_order_relaxed);
+    gen.fetch_add(1, std::memory_order_seq_cst);
+    if (sleepers.load(std::memory_order_seq_cst) != 0) futex(&root.gen, FUTEX_WAKE, INT_MAX, nullptr);
+    return;
+  }
+  auto done = [&] { return gen.load(std::memory_order_acquire) != my_gen; };
+  const WaitPolicy& pol = rt_->wait_policy();
+  for (unsigned i = 0; i < pol.spin_iterations; ++i) {
+    if (done()) return;
+    cpu_relax();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  while (!done()) {
+    sleepers.fetch_add(1, std::memory_order_seq_cst);
+    timespec ts{0, 200 * 1000 * 1000};  // wake up now and then for the watchdog
+    if (gen.load(std::memory_order_seq_cst) == my_gen) futex(&root.gen, FUTEX_WAIT, my_gen, &ts);
+    sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    if (pol.timeout_s > 0 && !done()) {
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (waited > pol.timeout_s) {
+        log::write(log::Level::kFatal, "wait",
+                   "barrier timed out after %.1f s (SHMEM_WAIT_TIMEOUT=%g): PE %d (team PE %d of %d, slot %d) "
+                   "waited on the barrier word at %s of world PE %d for generation != %u; last seen generation "
+                   "%u with %u of %d PEs arrived",
+                   waited, pol.timeout_s, rt_->my_pe(), me_, n, slot_, rt_->describe(&my_cell().gen).c_str(),
+                   world_pe(0), my_gen, gen.load(), count.load(), n);
+        rt_->abort_job(1);
+      }
+    }
+  }
+}
+
+void Team::allgather_words(const std::uint64_t* mine, int words, std::uint64_t* out) noexcept {
+  TeamCell& c = my_cell();
+  for (int k = 0; k < words; ++k) std::atomic_ref<std::uint64_t>(c.scratch[k]).store(mine[k], std::memory_order_relaxed);
+  sync();
+  for (int pe = 0; pe < size(); ++pe) {
+    TeamCell& p = cell(pe);
+    for (int k = 0; k < words; ++k)
+      out[pe * words + k] = std::atomic_ref<std::uint64_t>(p.scratch[k]).load(std::memory_order_relaxed);
+  }
+  sync();  // nobody overwrites its scratch before everyone has read it
+}
+
+TeamSlots::TeamSlots() {
+  for (auto& w : free_) w = ~0ull;
+}
+void TeamSlots::take(int slot) noexcept { free_[slot / 64] &= ~(1ull << (slot % 64)); }
+void TeamSlots::release(int slot) noexcept { free_[slot / 64] |= 1ull << (slot % 64); }
+
+void Runtime::barrier() noexcept { world_team_->sync(); }
+
+Team* Runtime::add_team(std::unique_ptr<Team> t) {
+  std::lock_guard<std::mutex> g(teams_mu_);
+  teams_.push_back(std::move(t));
+  return teams_.back().get();
+}
+
+void Runtime::remove_team(Team* t) noexcept {
+  std::lock_guard<std::mutex> g(teams_mu_);
+  slots_->release(t->slot());
+  std::erase_if(teams_, [t](const std::unique_ptr<Team>& p) { return p.get() == t; });
+}
+
+}  // namespace shmem

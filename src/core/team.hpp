@@ -1,0 +1,60 @@
+#pragma once
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "core/runtime.hpp"
+#include "core/team_ops.hpp"
+
+namespace shmem {
+
+// A team: an ordered set of world PEs with a slot of runtime-internal symmetric memory (its
+// barrier cell and a small scratch area for pulled values). All members of a team agree on
+// its slot, because slots are chosen by a collective over the parent team.
+class Team {
+ public:
+  Team(Runtime& rt, int slot, std::vector<int> world_pes, bool predefined);
+
+  Runtime& rt() const noexcept { return *rt_; }
+  int slot() const noexcept { return slot_; }
+  int my_pe() const noexcept { return me_; }
+  int size() const noexcept { return static_cast<int>(world_.size()); }
+  int world_pe(int pe) const noexcept { return world_[static_cast<std::size_t>(pe)]; }
+  const std::vector<int>& world_pes() const noexcept { return world_; }
+  int index_of(int world_pe) const noexcept;  // -1 if not a member
+  bool predefined() const noexcept { return predefined_; }
+  TeamCell& cell(int team_pe) const noexcept { return rt_->internal(world_pe(team_pe)).teams[slot_]; }
+  TeamCell& my_cell() const noexcept { return cell(me_); }
+
+  core::TeamConfig config;
+  long config_mask = 0;
+
+  // Blocks until every member has arrived (no quiet: that is barrier's job).
+  void sync() noexcept;
+  // Every member publishes `words` (<= kScratchWords) and receives all members' values,
+  // ordered by team PE: out[pe * words + k]. Collective.
+  void allgather_words(const std::uint64_t* mine, int words, std::uint64_t* out) noexcept;
+
+ private:
+  Runtime* rt_;
+  int slot_;
+  int me_ = -1;
+  std::vector<int> world_;
+  bool predefined_;
+};
+
+// Slot bookkeeping for one PE: which team slots it uses. Team creation ANDs the free sets of
+// all parent members so every member of the new team gets the same slot.
+class TeamSlots {
+ public:
+  static constexpr int kWords = kMaxTeams / 64;
+  TeamSlots();
+  void take(int slot) noexcept;
+  void release(int slot) noexcept;
+  const std::uint64_t* free_mask() const noexcept { return free_; }
+
+ private:
+  std::uint64_t free_[kWords];
+};
+
+}  // namespace shmem

@@ -1,0 +1,205 @@
+// Team queries, splits and destruction; contexts (core side of shmem_team_* / shmem_ctx_*).
+#include <algorithm>
+#include <new>
+
+#include "core/access.hpp"
+#include "core/log.hpp"
+#include "core/team.hpp"
+
+namespace shmem {
+namespace {
+
+// Public handle values for the predefined teams (include/shmem/ must agree: see the
+// header comment there). SHMEM_TEAM_INVALID is NULL.
+constexpr std::uintptr_t kWorldHandle = 1;
+constexpr std::uintptr_t kSharedHandle = 2;
+
+// Picks `count` slots free on every member of `parent` (a collective over the parent).
+bool agree_slots(Team& parent, int count, int* out) {
+  Runtime& r = parent.rt();
+  std::uint64_t mine[TeamSlots::kWords];
+  {
+    std::lock_guard<std::mutex> g(r.teams_mutex());
+    std::copy_n(r.team_slots().free_mask(), TeamSlots::kWords, mine);
+  }
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(parent.size()) * TeamSlots::kWords);
+  parent.allgather_words(mine, TeamSlots::kWords, all.data());
+  std::uint64_t common[TeamSlots::kWords];
+  std::fill_n(common, TeamSlots::kWords, ~0ull);
+  for (int pe = 0; pe < parent.size(); ++pe)
+    for (int k = 0; k < TeamSlots::kWords; ++k) common[k] &= all[static_cast<std::size_t>(pe) * TeamSlots::kWords + k];
+  int found = 0;
+  for (int s = 0; s < kMaxTeams && found < count; ++s)
+    if (common[s / 64] & (1ull << (s % 64))) out[found++] = s;
+  return found == count;
+}
+
+Team* make_team(Team& parent, int slot, const std::vector<int>& parent_pes, const core::TeamConfig* cfg, long mask) {
+  Runtime& r = parent.rt();
+  std::vector<int> world;
+  world.reserve(parent_pes.size());
+  for (int p : parent_pes) world.push_back(parent.world_pe(p));
+  auto t = std::make_unique<Team>(r, slot, std::move(world), false);
+  if (t->my_pe() < 0) return nullptr;
+  if (cfg && (mask & core::kTeamNumContexts)) t->config.num_contexts = cfg->num_contexts;
+  t->config_mask = mask;
+  {
+    std::lock_guard<std::mutex> g(r.teams_mutex());
+    r.team_slots().take(slot);
+  }
+  return r.add_team(std::move(t));
+}
+
+int split_failed(Team& parent, const char* why, Team** out) {
+  if (parent.my_pe() == 0) SHMEM_ERROR("team", "shmem_team_split: %s", why);
+  *out = nullptr;
+  return 1;
+}
+
+}  // namespace
+
+namespace core {
+
+Team* team_world() noexcept { return rt("shmem_team_world").world_team(); }
+Team* team_shared() noexcept { return rt("shmem_team_shared").shared_team(); }
+
+Team* team_from_handle(void* handle, const char* func) noexcept {
+  Runtime& r = rt(func);
+  const auto h = reinterpret_cast<std::uintptr_t>(handle);
+  if (h == kWorldHandle) return r.world_team();
+  if (h == kSharedHandle) return r.shared_team();
+  return static_cast<Team*>(handle);
+}
+
+int team_my_pe(const Team* t) noexcept { return t ? t->my_pe() : -1; }
+int team_n_pes(const Team* t) noexcept { return t ? t->size() : -1; }
+
+int team_translate_pe(const Team* src, int pe, const Team* dst) noexcept {
+  if (!src || !dst || pe < 0 || pe >= src->size()) return -1;
+  return dst->index_of(src->world_pe(pe));
+}
+
+int team_split_strided(Team* parent, int start, int stride, int size, const TeamConfig* config, long mask,
+                       Team** out) noexcept {
+  *out = nullptr;
+  if (!parent) return 1;
+  const int n = parent->size();
+  // Every parent member evaluates the same triplet, so all agree on validity without talking.
+  bool valid = size > 0 && start >= 0 && start < n && (stride != 0 || size == 1);
+  std::vector<int> members;
+  for (int i = 0; valid && i < size; ++i) {
+    const long long p = start + static_cast<long long>(stride) * i;
+    if (p < 0 || p >= n) valid = false;
+    else members.push_back(static_cast<int>(p));
+  }
+  if (!valid) {
+    parent->sync();
+    return split_failed(*parent, "invalid (start, stride, size) triplet for the parent team", out);
+  }
+  int slot = -1;
+  if (!agree_slots(*parent, 1, &slot))
+    return split_failed(*parent, "no free team slot: destroy unused teams (the limit is 128 teams)", out);
+  try {
+    *out = make_team(*parent, slot, members, config, mask);
+  } catch (const std::bad_alloc&) {
+    core::fatal("shmem_team_split_strided", "out of memory");
+  }
+  parent->sync();
+  return 0;
+}
+
+int team_split_2d(Team* parent, int xrange, const TeamConfig* xconfig, long xmask, Team** xteam,
+                  const TeamConfig* yconfig, long ymask, Team** yteam) noexcept {
+  *xteam = nullptr;
+  *yteam = nullptr;
+  if (!parent) return 1;
+  if (xrange <= 0) {
+    parent->sync();
+    Team* dummy;
+    return split_failed(*parent, "xrange must be positive", &dummy);
+  }
+  const int n = parent->size();
+  const int xr = std::min(xrange, n);
+  const int me = parent->my_pe();
+  int slots[2];
+  if (!agree_slots(*parent, 2, slots)) {
+    Team* dummy;
+    return split_failed(*parent, "no free team slots: destroy unused teams (the limit is 128 teams)", &dummy);
+  }
+  std::vector<int> row, column;
+  for (int p = (me / xr) * xr; p < std::min(n, (me / xr + 1) * xr); ++p) row.push_back(p);
+  for (int p = me % xr; p < n; p += xr) column.push_back(p);
+  try {
+    *xteam = make_team(*parent, slots[0], row, xconfig, xmask);
+    *yteam = make_team(*parent, slots[1], column, yconfig, ymask);
+  } catch (const std::bad_alloc&) {
+    core::fatal("shmem_team_split_2d", "out of memory");
+  }
+  parent->sync();
+  return 0;
+}
+
+int team_get_config(const Team* t, long mask, TeamConfig* config) noexcept {
+  if (!t || !config) return 1;
+  if (mask & kTeamNumContexts) config->num_contexts = t->config.num_contexts;
+  return 0;
+}
+
+void team_destroy(Team* t) noexcept {
+  if (!t) return;
+  if (t->predefined()) {
+    SHMEM_ERROR("team", "shmem_team_destroy: the predefined teams cannot be destroyed; ignored");
+    return;
+  }
+  quiet(t->rt().default_ctx());
+  t->sync();  // no member still uses the slot
+  t->rt().remove_team(t);
+}
+
+void* team_ptr(const Team* t, const void* dest, int pe) noexcept {
+  if (!t || pe < 0 || pe >= t->size()) return nullptr;
+  return ptr(dest, t->world_pe(pe));
+}
+
+int team_sync(Team* t) noexcept {
+  if (!t) return 1;
+  t->sync();
+  return 0;
+}
+
+int ctx_create(Team* team, long options, Ctx** out) noexcept {
+  if (!team || (options & ~(kCtxSerialized | kCtxPrivate | kCtxNostore)) != 0) return 1;
+  Ctx* c = new (std::nothrow) Ctx;
+  if (!c) return 1;
+  c->rt = &team->rt();
+  c->team = team;
+  c->options = options;
+  if (team != team->rt().world_team()) {
+    c->world = team->world_pes().data();
+    c->team_size = team->size();
+  }
+  *out = c;
+  return 0;
+}
+
+void ctx_destroy(Ctx* ctx) noexcept {
+  if (!ctx) return;
+  if (ctx == ctx->rt->default_ctx()) {
+    SHMEM_ERROR("ctx", "shmem_ctx_destroy: the default context cannot be destroyed; ignored");
+    return;
+  }
+  quiet(ctx);
+  delete ctx;
+}
+
+Team* ctx_get_team(const Ctx* ctx) noexcept { return ctx ? ctx->team : nullptr; }
+
+}  // namespace core
+
+namespace detail {
+void bad_team_pe(const Ctx& ctx, int pe, const char* func) noexcept {
+  core::fatal(func, "PE %d is out of range for the context's team: it has PEs 0..%d", pe, ctx.team_size - 1);
+}
+}  // namespace detail
+
+}  // namespace shmem

@@ -1,0 +1,101 @@
+#pragma once
+// Internal operations for teams, contexts and collectives (OpenSHMEM 1.6 sections 9.4-9.9).
+// Like ops.hpp, this is the one interface behind every public surface; the C shims in
+// src/api/ stay thin. Team and context handles are opaque pointers to shmem::Team / Ctx.
+// Every PE number passed here is relative to the team it comes with.
+#include <cstddef>
+#include <cstdint>
+
+#include "core/ops.hpp"
+
+namespace shmem {
+
+class Team;
+
+namespace core {
+
+// ---- teams ----------------------------------------------------------------------------------
+// The predefined teams always exist after init; their handles are stable for the job.
+Team* team_world() noexcept;
+Team* team_shared() noexcept;   // PEs whose memory this PE maps directly (this host)
+// Maps a public handle to a team. nullptr (SHMEM_TEAM_INVALID) stays nullptr; callers decide.
+// Ends the job if the library is not initialised.
+Team* team_from_handle(void* handle, const char* func) noexcept;
+
+struct TeamConfig {
+  int num_contexts = 0;
+};
+constexpr long kTeamNumContexts = 1L << 0;  // SHMEM_TEAM_NUM_CONTEXTS
+
+int team_my_pe(const Team* team) noexcept;      // -1 for nullptr
+int team_n_pes(const Team* team) noexcept;      // -1 for nullptr
+// PE `pe` of `src` as numbered in `dst`; -1 if not a member or any argument invalid.
+int team_translate_pe(const Team* src, int pe, const Team* dst) noexcept;
+// Collective over `parent`. Returns 0 on success (non-members get *out = nullptr and 0),
+// nonzero on error (invalid arguments or no free team slot), with *out = nullptr.
+int team_split_strided(Team* parent, int start, int stride, int size, const TeamConfig* config, long config_mask,
+                       Team** out) noexcept;
+int team_split_2d(Team* parent, int xrange, const TeamConfig* xconfig, long xmask, Team** xteam,
+                  const TeamConfig* yconfig, long ymask, Team** yteam) noexcept;
+int team_get_config(const Team* team, long config_mask, TeamConfig* config) noexcept;  // 0 or nonzero
+void team_destroy(Team* team) noexcept;  // collective over the team; predefined teams refused
+void* team_ptr(const Team* team, const void* dest, int pe) noexcept;
+int team_sync(Team* team) noexcept;      // 0, or nonzero for an invalid team
+
+// ---- contexts (SHMEM_CTX_SERIALIZED=1, PRIVATE=2, NOSTORE=4 as options) ---------------------
+constexpr long kCtxSerialized = 1L << 0;
+constexpr long kCtxPrivate = 1L << 1;
+constexpr long kCtxNostore = 1L << 2;
+// Returns 0 and *ctx on success; nonzero (and *ctx untouched) when options are invalid or the
+// team is invalid. The default context is not created here (ctx_from_handle(nullptr)).
+int ctx_create(Team* team, long options, Ctx** ctx) noexcept;
+void ctx_destroy(Ctx* ctx) noexcept;  // quiets first; destroying the default context is refused
+Team* ctx_get_team(const Ctx* ctx) noexcept;
+
+// ---- team-based collectives (return 0 on success, nonzero for an invalid team/argument) -----
+// Byte-based; typed shims multiply by sizeof. All are collective over `team`.
+int broadcast(Team* team, void* dest, const void* source, std::size_t bytes, int root) noexcept;
+int collect(Team* team, void* dest, const void* source, std::size_t bytes) noexcept;   // sizes may differ per PE
+int fcollect(Team* team, void* dest, const void* source, std::size_t bytes) noexcept;  // same size on every PE
+int alltoall(Team* team, void* dest, const void* source, std::size_t bytes_per_pe) noexcept;
+// Strides in elements of elem_size; nelems elements go to each PE.
+int alltoalls(Team* team, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
+              std::size_t nelems, std::size_t elem_size) noexcept;
+
+// acc[i] = acc[i] OP in[i] for i < n (elements of the reduced type). The typed shims pass one
+// instantiation per (type, op); the algorithms only move bytes and call it on slices.
+using Combine = void (*)(void* acc, const void* in, std::size_t n) noexcept;
+int reduce(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem_size,
+           Combine combine) noexcept;
+// Inclusive (exclusive=false) or exclusive prefix reduction in team PE order. For the
+// exclusive form PE 0's dest is left unchanged, as the spec says.
+int scan(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem_size, Combine combine,
+         bool exclusive) noexcept;
+
+// ---- legacy active-set collectives ----------------------------------------------------------
+// PEs start, start + 2^log_stride, ... (size of them). pSync is the user's symmetric array of
+// longs, initialised to SHMEM_SYNC_VALUE (0) and left so on return; it must hold at least
+// kSyncSize longs (every *_SYNC_SIZE constant is this value).
+constexpr std::size_t kSyncSize = 8;
+constexpr long kSyncValue = 0;
+struct ActiveSet {
+  int start;
+  int log_stride;
+  int size;
+  long* psync;
+};
+void barrier(const ActiveSet& set) noexcept;  // quiet + sync over the set
+void sync(const ActiveSet& set) noexcept;     // sync only
+// root is the index within the set for broadcast, as in the spec; dest on the root is not written.
+void broadcast(const ActiveSet& set, void* dest, const void* source, std::size_t bytes, int root) noexcept;
+void collect(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept;
+void fcollect(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept;
+void alltoall(const ActiveSet& set, void* dest, const void* source, std::size_t bytes_per_pe) noexcept;
+void alltoalls(const ActiveSet& set, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
+               std::size_t nelems, std::size_t elem_size) noexcept;
+// pWrk is accepted and unused: the pull algorithms need no work array.
+void reduce(const ActiveSet& set, void* dest, const void* source, std::size_t nelems, std::size_t elem_size,
+            Combine combine) noexcept;
+
+}  // namespace core
+}  // namespace shmem
