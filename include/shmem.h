@@ -1,9 +1,13 @@
 /*
- * shmem.h - OpenSHMEM 1.6 C API (point-to-point part: setup, memory, RMA, AMO, signals,
- * ordering, point-to-point synchronization, locks).
+ * shmem.h - OpenSHMEM 1.6 C API: setup, memory, RMA, AMO, signals, ordering, point-to-point
+ * synchronization, locks (this file and shmem/shmem_{amo,sync}.h), teams and contexts
+ * (shmem/shmem_team.h), team-based collectives (shmem/shmem_coll.h), the deprecated
+ * active-set collectives (shmem/shmem_coll_legacy.h), and the generic names as C11 _Generic
+ * macros or C++ overloads (shmem/shmem_generic*.h).
  *
- * Compiles as C11 and as C++ (17 and later); includes standard headers only. Every typed family
- * is declared by expanding a type table from shmem/shmem_types.h, never written out per type.
+ * Compiles as C99, C11 and C++ (17 and later); includes standard headers only. Every typed
+ * family is declared by expanding a type table from shmem/shmem_types.h, never written out per
+ * type.
  */
 #ifndef SHMEM_H
 #define SHMEM_H
@@ -255,7 +259,12 @@ SHMEM_API void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_
 }
 #endif
 
+#include "shmem/shmem_team.h"
 #include "shmem/shmem_amo.h"
 #include "shmem/shmem_sync.h"
+#include "shmem/shmem_coll.h"
+#include "shmem/shmem_coll_legacy.h"
+/* Last: in C11 some generic names are also names of deprecated functions declared above. */
+#include "shmem/shmem_generic.h"
 
 #endif /* SHMEM_H */

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 
-PKGS=(cmake g++ make pkg-config libssl-dev openssl libgtest-dev python3 procps)
+PKGS=(cmake g++ make pkg-config libssl-dev openssl libgtest-dev python3 python3-dev pybind11-dev python3-numpy python3-pytest procps)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
