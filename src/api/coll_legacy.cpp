@@ -22,17 +22,18 @@ void check_buffer(const char* f, const char* arg, const void* p, std::size_t cou
   if (api::checking()) api::check_coll_buffer(f, arg, p, api::checked_bytes(f, "nelems", count, elem, factor));
 }
 
-void aset_broadcast(const char* f, void* dest, const void* source, size_t nelems, std::size_t elem, int root, int start,
-               int log_stride, int size, long* psync) noexcept {
+void aset_broadcast(const char* f, void* dest, const void* source, size_t nelems, std::size_t elem, int root,
+                    int start, int log_stride, int size, long* psync) noexcept {
   const core::ActiveSet set = api::active_set(f, start, log_stride, size, psync);
-  if (root < 0 || root >= size) core::fatal(f, "PE_root=%d is not an index into the active set (0..%d)", root, size - 1);
+  if (root < 0 || root >= size)
+    core::fatal(f, "PE_root=%d is not an index into the active set (0..%d)", root, size - 1);
   check_buffer(f, "dest", dest, nelems, elem);
   check_buffer(f, "source", source, nelems, elem);
   core::broadcast(set, dest, source, nelems * elem, root);
 }
 
 void aset_gather(const char* f, api::Gather kind, void* dest, const void* source, size_t nelems, std::size_t elem,
-            int start, int log_stride, int size, long* psync) noexcept {
+                 int start, int log_stride, int size, long* psync) noexcept {
   const core::ActiveSet set = api::active_set(f, start, log_stride, size, psync);
   const auto n = static_cast<std::size_t>(size);
   check_buffer(f, "dest", dest, nelems, elem, kind == api::Gather::kCollect ? 1 : n);
@@ -48,7 +49,7 @@ void aset_gather(const char* f, api::Gather kind, void* dest, const void* source
 }
 
 void aset_alltoalls(const char* f, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
-               std::size_t elem, int start, int log_stride, int size, long* psync) noexcept {
+                    std::size_t elem, int start, int log_stride, int size, long* psync) noexcept {
   const core::ActiveSet set = api::active_set(f, start, log_stride, size, psync);
   if (api::checking()) {
     api::check_stride(f, "dst", dst);

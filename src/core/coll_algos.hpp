@@ -169,7 +169,9 @@ void scan(G& g, void* dest, const void* source, std::size_t nelems, std::size_t 
   g.sync();
   const int last = exclusive ? me - 1 : me;
   std::vector<char> result;
-  if (last >= 0 && bytes) {
+  if (last < 0 && bytes) {
+    result.assign(bytes, 0);  // exclusive: PE 0 gets the sum's identity, zero
+  } else if (bytes) {
     result.resize(bytes);
     std::memcpy(result.data(), peer(g, source, 0), bytes);
     for (int pe = 1; pe <= last; ++pe) combine(result.data(), peer(g, source, pe), nelems);

@@ -67,8 +67,8 @@ int alltoalls(Team* team, void* dest, const void* source, std::ptrdiff_t dst, st
 using Combine = void (*)(void* acc, const void* in, std::size_t n) noexcept;
 int reduce(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem_size,
            Combine combine) noexcept;
-// Inclusive (exclusive=false) or exclusive prefix reduction in team PE order. For the
-// exclusive form PE 0's dest is left unchanged, as the spec says.
+// Inclusive (exclusive=false) or exclusive prefix reduction in team PE order. The spec only
+// has sum scans: for the exclusive form PE 0's dest is set to zero (shmem_scan.tex).
 int scan(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem_size, Combine combine,
          bool exclusive) noexcept;
 

@@ -24,30 +24,43 @@
 #endif
 
 static long coll_failures_ = 0;
-enum { COLL_MAX_PRINTED = 25 };
+static unsigned long coll_checks_ = 0; /* checks evaluated by this PE, for the summary line */
+#define COLL_COUNT_() __atomic_add_fetch(&coll_checks_, 1, __ATOMIC_RELAXED)
+/* How many failures a PE prints: 25, or COLL_CHECK_PRINT from the environment. */
+COLL_UNUSED static long coll_max_printed_(void) {
+  static long limit = -1;
+  if (__atomic_load_n(&limit, __ATOMIC_RELAXED) < 0) {
+    const char* e = getenv("COLL_CHECK_PRINT");
+    __atomic_store_n(&limit, e && *e ? atol(e) : 25, __ATOMIC_RELAXED);
+  }
+  return __atomic_load_n(&limit, __ATOMIC_RELAXED);
+}
 
 COLL_UNUSED static long coll_failures(void) { return __atomic_load_n(&coll_failures_, __ATOMIC_SEQ_CST); }
 
 COLL_UNUSED static void coll_fail_(const char* file, int line, const char* fmt, ...) {
   long n = __atomic_add_fetch(&coll_failures_, 1, __ATOMIC_SEQ_CST);
-  if (n > COLL_MAX_PRINTED) return;
+  const long max_printed = coll_max_printed_();
+  if (n > max_printed) return;
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   fprintf(stderr, "PE %d: FAIL %s:%d: %s\n", shmem_my_pe(), file, line, msg);
-  if (n == COLL_MAX_PRINTED) fprintf(stderr, "PE %d: (further failures not printed)\n", shmem_my_pe());
+  if (n == max_printed) fprintf(stderr, "PE %d: (further failures not printed)\n", shmem_my_pe());
   fflush(stderr);
 }
 
 #define CHECK(cond)                                            \
   do {                                                         \
+    COLL_COUNT_();                                             \
     if (!(cond)) coll_fail_(__FILE__, __LINE__, "%s", #cond); \
   } while (0)
 
 #define CHECKF(cond, ...)                                          \
   do {                                                             \
+    COLL_COUNT_();                                                 \
     if (!(cond)) coll_fail_(__FILE__, __LINE__, __VA_ARGS__);      \
   } while (0)
 
@@ -56,6 +69,7 @@ COLL_UNUSED static void coll_fail_(const char* file, int line, const char* fmt, 
 #define CHECK_EQ(got, expected)                                                                      \
   do {                                                                                               \
     long double coll_g_ = (long double)(got), coll_e_ = (long double)(expected);                     \
+    COLL_COUNT_();                                                                                   \
     if (!(coll_g_ == coll_e_))                                                                       \
       coll_fail_(__FILE__, __LINE__, "%s (got %.21Lg, expected %.21Lg)", #got, coll_g_, coll_e_);    \
   } while (0)
@@ -64,6 +78,7 @@ COLL_UNUSED static void coll_fail_(const char* file, int line, const char* fmt, 
 #define CHECK_EQ_AT(got, expected, fmt, ...)                                                          \
   do {                                                                                                \
     long double coll_g_ = (long double)(got), coll_e_ = (long double)(expected);                      \
+    COLL_COUNT_();                                                                                    \
     if (!(coll_g_ == coll_e_)) {                                                                      \
       char coll_ctx_[512];                                                                            \
       snprintf(coll_ctx_, sizeof coll_ctx_, fmt, __VA_ARGS__);                                        \
@@ -76,6 +91,7 @@ COLL_UNUSED static void coll_fail_(const char* file, int line, const char* fmt, 
   do {                                                                                             \
     const void* coll_g_ = (const void*)(got);                                                      \
     const void* coll_e_ = (const void*)(expected);                                                 \
+    COLL_COUNT_();                                                                                 \
     if (coll_g_ != coll_e_)                                                                        \
       coll_fail_(__FILE__, __LINE__, "%s (got %p, expected %p)", #got, coll_g_, coll_e_);          \
   } while (0)
@@ -86,6 +102,7 @@ COLL_UNUSED static void coll_fail_(const char* file, int line, const char* fmt, 
     const unsigned char* coll_g_ = (const unsigned char*)(got);                                    \
     const unsigned char* coll_e_ = (const unsigned char*)(expected);                               \
     size_t coll_n_ = (n);                                                                          \
+    COLL_COUNT_();                                                                                 \
     if (coll_n_ && memcmp(coll_g_, coll_e_, coll_n_) != 0) {                                       \
       size_t coll_i_ = 0;                                                                          \
       while (coll_g_[coll_i_] == coll_e_[coll_i_]) ++coll_i_;                                      \
@@ -105,7 +122,7 @@ COLL_UNUSED static int coll_finish(const char* name) {
     fprintf(stderr, "PE %d: %s: %ld check(s) failed\n", me, name, failures);
     return 1;
   }
-  if (me == 0) printf("%s: OK\n", name);
+  if (me == 0) printf("%s: OK (PE 0 ran %lu checks)\n", name, __atomic_load_n(&coll_checks_, __ATOMIC_RELAXED));
   return 0;
 }
 

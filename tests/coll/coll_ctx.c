@@ -45,6 +45,7 @@ static void exercise_world_ctx(shmem_ctx_t ctx, long options, int round) {
   shmem_ctx_quiet(ctx);
   shmem_ctx_long_atomic_add(ctx, &counter, me + 1, 0);
   shmem_ctx_quiet(ctx);
+  if (options & SHMEM_CTX_NOSTORE) shmem_quiet(); /* store completion needs a non-NOSTORE context */
   shmem_barrier_all();
   const long lbase = 1000000L * round + 1000L * left;
   for (int i = 0; i < NE; ++i) {
@@ -174,6 +175,7 @@ static void exercise_team_ctx(shmem_team_t team, long options, int round, const 
   shmem_ctx_long_p(ctx, &data[1][0], base + 5, tright);
   shmem_ctx_long_atomic_add(ctx, &counter, me + 1, 0); /* team PE 0 = world PE wroot */
   shmem_ctx_quiet(ctx);
+  if (options & SHMEM_CTX_NOSTORE) shmem_quiet(); /* store completion needs a non-NOSTORE context */
   CHECK_EQ(shmem_team_sync(team), 0);
   const long lbase = 1000000L * round + 1000L * wleft;
   for (int i = 0; i < NE; ++i) CHECK_EQ_AT(data[0][i], lbase + i, "%s put", what);
@@ -202,14 +204,16 @@ static void exercise_team_ctx(shmem_team_t team, long options, int round, const 
   shmem_signal_wait_until(&sig, SHMEM_CMP_NE, 0);
   CHECK_EQ_AT(sig, (uint64_t)wleft + 1, "%s put_signal signal from world PE", what);
   for (int i = 0; i < NE; ++i) CHECK_EQ_AT(data[2][i], lbase + i, "%s put_signal data", what);
-  /* fence ordering on the team context */
-  ordered_flag = 0;
-  CHECK_EQ(shmem_team_sync(team), 0);
-  shmem_ctx_long_put(ctx, ordered_data, src, NE, tright);
-  shmem_ctx_fence(ctx);
-  shmem_ctx_long_atomic_set(ctx, &ordered_flag, 1, tright);
-  shmem_long_wait_until(&ordered_flag, SHMEM_CMP_EQ, 1);
-  for (int i = 0; i < NE; ++i) CHECK_EQ_AT(ordered_data[i], lbase + i, "%s fence", what);
+  /* fence ordering on the team context (not promised for stores under NOSTORE) */
+  if (!(options & SHMEM_CTX_NOSTORE)) {
+    ordered_flag = 0;
+    CHECK_EQ(shmem_team_sync(team), 0);
+    shmem_ctx_long_put(ctx, ordered_data, src, NE, tright);
+    shmem_ctx_fence(ctx);
+    shmem_ctx_long_atomic_set(ctx, &ordered_flag, 1, tright);
+    shmem_long_wait_until(&ordered_flag, SHMEM_CMP_EQ, 1);
+    for (int i = 0; i < NE; ++i) CHECK_EQ_AT(ordered_data[i], lbase + i, "%s fence", what);
+  }
   shmem_ctx_quiet(ctx);
   CHECK_EQ(shmem_team_sync(team), 0);
   if (me == wroot) counter = 0;

@@ -1,0 +1,45 @@
+/*
+ * coll_fail.c - misuse that the library must stop with a clear message (run through
+ * coll_expect.sh, which checks the exit status and the output):
+ *   ctx-team-pe    a put on a team context to a PE number past the team's end
+ *   bcast-root     a team broadcast whose PE_root is not a team PE
+ *   aset-outside   an active-set collective called by a PE outside the active set
+ * Each mode prints "NOT STOPPED" if the library lets the call return.
+ */
+#include <shmem.h>
+
+#include "coll_check.h"
+
+static long target[4];
+static long source[4];
+static long psync[SHMEM_BCAST_SYNC_SIZE];
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "";
+  shmem_init();
+  const int npes = shmem_n_pes();
+  for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; ++i) psync[i] = SHMEM_SYNC_VALUE;
+  shmem_barrier_all();
+  if (strcmp(mode, "ctx-team-pe") == 0) {
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    shmem_team_config_t cfg = {1};
+    if (shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, &cfg, SHMEM_TEAM_NUM_CONTEXTS, &t) != 0) return 3;
+    shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+    if (shmem_team_create_ctx(t, 0, &ctx) != 0) return 3;
+    shmem_ctx_long_p(ctx, &target[0], 1, npes); /* team PEs are 0..npes-1 */
+    shmem_ctx_quiet(ctx);
+  } else if (strcmp(mode, "bcast-root") == 0) {
+    shmem_long_broadcast(SHMEM_TEAM_WORLD, target, source, 4, npes);
+  } else if (strcmp(mode, "aset-outside") == 0) {
+    /* The active set is PE 0 alone; every other PE calls it anyway. */
+    if (shmem_my_pe() != 0) shmem_broadcast64(target, source, 4, 0, 0, 0, 1, psync);
+    else shmem_barrier_all();
+  } else {
+    fprintf(stderr, "coll_fail: unknown mode '%s'\n", mode);
+    return 2;
+  }
+  printf("PE %d: NOT STOPPED\n", shmem_my_pe());
+  fflush(stdout);
+  shmem_finalize();
+  return 0;
+}
