@@ -83,7 +83,8 @@ const std::vector<ConfigVarInfo>& config_vars() {
 }
 
 std::string config_raw(const char* name) {
-  if (const char* v = std::getenv(name)) return v;
+  // An empty value means "unset", as in most shells' idiom VAR= command.
+  if (const char* v = std::getenv(name); v && *v) return v;
   for (const auto& var : config_vars())
     if (std::string_view(var.name) == name) return var.default_value;
   throw Error(Errc::kInternal, std::string("unknown configuration variable ") + name);

@@ -1,6 +1,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <ctime>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +45,16 @@ void Runtime::finalize() noexcept {
       store_->goodbye();
     } catch (const std::exception& e) {
       SHMEM_WARN("init", "finalize: %s", e.what());
+    }
+  }
+  if (store_server_) {
+    // We host the store: keep it up until every PE has said goodbye (bounded).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (int pe = 0; pe < npes_; ++pe) {
+      while (!store_server_->rank_finalized(pe) && std::chrono::steady_clock::now() < deadline) {
+        timespec ts{0, 1000 * 1000};
+        nanosleep(&ts, nullptr);
+      }
     }
   }
 }

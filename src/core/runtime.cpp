@@ -6,6 +6,7 @@
 #include <cstring>
 #include <thread>
 
+#include "bootstrap/launch_env.hpp"
 #include "bootstrap/store.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -34,17 +35,11 @@ Runtime::Runtime(int requested_thread_level)
 #else
   checks_ = cfg_.debug;
 #endif
-  if (cfg_.npes > 0) {
-    if (cfg_.pe < 0 || cfg_.pe >= cfg_.npes)
-      throw Error(Errc::kInvalidValue, "SHMEM_PE=" + std::to_string(cfg_.pe) + " is outside 0.." +
-                                           std::to_string(cfg_.npes - 1) + " (SHMEM_NPES=" +
-                                           std::to_string(cfg_.npes) + ")");
-    me_ = static_cast<int>(cfg_.pe);
-    npes_ = static_cast<int>(cfg_.npes);
-  }
-  if (npes_ > 1 && cfg_.store_addr.empty())
-    throw Error(Errc::kBootstrap, "SHMEM_NPES=" + std::to_string(npes_) +
-                                      " but SHMEM_STORE_ADDR is not set: start the program with oshrun -n N");
+  bootstrap::LaunchSpec launch = bootstrap::launch_spec_from_env(cfg_);
+  me_ = launch.pe;
+  npes_ = launch.npes;
+  job_id_ = launch.job_id;
+  secret_ = launch.tls.secret;
   log::set_identity(me_, npes_);
   default_ctx_.rt = this;
 
@@ -65,12 +60,15 @@ Runtime::Runtime(int requested_thread_level)
   wait_.timeout_s = cfg_.wait_timeout;
 
   if (npes_ > 1) {
-    auto [host, port] = bootstrap::parse_host_port(cfg_.store_addr, "SHMEM_STORE_ADDR");
-    bootstrap::TlsConfig tls;
-    tls.enabled = cfg_.bootstrap_tls;
-    tls.secret = cfg_.job_secret;
-    if (!cfg_.bootstrap_tls_info.empty()) tls.apply_seed_info(cfg_.bootstrap_tls_info);
-    store_ = std::make_unique<bootstrap::StoreClient>(host, port, tls, me_, to_ms(cfg_.bootstrap_timeout));
+    if (launch.host_store) {
+      bootstrap::StoreServer::Options o;
+      o.bind_host = launch.store_host;
+      o.port = launch.store_port;
+      o.tls = launch.tls;
+      store_server_ = std::make_unique<bootstrap::StoreServer>(std::move(o));
+    }
+    store_ = std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
+                                                      to_ms(cfg_.bootstrap_timeout));
     connect_peers();
   }
   create_predefined_teams();
@@ -106,8 +104,8 @@ void Runtime::connect_peers() {
                                            "': this build has no network transport yet, so all PEs must share one host");
     peers.push_back(pe);
   }
-  job_id_ = cfg_.job_id.empty() ? std::to_string(getppid()) : cfg_.job_id;
-  FdExchange ex(job_id_, me_, cfg_.job_secret);
+  if (job_id_.empty()) job_id_ = std::to_string(getppid());
+  FdExchange ex(job_id_, me_, secret_);
   store_->barrier("shm-listen", npes_, timeout);
   SegmentDesc heap{heap_.fd.get(), heap_.size, heap_lo_};
   SegmentDesc data{data_->fd, data_->size, data_lo_};

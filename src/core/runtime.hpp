@@ -17,6 +17,7 @@ namespace shmem {
 
 namespace bootstrap {
 class StoreClient;
+class StoreServer;
 }
 
 class Team;
@@ -117,6 +118,7 @@ class Runtime {
   bool checks_ = false;
   WaitPolicy wait_;
   Ctx default_ctx_;
+  std::unique_ptr<bootstrap::StoreServer> store_server_;  // rank 0 under torchrun-style launch
   std::unique_ptr<bootstrap::StoreClient> store_;
   Segment heap_;
   const DataSegment* data_ = nullptr;
@@ -128,6 +130,7 @@ class Runtime {
   HeapAllocator alloc_;
   bool finalized_ = false;
   std::string job_id_;
+  std::string secret_;
   std::mutex teams_mu_;
   std::unique_ptr<TeamSlots> slots_;
   std::vector<std::unique_ptr<Team>> teams_;

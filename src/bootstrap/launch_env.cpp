@@ -1,0 +1,98 @@
+#include "bootstrap/launch_env.hpp"
+
+#include <openssl/evp.h>
+
+#include <cstdlib>
+#include <string_view>
+
+#include "bootstrap/store.hpp"
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+
+namespace shmem::bootstrap {
+namespace {
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+int env_int(const char* name, long lo, long hi) {
+  const std::int64_t v = parse_int(env(name), name);
+  if (v < lo || v > hi)
+    throw Error(Errc::kInvalidValue, std::string(name) + "=" + std::to_string(v) + " is outside " +
+                                         std::to_string(lo) + ".." + std::to_string(hi));
+  return static_cast<int>(v);
+}
+
+std::string sha256_hex(std::string_view text) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(text.data(), text.size(), md, &len, EVP_sha256(), nullptr);
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < len; ++i) {
+    out += hex[md[i] >> 4];
+    out += hex[md[i] & 15];
+  }
+  return out;
+}
+
+void apply_tls(const Config& cfg, TlsConfig& tls) {
+  tls.enabled = cfg.bootstrap_tls;
+  tls.secret = cfg.job_secret;
+  if (!cfg.bootstrap_tls_info.empty()) tls.apply_seed_info(cfg.bootstrap_tls_info);
+}
+
+}  // namespace
+
+LaunchSpec launch_spec_from_env(const Config& cfg) {
+  LaunchSpec s;
+  apply_tls(cfg, s.tls);
+  if (cfg.npes > 0) {  // oshrun (or anything that sets our variables)
+    if (cfg.pe < 0 || cfg.pe >= cfg.npes)
+      throw Error(Errc::kInvalidValue, "SHMEM_PE=" + std::to_string(cfg.pe) + " is outside 0.." +
+                                           std::to_string(cfg.npes - 1) + " (SHMEM_NPES=" + std::to_string(cfg.npes) + ")");
+    s.pe = static_cast<int>(cfg.pe);
+    s.npes = static_cast<int>(cfg.npes);
+    s.origin = "oshrun";
+    s.job_id = cfg.job_id;
+    if (s.npes > 1) {
+      if (cfg.store_addr.empty())
+        throw Error(Errc::kBootstrap, "SHMEM_NPES=" + std::to_string(s.npes) +
+                                          " but SHMEM_STORE_ADDR is not set: start the program with oshrun -n N");
+      std::tie(s.store_host, s.store_port) = parse_host_port(cfg.store_addr, "SHMEM_STORE_ADDR");
+    }
+    return s;
+  }
+  if (env("WORLD_SIZE") && env("RANK")) {  // torchrun / torch.distributed style
+    s.npes = env_int("WORLD_SIZE", 1, 1 << 20);
+    s.pe = env_int("RANK", 0, s.npes - 1);
+    s.origin = "torchrun";
+    if (s.npes > 1) {
+      if (!env("MASTER_ADDR") || !env("MASTER_PORT"))
+        throw Error(Errc::kBootstrap, "RANK and WORLD_SIZE are set but MASTER_ADDR/MASTER_PORT are not: rank 0 hosts "
+                                      "the bootstrap store at MASTER_ADDR:MASTER_PORT");
+      s.store_host = env("MASTER_ADDR");
+      s.store_port = static_cast<std::uint16_t>(env_int("MASTER_PORT", 1, 65535));
+      s.host_store = s.pe == 0;
+    }
+    const std::string where = s.store_host + ":" + std::to_string(s.store_port) + "/" + std::to_string(s.npes) + "/" +
+                              (env("TORCHELASTIC_RUN_ID") ? env("TORCHELASTIC_RUN_ID") : "");
+    s.job_id = "t" + sha256_hex(where).substr(0, 16);
+    if (s.tls.secret.empty() && !s.tls.uses_certificates()) {
+      // torchrun hands out no secret: derive one from the rendezvous values, which every rank
+      // knows, and say plainly that this authenticates nothing against a local attacker.
+      s.tls.secret = sha256_hex("shmem-derived-secret/" + where);
+      if (s.pe == 0)
+        SHMEM_WARN("init", "no SHMEM_JOB_SECRET under torchrun-style launch: the bootstrap store's secret is derived "
+                           "from MASTER_ADDR/MASTER_PORT; set SHMEM_JOB_SECRET (same value on every rank) or "
+                           "certificates in SHMEM_BOOTSTRAP_TLS_INFO to authenticate PEs");
+    }
+    return s;
+  }
+  return s;  // singleton
+}
+
+}  // namespace shmem::bootstrap
