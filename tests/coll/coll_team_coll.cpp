@@ -17,6 +17,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -481,6 +482,44 @@ void back_to_back(const TeamDesc& td) {
   }
 }
 
+// Row and column collectives interleaved without barriers: every PE alternates between its row
+// and its column team (from split_2d with xrange) while its row- and column-mates may still be
+// in the other team's call. Row and column calls use separate buffers (the row's in the first
+// half, the column's in the second half of the symmetric buffers).
+void interleaved_2d(shmem_team_t row, shmem_team_t col, int xrange) {
+  const int rn = shmem_team_n_pes(row), rme = shmem_team_my_pe(row);
+  const int cn = shmem_team_n_pes(col), cme = shmem_team_my_pe(col);
+  // Size of the row of column PE p (the last row may be short).
+  auto row_size_of = [&](int p) {
+    const int w = shmem_team_translate_pe(col, p, SHMEM_TEAM_WORLD);
+    const int first = (w / xrange) * xrange;
+    return std::min(xrange, g_npes - first);
+  };
+  auto row_sum = [](int n, int k, std::size_t i) { return n * (1000L * k + (long)i) + 10L * n * (n - 1) / 2; };
+  long* rs = reinterpret_cast<long*>(g_src);
+  long* rd = reinterpret_cast<long*>(g_dst);
+  long* cs = reinterpret_cast<long*>(g_src + kBufBytes / 2);
+  long* cd = reinterpret_cast<long*>(g_dst + kBufBytes / 2);
+  const std::size_t ne = 13;
+  long bad = 0;
+  int k = 0;
+  for (; k < 60 && !bad; ++k) {
+    for (std::size_t i = 0; i < ne; ++i) rs[i] = 1000L * k + 10L * rme + (long)i;
+    if (shmem_long_sum_reduce(row, rd, rs, ne) != 0) ++bad;
+    for (std::size_t i = 0; i < ne; ++i) bad += rd[i] != row_sum(rn, k, i);
+    // Each row's result, tagged with the column PE, goes down the column from PE k % cn.
+    for (std::size_t i = 0; i < ne; ++i) cs[i] = rd[i] + 100000L * cme;
+    const int root = k % cn;
+    if (shmem_long_broadcast(col, cd, cs, ne, root) != 0) ++bad;
+    for (std::size_t i = 0; i < ne; ++i) bad += cd[i] != row_sum(row_size_of(root), k, i) + 100000L * root;
+    if (shmem_long_fcollect(col, cd, cs, 1) != 0) ++bad;
+    for (int p = 0; p < cn; ++p) bad += cd[p] != row_sum(row_size_of(p), k, 0) + 100000L * p;
+    if (shmem_long_fcollect(row, rd, rs, 1) != 0) ++bad;
+    for (int p = 0; p < rn; ++p) bad += rd[p] != 1000L * k + 10L * p;
+  }
+  CHECKF(bad == 0, "interleaved row/column collectives: wrong values by iteration %d", k - 1);
+}
+
 void run_team(const TeamDesc& td, bool with_big) {
   if (td.team == SHMEM_TEAM_INVALID) return;
   for (std::size_t ne : {std::size_t{0}, std::size_t{1}, std::size_t{37}}) {
@@ -541,6 +580,8 @@ int main() {
     run_team(td, td.team == SHMEM_TEAM_WORLD || td.team == col);
     shmem_barrier_all();
   }
+  interleaved_2d(row, col, 2);
+  shmem_barrier_all();
 
   shmem_team_destroy(strided);
   shmem_team_destroy(reversed);

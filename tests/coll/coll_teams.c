@@ -253,6 +253,10 @@ static void split_2d_and_check(shmem_team_t parent, const PeList* parent_list, i
     const int in_col = index_in(&col, row.world[i]);
     CHECK_EQ_AT(shmem_team_translate_pe(xt, i, yt), in_col, "%s: row PE %d -> column", label, i);
   }
+  /* Every row splits itself (reversed) at the same time as the other rows: the new teams of
+   * different rows are created concurrently and must not interfere. */
+  shmem_team_t rrev = split_and_check(xt, &row, row.n - 1, -1, row.n, tag + 2, "reversed row");
+  shmem_team_destroy(rrev);
   shmem_team_destroy(xt);
   shmem_team_destroy(yt);
 }
