@@ -79,6 +79,7 @@ struct Operand {
   std::ptrdiff_t stride = 1; // in elements
   Elem elem = Elem::Other;
   py::dtype dtype;
+  py::object obj;  // the array itself (its base chain tells who owns the memory)
 
   std::size_t extent_bytes() const noexcept {
     return size == 0 ? 0 : ((size - 1) * static_cast<std::size_t>(stride) + 1) * itemsize;
@@ -91,10 +92,14 @@ Operand operand(py::handle obj, const char* name, Access access, bool allow_stri
 // Raises unless `op` lies inside one live symmetric allocation: not freed, not a peer view from
 // shmem.ptr, not ordinary process memory.
 void require_symmetric(const Operand& op);
+// The same for a raw address range (the seed's integer-address API).
+void require_symmetric_addr(std::uintptr_t addr, std::size_t bytes, const char* name);
 // Raises unless `a` and `b` have the same element kind and size.
 void require_same_dtype(const Operand& a, const Operand& b);
 // Raises unless `op` holds exactly one element.
 void require_scalar(const Operand& op);
+// The signal word: a symmetric uint64 array of one element.
+Operand signal_operand(py::handle signal);
 // `size` argument: None -> fallback; otherwise a non-negative int.
 std::size_t size_arg(py::handle size, std::size_t fallback);
 // Converts a Python number to T, raising ShmemTypeError naming `name` on a lossy conversion.
@@ -117,7 +122,6 @@ void check_ctx(std::uintptr_t ctx);
 int team_size(std::uintptr_t team);
 
 // ---- registration ------------------------------------------------------------------------------------
-void bind_errors(py::module_& m);
 void bind_setup(py::module_& m);
 void bind_memory(py::module_& m);
 void bind_rma(py::module_& m);

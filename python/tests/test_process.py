@@ -1,0 +1,136 @@
+"""Whole jobs started from a test: the launcher module, exit paths (global_exit, an uncaught
+exception, finalize), TLS set-up calls, lazy initialisation. They run in the launcher-less
+session only (see conftest.only_singleton)."""
+import os
+import textwrap
+import time
+
+import shmem
+import shmem.run
+from conftest import only_singleton, run_job
+
+pytestmark = only_singleton
+
+
+def script(tmp_path, body, name="job.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body))
+    return str(path)
+
+
+def test_find_oshrun(monkeypatch):
+    monkeypatch.delenv("SHMEM_PY_OSHRUN", raising=False)
+    found = shmem.run.find_oshrun()
+    assert found and os.access(found, os.X_OK) and os.path.basename(found) == "oshrun"
+
+
+def test_split_args():
+    assert shmem.run.split_args(["-n", "4", "x.py", "-n", "2"]) == (["-n", "4"], ["x.py", "-n", "2"])
+    assert shmem.run.split_args(["-np", "2", "--tag-output", "-m", "pytest"]) == (
+        ["-np", "2", "--tag-output"], ["-m", "pytest"])
+    assert shmem.run.split_args(["-n2", "--", "-c", "pass"]) == (["-n2"], ["-c", "pass"])
+
+
+def test_launcher_runs_a_script(tmp_path):
+    path = script(tmp_path, """
+        import sys, shmem
+        print(f"PE {shmem.my_pe()} of {shmem.n_pes()} args={sys.argv[1:]}")
+    """)
+    out = run_job(["-m", "shmem.run", "-n", "2", path, "a", "b"])
+    assert out.returncode == 0, out.stderr
+    assert "PE 0 of 2 args=['a', 'b']" in out.stdout and "PE 1 of 2 args=['a', 'b']" in out.stdout
+    out = run_job(["-m", "shmem", "-n", "3", "-c", "import shmem; print('n', shmem.n_pes())"])
+    assert out.returncode == 0 and out.stdout.count("n 3") == 3, out.stderr
+
+
+def test_launcher_usage_errors():
+    out = run_job(["-m", "shmem.run", "-n", "2"])
+    assert out.returncode == 2 and "no program" in out.stderr
+    assert run_job(["-m", "shmem.run", "--help"]).returncode == 0
+
+
+def test_global_exit_ends_every_pe(tmp_path):
+    path = script(tmp_path, """
+        import shmem
+        if shmem.my_pe() == 1:
+            shmem.global_exit(7)
+        shmem.barrier_all()  # PE 0 would wait here forever
+    """)
+    start = time.monotonic()
+    out = run_job(["-m", "shmem.run", "-n", "2", path])
+    assert out.returncode == 7, out.stderr
+    assert time.monotonic() - start < 20
+
+
+def test_uncaught_exception_ends_the_job(tmp_path):
+    path = script(tmp_path, """
+        import shmem
+        if shmem.my_pe() == 1:
+            raise RuntimeError("boom on PE 1")
+        shmem.barrier_all()
+    """)
+    start = time.monotonic()
+    out = run_job(["-m", "shmem.run", "-n", "2", path])
+    assert out.returncode != 0
+    assert "boom on PE 1" in out.stderr
+    assert time.monotonic() - start < 20
+
+
+def test_finalize_then_calls_raise(tmp_path):
+    path = script(tmp_path, """
+        import numpy as np, shmem
+        a = shmem.zeros(2)
+        shmem.finalize()
+        shmem.finalize()  # a second finalize is a no-op
+        for call in (shmem.my_pe, shmem.init, lambda: shmem.put(a, np.zeros(2), 0)):
+            try:
+                call()
+            except shmem.ShmemError as e:
+                print("refused:", e.code, type(e).__name__)
+        print("done")
+    """)
+    out = run_job(["-m", "shmem.run", "-n", "2", path])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("refused: -5 ShmemError") == 6  # 3 calls on 2 PEs
+    assert out.stdout.count("done") == 2
+
+
+def test_lazy_initialisation(tmp_path):
+    path = script(tmp_path, """
+        import shmem
+        assert not shmem.initialized()     # importing does not start the library
+        shmem.set_conf_store_tls(True, "")
+        shmem.set_log_level("error")
+        print("pe", shmem.my_pe())         # the first call does
+        assert shmem.initialized()
+    """)
+    out = run_job(["-m", "shmem.run", "-n", "2", path])
+    assert out.returncode == 0, out.stderr
+    assert "pe 0" in out.stdout and "pe 1" in out.stdout
+    idle = run_job(["-c", "import shmem"])  # never initialised: exits cleanly
+    assert idle.returncode == 0, idle.stderr
+
+
+def test_tls_off_job(tmp_path):
+    path = script(tmp_path, """
+        import os, shmem
+        shmem.set_conf_store_tls(False, "")
+        assert os.environ["SHMEM_BOOTSTRAP_TLS"] == "0"
+        shmem.barrier_all()
+        print("ok", shmem.my_pe())
+    """)
+    out = run_job(["-m", "shmem.run", "-n", "2", path], SHMEM_BOOTSTRAP_TLS="0")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("ok") == 2
+
+
+def test_tls_key_setting(tmp_path):
+    path = script(tmp_path, """
+        import os, shmem
+        shmem.set_conf_store_tls(True, "tlsCaFile: /ca.pem;")
+        shmem.set_conf_store_tls_key("/key.pem", "secret", lambda pw: pw.upper())
+        print(os.environ["SHMEM_BOOTSTRAP_TLS_INFO"])
+    """)
+    out = run_job([path])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "tlsCaFile: /ca.pem; tlsPk: /key.pem; tlsPkPwd: SECRET;"
