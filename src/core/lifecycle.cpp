@@ -15,26 +15,6 @@
 #include "core/runtime.hpp"
 
 namespace shmem {
-namespace {
-
-// The single mutable global of the library: the current runtime (see DESIGN: "one Runtime").
-struct CurrentRuntime {
-  std::mutex mu;
-  std::unique_ptr<Runtime> rt;
-  std::atomic<Runtime*> fast{nullptr};
-  bool atexit_registered = false;
-};
-CurrentRuntime& slot() {
-  static CurrentRuntime s;
-  return s;
-}
-
-void finalize_at_exit() { core::finalize(); }
-
-}  // namespace
-
-Runtime* current_runtime() noexcept { return slot().fast.load(std::memory_order_acquire); }
-
 void Runtime::finalize() noexcept {
   if (finalized_) return;
   finalized_ = true;
@@ -65,29 +45,6 @@ void Runtime::finalize() noexcept {
 }
 
 namespace core {
-
-void init(int requested, int* provided) {
-  CurrentRuntime& s = slot();
-  std::lock_guard<std::mutex> g(s.mu);
-  if (!s.rt) {
-    s.rt = std::make_unique<Runtime>(requested);
-    s.fast.store(s.rt.get(), std::memory_order_release);
-    if (!s.atexit_registered) {
-      s.atexit_registered = true;
-      std::atexit(finalize_at_exit);
-    }
-  }
-  if (provided) *provided = s.rt->thread_level();
-}
-
-void finalize() noexcept {
-  CurrentRuntime& s = slot();
-  std::lock_guard<std::mutex> g(s.mu);
-  if (!s.rt) return;
-  s.rt->finalize();
-  s.fast.store(nullptr, std::memory_order_release);
-  s.rt.reset();
-}
 
 bool initialized() noexcept { return current_runtime() != nullptr; }
 

@@ -26,20 +26,24 @@ bootstrap::Millis to_ms(double s) { return bootstrap::Millis(static_cast<long lo
 
 }  // namespace
 
-Runtime::Runtime(int requested_thread_level)
-    : cfg_(Config::from_env()), alloc_(cfg_.symmetric_size) {
+Runtime::Runtime(RuntimeSetup setup)
+    : cfg_(std::move(setup.cfg)), alloc_(cfg_.symmetric_size) {
   log::configure(cfg_.log_level.c_str(), cfg_.log_file.empty() ? nullptr : cfg_.log_file.c_str());
+  const int requested_thread_level = setup.thread_level;
   thread_level_ = requested_thread_level < 0 ? 0 : (requested_thread_level > 3 ? 3 : requested_thread_level);
 #ifdef SHMEM_CHECKED_BUILD
   checks_ = true;
 #else
   checks_ = cfg_.debug;
 #endif
-  bootstrap::LaunchSpec launch = bootstrap::launch_spec_from_env(cfg_);
+  bootstrap::LaunchSpec& launch = setup.launch;
   me_ = launch.pe;
   npes_ = launch.npes;
   job_id_ = launch.job_id;
   secret_ = launch.tls.secret;
+  instance_id_ = setup.instance_id;
+  connect_timeout_s_ = setup.connect_timeout_s > 0 ? setup.connect_timeout_s : cfg_.bootstrap_timeout;
+  control_timeout_s_ = setup.control_timeout_s > 0 ? setup.control_timeout_s : cfg_.bootstrap_timeout;
   log::set_identity(me_, npes_);
   default_ctx_.rt = this;
 
@@ -60,7 +64,8 @@ Runtime::Runtime(int requested_thread_level)
   wait_.timeout_s = cfg_.wait_timeout;
 
   if (npes_ > 1) {
-    if (launch.host_store) {
+    store_server_ = std::move(setup.server);
+    if (launch.host_store && !store_server_) {
       bootstrap::StoreServer::Options o;
       o.bind_host = launch.store_host;
       o.port = launch.store_port;
@@ -68,7 +73,7 @@ Runtime::Runtime(int requested_thread_level)
       store_server_ = std::make_unique<bootstrap::StoreServer>(std::move(o));
     }
     store_ = std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
-                                                      to_ms(cfg_.bootstrap_timeout));
+                                                      to_ms(connect_timeout_s_));
     connect_peers();
   }
   create_predefined_teams();
@@ -91,7 +96,7 @@ void Runtime::create_predefined_teams() {
 }
 
 void Runtime::connect_peers() {
-  const auto timeout = to_ms(cfg_.bootstrap_timeout);
+  const auto timeout = to_ms(control_timeout_s_);
   const std::string host = hostname();
   store_->set("host/" + std::to_string(me_), host);
   std::vector<int> peers;
@@ -105,6 +110,7 @@ void Runtime::connect_peers() {
     peers.push_back(pe);
   }
   if (job_id_.empty()) job_id_ = std::to_string(getppid());
+  if (instance_id_ != 0) job_id_ += "-i" + std::to_string(instance_id_);
   FdExchange ex(job_id_, me_, secret_);
   store_->barrier("shm-listen", npes_, timeout);
   SegmentDesc heap{heap_.fd.get(), heap_.size, heap_lo_};

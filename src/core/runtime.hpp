@@ -15,10 +15,10 @@
 
 namespace shmem {
 
-namespace bootstrap {
-class StoreClient;
-class StoreServer;
-}
+}  // namespace shmem
+#include "bootstrap/launch_env.hpp"
+#include "bootstrap/store.hpp"
+namespace shmem {
 
 class Team;
 class TeamSlots;
@@ -53,10 +53,22 @@ constexpr std::size_t kInternalBytes = 64 * 1024;
 constexpr std::size_t kMaxHeapAlign = std::size_t{1} << 30;  // shmem_align supports up to 1 GiB
 static_assert(sizeof(InternalArea) <= kInternalBytes);
 
+// Everything decided before a Runtime is built: configuration (environment plus overrides),
+// how to reach the job's store, and for rank 0 of self-hosted modes the store server itself.
+struct RuntimeSetup {
+  Config cfg;
+  bootstrap::LaunchSpec launch;
+  int thread_level = 0;
+  std::unique_ptr<bootstrap::StoreServer> server;  // hosted here when set (rank 0)
+  double connect_timeout_s = 0;
+  double control_timeout_s = 0;
+  std::uint64_t instance_id = 0;
+};
+
 // Owns everything one job membership needs: configuration, bootstrap store, heap, routes.
 class Runtime {
  public:
-  explicit Runtime(int requested_thread_level);
+  explicit Runtime(RuntimeSetup setup);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -102,6 +114,7 @@ class Runtime {
   TeamSlots& team_slots() noexcept { return *slots_; }
   std::mutex& teams_mutex() noexcept { return teams_mu_; }
   std::string job_id() const { return job_id_; }
+  std::uint64_t instance_id() const noexcept { return instance_id_; }
   void finalize() noexcept;
 
   [[noreturn]] void abort_job(int status) noexcept;
@@ -129,6 +142,8 @@ class Runtime {
   std::mutex heap_mu_;
   HeapAllocator alloc_;
   bool finalized_ = false;
+  std::uint64_t instance_id_ = 0;
+  double connect_timeout_s_ = 0, control_timeout_s_ = 0;
   std::string job_id_;
   std::string secret_;
   std::mutex teams_mu_;
