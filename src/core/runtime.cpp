@@ -77,8 +77,26 @@ Runtime::Runtime(RuntimeSetup setup)
     connect_peers();
   }
   create_predefined_teams();
+  build_device_state();
   if (me_ == 0 && (cfg_.info || cfg_.version)) print_info();
   barrier();
+}
+
+void Runtime::build_device_state() {
+  device_heaps_.resize(static_cast<std::size_t>(npes_));
+  device_data_.resize(static_cast<std::size_t>(npes_));
+  for (int pe = 0; pe < npes_; ++pe) {
+    device_heaps_[static_cast<std::size_t>(pe)] = routes_[pe].heap;
+    device_data_[static_cast<std::size_t>(pe)] = routes_[pe].data;
+  }
+  device_.my_pe = me_;
+  device_.n_pes = npes_;
+  device_.heap_lo = heap_lo_;
+  device_.heap_size = heap_size_;
+  device_.data_lo = data_lo_;
+  device_.data_size = data_size_;
+  device_.heap = device_heaps_.data();
+  device_.data = device_data_.data();
 }
 
 void Runtime::create_predefined_teams() {

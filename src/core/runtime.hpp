@@ -12,6 +12,7 @@
 #include "core/segment.hpp"
 #include "core/wait.hpp"
 #include "transport/route.hpp"
+#include "shmem/device/state.hpp"
 
 namespace shmem {
 
@@ -115,6 +116,7 @@ class Runtime {
   std::mutex& teams_mutex() noexcept { return teams_mu_; }
   std::string job_id() const { return job_id_; }
   std::uint64_t instance_id() const noexcept { return instance_id_; }
+  const device::State& device_state() const noexcept { return device_; }
   void finalize() noexcept;
 
   [[noreturn]] void abort_job(int status) noexcept;
@@ -122,6 +124,7 @@ class Runtime {
  private:
   void connect_peers();
   void create_predefined_teams();
+  void build_device_state();
   void print_info() const;
 
   Config cfg_;
@@ -143,6 +146,8 @@ class Runtime {
   HeapAllocator alloc_;
   bool finalized_ = false;
   std::uint64_t instance_id_ = 0;
+  device::State device_;
+  std::vector<char*> device_heaps_, device_data_;
   double connect_timeout_s_ = 0, control_timeout_s_ = 0;
   std::string job_id_;
   std::string secret_;

@@ -2,7 +2,7 @@
 # api_symbols: the shared library exports only OpenSHMEM names, and every routine declared in
 # <shmem.h> is exported.
 #   usage: check_symbols.sh <libshmem.so> <c-compiler> <include-dir>
-# Allowed exports: shmem_*, pshmem_* (profiling), aclshmem*/aclshmemx* (seed API, later), and
+# Allowed exports: shmem_*, shmemx_* (extensions), pshmem_* (profiling), aclshmem*/aclshmemx* (seed API, later), and
 # the deprecated spec names start_pes, _my_pe, _num_pes, shmalloc, shfree, shrealloc, shmemalign.
 set -eu
 lib=$1 cc=$2 inc=$3
