@@ -14,7 +14,7 @@ nm -D --defined-only "$lib" | awk '{ print $NF }' | sed 's/@.*//' |
   grep -v -E '^(_init|_fini|_edata|_end|__bss_start)$' | sort -u > "$tmp.exported"
 [ -s "$tmp.exported" ] || { echo "api_symbols: no exported symbols in $lib"; exit 1; }
 
-grep -v -E '^(p?shmem_|aclshmemx?_|start_pes$|_my_pe$|_num_pes$|shmalloc$|shfree$|shrealloc$|shmemalign$)' \
+grep -v -E '^(p?shmem_|shmemx_|aclshmemx?_|start_pes$|_my_pe$|_num_pes$|shmalloc$|shfree$|shrealloc$|shmemalign$)' \
   "$tmp.exported" > "$tmp.bad" || true
 status=0
 if [ -s "$tmp.bad" ]; then
