@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "api/shim.hpp"
+#include "stream/stream.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 
@@ -67,7 +68,11 @@ void shmem_query_initialized(int* initialized) noexcept {
   if (initialized != nullptr) *initialized = shmem::core::initialized() ? 1 : 0;
 }
 
-void shmem_finalize(void) noexcept { shmem::core::finalize(); }
+// Pending stream work (collectives included) must meet its peers before the finalize barrier.
+void shmem_finalize(void) noexcept {
+  shmem::stream::before_finalize();
+  shmem::core::finalize();
+}
 
 void shmem_global_exit(int status) noexcept { shmem::core::global_exit(status); }
 

@@ -4,7 +4,7 @@
 #   torchrun_env.sh <ring-binary> N
 set -euo pipefail
 prog=$1; n=${2:-4}
-out=$(mktemp -d "${TMPDIR:-/tmp}/shmem-torchrun.XXXXXX")
+out=$(mktemp -d "$PWD/torchrun.XXXXXX")  # in the build tree: nothing in /tmp
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$out"' EXIT
 # A free loopback port (the kernel picks it; the tiny window before rank 0 binds is harmless).
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

@@ -1,0 +1,20 @@
+#pragma once
+// The in-kernel ("device") API: header-only, inline, noexcept functions that kernel code calls
+// from many threads at once, without locks or allocation. Kernels run on the CPU worker pool
+// (shmem::device::launch or shmemx_launch) and address every node-local PE's symmetric memory
+// directly. See docs/streams.md.
+//
+//   rma.hpp     my_pe, n_pes, ptr, put/get/p/g, putmem/getmem (+_nbi), iput/iget, *_block forms
+//   signal.hpp  putmem_signal (+_nbi, _block), signal_op, signal_fetch, signal_wait_until,
+//               wait_until, test
+//   amo.hpp     atomic_fetch/set/swap/compare_swap/fetch_add/add/fetch_inc/inc/fetch_and/...
+//   sync.hpp    quiet, fence, barrier/sync at thread, block and grid scope, team queries
+//   launch.hpp  launch(stream, grid, kernel, {block_dim, cooperative})
+//   aclshmem_device.hpp  the seed's device names (aclshmem_*), mapped onto these
+#include "shmem/device/amo.hpp"
+#include "shmem/device/common.hpp"
+#include "shmem/device/launch.hpp"
+#include "shmem/device/rma.hpp"
+#include "shmem/device/signal.hpp"
+#include "shmem/device/state.hpp"
+#include "shmem/device/sync.hpp"

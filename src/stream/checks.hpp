@@ -1,0 +1,54 @@
+#pragma once
+// Argument checks for work that runs on a stream. Unlike the host calls, whose bad arguments
+// end the job, stream work reports the problem (logged, and returned by the stream's next
+// synchronize) and is skipped. Each returns 0 or the reported SHMEMX_ERR_* code. These run on
+// the stream thread, never take the heap lock, and cost a few compares.
+#include <shmemx.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/runtime.hpp"
+#include "stream/stream.hpp"
+
+namespace shmem::stream {
+
+// [addr, addr + bytes) must be symmetric memory that PE `pe` exposes to this PE.
+inline int check_remote(Runtime& rt, const char* f, const char* arg, const void* addr, std::size_t bytes,
+                        int pe) noexcept {
+  if (pe < 0 || pe >= rt.n_pes())
+    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "pe=%d is not a PE (0..%d); skipped", pe, rt.n_pes() - 1);
+  if (bytes == 0) return 0;
+  const char* lo = rt.translate(addr, pe);
+  const char* hi = rt.translate(static_cast<const char*>(addr) + (bytes - 1), pe);
+  if (lo == nullptr || hi != lo + (bytes - 1))
+    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "%s=%p (%zu bytes) is not symmetric memory reachable on PE %d; skipped",
+                  arg, addr, bytes, pe);
+  return 0;
+}
+
+inline int check_local(const char* f, const char* arg, const void* p, std::size_t bytes) noexcept {
+  if (bytes != 0 && p == nullptr)
+    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "%s is NULL but covers %zu bytes; skipped", arg, bytes);
+  return 0;
+}
+
+inline int check_signal(Runtime& rt, const char* f, const std::uint64_t* sig, int sig_op, int pe) noexcept {
+  if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
+    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "sig_op=%d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD; skipped",
+                  sig_op);
+  if (reinterpret_cast<std::uintptr_t>(sig) % alignof(std::uint64_t) != 0)
+    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "sig_addr=%p is not 8-byte aligned; skipped",
+                  static_cast<const void*>(sig));
+  return check_remote(rt, f, "sig_addr", sig, sizeof(std::uint64_t), pe);
+}
+
+// The team behind a public handle as seen by `rt`, or nullptr after reporting.
+Team* team_of(Runtime& rt, const char* f, shmem_team_t handle) noexcept;
+
+// Collective buffers: symmetric on this PE (checked against this PE's own mapping).
+inline int check_coll(Runtime& rt, const char* f, const char* arg, const void* p, std::size_t bytes) noexcept {
+  return check_remote(rt, f, arg, p, bytes, rt.my_pe());
+}
+
+}  // namespace shmem::stream
