@@ -54,7 +54,8 @@ from ._coll import (
     reduce, and_reduce, or_reduce, xor_reduce, max_reduce, min_reduce, sum_reduce, prod_reduce,
 )
 from ._seed import (
-    SignalOp, CmpOp, TeamConfig, InitAttr,
+    SignalOp, CmpOp, TeamConfig, InitAttr, OptionalAttr, OpEngineType, InitStatus, UniqueId,
+    aclshmem_get_unique_id, aclshmem_init_using_unique_id, aclshmemx_init_status, init_status,
     aclshmem_init, aclshmem_finalize, aclshmem_finialize, aclshmem_info_get_version,
     aclshmem_info_get_name, aclshmem_global_exit, pe_count,
     aclshmem_malloc, aclshmem_calloc, aclshmem_align, aclshmem_free, aclshmem_ptr,

@@ -46,10 +46,43 @@ class TeamConfig:
     num_contexts: int = 0
 
 
+class InitStatus(_enum.IntEnum):
+    """Values of ``init_status()`` (the seed's ``aclshmemx_init_status``)."""
+
+    NOT_INITIALIZED = 0
+    SHM_CREATED = 1
+    IS_INITIALIZED = 2
+    INVALID = 3
+
+
+class OpEngineType(_enum.IntEnum):
+    """Data engines (``OptionalAttr.data_op_engine_type``); every transfer here uses the MTE path."""
+
+    MTE = 0x1
+    SDMA = 0x2
+    ROCE = 0x4
+    UDMA = 0x8
+
+
+@_dc.dataclass
+class OptionalAttr:
+    """Optional attributes of ``InitAttr`` (timeouts in seconds). ``shm_create_timeout`` and
+    ``sockFd`` are accepted and unused, as in the C library."""
+
+    version: int = (1 << 16) + 24
+    data_op_engine_type: int = OpEngineType.MTE
+    shm_init_timeout: int = 120
+    shm_create_timeout: int = 120
+    control_operation_timeout: int = 120
+    sockFd: int = -1
+
+
 @_dc.dataclass
 class InitAttr:
-    """Initialisation attributes of ``aclshmem_init``. This library takes rank, size and the
-    store address from its launcher; ``local_mem_size`` sets SHMEM_SYMMETRIC_SIZE."""
+    """Initialisation attributes of ``aclshmem_init``. With ``ip_port`` ("tcp://host:port") the
+    job needs no launcher: every PE gives its ``my_rank`` and ``n_ranks`` and PE 0 hosts the store
+    at that address (``aclshmemx_init_attr`` in DEFAULT mode). Without it, rank, size and store
+    come from the launcher and ``local_mem_size`` sets SHMEM_SYMMETRIC_SIZE."""
 
     my_rank: int = -1
     n_ranks: int = -1
@@ -58,8 +91,21 @@ class InitAttr:
     option_attr: object = None
 
 
+UniqueId = _core.UniqueId
+
+
 def aclshmem_init(attr=None) -> int:
-    """Initialise (collective); ``attr`` may set the heap size and must agree with the launcher."""
+    """Initialise (collective). With ``attr.ip_port`` set: the seed's default mode
+    (``aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT)``); otherwise through the launcher, and
+    ``attr`` may set the heap size and must agree with the launcher."""
+    if attr is not None and attr.ip_port:
+        opt = attr.option_attr if attr.option_attr is not None else OptionalAttr()
+        _core.acl_init_default(_operator.index(attr.my_rank), _operator.index(attr.n_ranks), str(attr.ip_port),
+                               _operator.index(attr.local_mem_size or 0),
+                               int(getattr(opt, "shm_init_timeout", 120)),
+                               int(getattr(opt, "control_operation_timeout", 120)),
+                               int(getattr(opt, "data_op_engine_type", OpEngineType.MTE)))
+        return 0
     if attr is not None:
         for field, var in (("my_rank", "SHMEM_PE"), ("n_ranks", "SHMEM_NPES")):
             want, have = getattr(attr, field), _os.environ.get(var)
@@ -69,6 +115,31 @@ def aclshmem_init(attr=None) -> int:
             _os.environ["SHMEM_SYMMETRIC_SIZE"] = str(int(attr.local_mem_size))
     _init()
     return 0
+
+
+def aclshmem_get_unique_id() -> UniqueId:
+    """On PE 0, before initialisation: start the job's store and return its ``UniqueId``.
+    Hand ``bytes(uid)`` to every other PE by any means (``UniqueId.from_bytes`` on arrival)."""
+    return _core.acl_get_unique_id()
+
+
+def aclshmem_init_using_unique_id(mype: int, npes: int, mem_size: int, uid) -> int:
+    """Initialise (collective over ``npes`` processes) with PE 0's unique ID (a ``UniqueId`` or
+    its bytes); ``mem_size`` is the symmetric heap size per PE in bytes (0: SHMEM_SYMMETRIC_SIZE)."""
+    if isinstance(uid, (bytes, bytearray, memoryview)):
+        uid = UniqueId.from_bytes(bytes(uid))
+    if not isinstance(uid, UniqueId):
+        raise ShmemValueError(-1, f"uid must be a shmem.UniqueId or its bytes, not {type(uid).__name__}")
+    _core.acl_init_uid(_operator.index(mype), _operator.index(npes), _operator.index(mem_size), uid)
+    return 0
+
+
+def aclshmemx_init_status() -> InitStatus:
+    """``InitStatus.IS_INITIALIZED`` after initialisation, else ``InitStatus.NOT_INITIALIZED``."""
+    return InitStatus(_core.acl_init_status())
+
+
+init_status = aclshmemx_init_status
 
 
 def aclshmem_finalize() -> int:

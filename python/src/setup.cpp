@@ -1,5 +1,7 @@
 // Library setup, exit and query: init (explicit or lazy), finalize, global_exit, PE queries,
 // addr_accessible, ptr, version and name, pcontrol.
+#include <aclshmem.h>
+
 #include <cstring>
 
 #include "common.hpp"
@@ -26,6 +28,38 @@ int do_init(int requested) {
   check_rc(rc, "shmem_init_thread");
   g_state = State::kActive;
   return provided;
+}
+
+// The seed's initialisation (aclshmemx_init_attr): DEFAULT mode (ip_port = "tcp://host:port",
+// PE 0 hosts the store) or UNIQUEID mode (uid from PE 0). Collective; the GIL is released.
+void acl_init(aclshmemx_bootstrap_t flags, aclshmemx_init_attr_t& attr, const char* func) {
+  if (g_state == State::kFinalized)
+    raise_error(kNotInitializedCode,
+                "shmem cannot be initialised again after shmem.finalize() (the library supports one "
+                "init/finalize cycle per process)");
+  int initialized = 0;
+  shmem_query_initialized(&initialized);
+  if (g_state == State::kActive || initialized)
+    raise_error(ACLSHMEM_INVALID_PARAM, std::string(func) + ": the library is already initialised");
+  int rc = 0;
+  {
+    py::gil_scoped_release nogil;
+    rc = aclshmemx_init_attr(flags, &attr);
+  }
+  check_rc(rc, "aclshmemx_init_attr");
+  g_state = State::kActive;
+}
+
+aclshmemx_init_attr_t make_attr(int my_pe, int n_pes, std::int64_t local_mem_size) {
+  if (local_mem_size < 0 || static_cast<std::uint64_t>(local_mem_size) > ACLSHMEM_MAX_LOCAL_SIZE)
+    raise_error(ACLSHMEM_INVALID_VALUE,
+                "local_mem_size=" + std::to_string(local_mem_size) + " must be between 0 and 40 GiB");
+  aclshmemx_init_attr_t attr;  // C++: the seed's defaults (timeouts 120 s, engine MTE, ...)
+  attr.my_pe = my_pe;
+  attr.n_pes = n_pes;
+  std::memset(attr.ip_port, 0, sizeof attr.ip_port);
+  attr.local_mem_size = static_cast<std::uint64_t>(local_mem_size);
+  return attr;
 }
 
 }  // namespace
@@ -120,6 +154,69 @@ void bind_setup(py::module_& m) {
     ensure_init();
     shmem_pcontrol(level);
   });
+
+  // ---- the seed's initialisation (aclshmem.h) ----
+  py::class_<aclshmemx_uniqueid_t>(m, "UniqueId",
+                                   "The unique ID made on PE 0 (aclshmem_get_unique_id); bytes(uid) and "
+                                   "UniqueId.from_bytes(b) carry it to the other PEs by any means.")
+      .def(py::init([] {
+        aclshmemx_uniqueid_t uid = ACLSHMEM_UNIQUEID_INITIALIZER;
+        return uid;
+      }))
+      .def("__bytes__", [](const aclshmemx_uniqueid_t& uid) {
+        return py::bytes(reinterpret_cast<const char*>(&uid), sizeof uid);
+      })
+      .def_static("from_bytes", [](const py::bytes& b) {
+        const std::string data = b;
+        if (data.size() != sizeof(aclshmemx_uniqueid_t))
+          raise_error(ACLSHMEM_INVALID_PARAM, "UniqueId.from_bytes: got " + std::to_string(data.size()) +
+                                                  " bytes, a unique ID has " +
+                                                  std::to_string(sizeof(aclshmemx_uniqueid_t)));
+        aclshmemx_uniqueid_t uid;
+        std::memcpy(&uid, data.data(), sizeof uid);
+        return uid;
+      })
+      .def("__eq__", [](const aclshmemx_uniqueid_t& a, const aclshmemx_uniqueid_t& b) {
+        return std::memcmp(&a, &b, sizeof a) == 0;
+      })
+      .def_property_readonly("version", [](const aclshmemx_uniqueid_t& u) { return u.version; })
+      .def_property_readonly_static("size", [](py::object) { return sizeof(aclshmemx_uniqueid_t); })
+      .def("__repr__", [](const aclshmemx_uniqueid_t& u) {
+        return "<shmem.UniqueId version=" + std::to_string(u.version) + ">";
+      });
+  m.def("acl_get_unique_id", [] {
+    if (g_state != State::kFresh)
+      raise_error(ACLSHMEM_INVALID_PARAM,
+                  "aclshmem_get_unique_id must be called on PE 0 before the library is initialised");
+    aclshmemx_uniqueid_t uid = ACLSHMEM_UNIQUEID_INITIALIZER;
+    int rc = 0;
+    {
+      py::gil_scoped_release nogil;
+      rc = aclshmemx_get_uniqueid(&uid);
+    }
+    check_rc(rc, "aclshmemx_get_uniqueid");
+    return uid;
+  });
+  m.def("acl_init_uid", [](int my_pe, int n_pes, std::int64_t mem_size, aclshmemx_uniqueid_t uid) {
+    aclshmemx_init_attr_t attr = make_attr(my_pe, n_pes, mem_size);
+    check_rc(aclshmemx_set_attr_uniqueid_args(my_pe, n_pes, mem_size, &uid, &attr),
+             "aclshmemx_set_attr_uniqueid_args");
+    acl_init(ACLSHMEMX_INIT_WITH_UNIQUEID, attr, "aclshmem_init_using_unique_id");
+  });
+  m.def("acl_init_default",
+        [](int my_pe, int n_pes, const std::string& ip_port, std::int64_t mem_size, std::uint32_t shm_init_timeout,
+           std::uint32_t control_operation_timeout, int data_op_engine_type) {
+          aclshmemx_init_attr_t attr = make_attr(my_pe, n_pes, mem_size);
+          if (ip_port.size() >= sizeof attr.ip_port)
+            raise_error(ACLSHMEM_INVALID_PARAM, "ip_port is longer than " +
+                                                    std::to_string(sizeof attr.ip_port - 1) + " characters");
+          std::memcpy(attr.ip_port, ip_port.data(), ip_port.size());
+          attr.option_attr.shm_init_timeout = shm_init_timeout;
+          attr.option_attr.control_operation_timeout = control_operation_timeout;
+          attr.option_attr.data_op_engine_type = static_cast<data_op_engine_type_t>(data_op_engine_type);
+          acl_init(ACLSHMEMX_INIT_WITH_DEFAULT, attr, "aclshmem_init");
+        });
+  m.def("acl_init_status", [] { return aclshmemx_init_status(); });
   m.attr("MAJOR_VERSION") = SHMEM_MAJOR_VERSION;
   m.attr("MINOR_VERSION") = SHMEM_MINOR_VERSION;
   m.attr("VENDOR_STRING") = SHMEM_VENDOR_STRING;
