@@ -108,11 +108,14 @@ void alltoalls(G& g, void* dest, const void* source, std::ptrdiff_t dst, std::pt
 
 constexpr std::size_t kChunkBytes = 16 * 1024;  // reduction working set, kept in L1/L2
 constexpr std::size_t kFlatBytes = 4 * 1024;    // below this every PE reduces everything itself
+constexpr int kMaxPushTargets = 64;             // destinations kept on the stack
 
-// Reduces elements [first, first+count) of every member's source into out (local memory).
+// Reduces elements [first, first+count) of every member's source, chunk by chunk, and writes
+// each finished chunk (still in cache) to every destination in `outs`. A chunk is read from all
+// members before it is written anywhere, so `outs` may alias the sources (in place).
 template <class G>
-void reduce_range(G& g, char* out, const void* source, std::size_t first, std::size_t count, std::size_t elem,
-                  core::Combine combine) noexcept {
+void reduce_range(G& g, char* const* outs, int nouts, const void* source, std::size_t first, std::size_t count,
+                  std::size_t elem, core::Combine combine) noexcept {
   alignas(64) char acc[kChunkBytes];
   const std::size_t per_chunk = std::max<std::size_t>(1, kChunkBytes / elem);
   const int n = g.size();
@@ -121,7 +124,7 @@ void reduce_range(G& g, char* out, const void* source, std::size_t first, std::s
     const std::size_t off = (first + done) * elem;
     std::memcpy(acc, peer(g, source, 0) + off, m * elem);
     for (int pe = 1; pe < n; ++pe) combine(acc, peer(g, source, pe) + off, m);
-    std::memcpy(out + done * elem, acc, m * elem);
+    for (int k = 0; k < nouts; ++k) std::memcpy(outs[k] + done * elem, acc, m * elem);
     done += m;
   }
 }
@@ -138,24 +141,28 @@ void reduce(G& g, void* dest, const void* source, std::size_t nelems, std::size_
       g.sync();
       return;
     }
-    reduce_range(g, result, source, 0, nelems, elem, combine);
+    char* out = result;
+    reduce_range(g, &out, 1, source, 0, nelems, elem, combine);
     g.sync();  // every peer has read our source: dest may now overwrite it (in place)
     std::memcpy(dest, result, bytes);
     return;
   }
-  // Each PE reduces one slice from every member into its own dest, then all gather slices.
+  // Each PE reduces one slice from every member and writes the result straight into every
+  // member's dest: the work and the memory traffic are spread over all PEs, in one pass.
   const std::size_t slice = (nelems + static_cast<std::size_t>(n) - 1) / static_cast<std::size_t>(n);
-  auto first_of = [&](int pe) { return std::min(nelems, slice * static_cast<std::size_t>(pe)); };
-  auto count_of = [&](int pe) { return std::min(nelems, first_of(pe) + slice) - first_of(pe); };
-  // In place is safe: peers read only their own slices of our source, and reduce_range reads
-  // each chunk of ours from every member before writing the result back over it.
-  reduce_range(g, static_cast<char*>(dest) + first_of(me) * elem, source, first_of(me), count_of(me), elem, combine);
-  g.sync();
-  for (int k = 1; k < n; ++k) {
-    const int pe = (me + k) % n;
-    const std::size_t off = first_of(pe) * elem;
-    if (count_of(pe)) std::memcpy(static_cast<char*>(dest) + off, peer(g, dest, pe) + off, count_of(pe) * elem);
+  const std::size_t first = std::min(nelems, slice * static_cast<std::size_t>(me));
+  const std::size_t count = std::min(nelems, first + slice) - first;
+  char* stack_outs[kMaxPushTargets] = {};
+  std::vector<char*> many;  // only for teams larger than kMaxPushTargets
+  char** outs = stack_outs;
+  if (n > kMaxPushTargets) {
+    many.resize(static_cast<std::size_t>(n));
+    outs = many.data();
   }
+  for (int pe = 0; pe < n; ++pe) outs[pe] = const_cast<char*>(peer(g, dest, pe)) + first * elem;
+  // In place is safe: peers read only their own slices of every source, and we read each
+  // chunk of our slice from all members before writing it anywhere.
+  reduce_range(g, outs, n, source, first, count, elem, combine);
   g.sync();
 }
 

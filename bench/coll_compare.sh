@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# coll_compare.sh - run bench/coll.c (collectives) against this project's shmem and against
+# Open MPI's OSHMEM (the Debian package), print the figures side by side, write a CSV and
+# plot them (bench/plot.py).
+#
+#   bench/coll_compare.sh [BUILD_DIR]   BUILD_DIR defaults to "build" (relative to the current
+#                                       directory, else to the repository root); it must hold a
+#                                       built tree: BUILD_DIR/bin/{oshcc,oshrun}, BUILD_DIR/lib.
+#
+# Each library builds the same bench/coll.c (active-set collectives). Ours also builds
+# bench/coll_team.c (the team-based forms), reported as an extra "team" column; skipped with a
+# note when it does not build. Runs alternate ours / OSHMEM / ours-team, ROUNDS times; each
+# figure is the median over rounds of the per-run medians ("best": fastest repetition seen).
+#
+# Environment (all optional):
+#   ROUNDS=3             runs per library and PE count
+#   NPES="2"             PE counts to run, e.g. "2 4" (4 PEs on 2 CPUs oversubscribes)
+#   OUT_DIR=docs/img     where the CSV (coll.csv) and the PNGs go (relative to the current
+#                        directory); PLOT=0 skips the plots
+#   CSV_OUT              CSV path (default OUT_DIR/coll.csv)
+#   TEAM=1               0: do not measure the team forms
+#   COLL_REPS, COLL_REP_MS, COLL_SIZES, COLL_ONLY   passed to coll (see bench/coll.c)
+#   SHMEM_SYMMETRIC_SIZE=256M   for both libraries
+#   OSHMEM_OSHCC=/usr/bin/oshcc  OSHMEM_OSHRUN=/usr/bin/oshrun
+#   OSHMEM_FLAGS         replaces the default extra oshrun flags for OSHMEM (see compare.sh:
+#                        --allow-run-as-root as root, --oversubscribe above the CPU count,
+#                        --mca osc ^rdma against the finalize crash of OMPI 4.1.4 + UCX 1.13)
+#   PYTHON=/usr/bin/python3   interpreter for bench/plot.py (needs matplotlib)
+#   WAIT_IDLE=0          if > 0: before each run, wait up to that many seconds for the machine
+#                        to go idle (at most ~1 other runnable task over 2 s, from
+#                        /proc/loadavg); for shared machines
+#   RAW_DIR              if set, the raw CSV of every run is copied there
+#   CFLAGS="-O2"         compiler flags for both builds
+set -euo pipefail
+
+script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd -- "$script_dir/.." && pwd)
+
+build_arg=${1:-build}
+if [[ -d $build_arg ]]; then
+  build=$(cd -- "$build_arg" && pwd)
+elif [[ -d $root/$build_arg ]]; then
+  build=$(cd -- "$root/$build_arg" && pwd)
+else
+  echo "coll_compare.sh: no build directory '$build_arg'." >&2
+  echo "  build first: cmake -S $root -B $root/build && cmake --build $root/build -j" >&2
+  exit 2
+fi
+our_cc=$build/bin/oshcc
+our_run=$build/bin/oshrun
+for f in "$our_cc" "$our_run"; do
+  if [[ ! -x $f ]]; then
+    echo "coll_compare.sh: $f is missing; build the project first (cmake --build $build)" >&2
+    exit 2
+  fi
+done
+
+rounds=${ROUNDS:-3}
+read -ra npes_list <<<"${NPES:-2}"
+out_dir=${OUT_DIR:-$root/docs/img}
+csv_out=${CSV_OUT:-$out_dir/coll.csv}
+want_team=${TEAM:-1}
+osh_cc=${OSHMEM_OSHCC:-/usr/bin/oshcc}
+osh_run=${OSHMEM_OSHRUN:-/usr/bin/oshrun}
+python=${PYTHON:-/usr/bin/python3}
+read -ra cflags <<<"${CFLAGS:--O2}"
+export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-256M}
+ncpu=$(nproc)
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/shmem-coll.XXXXXX")
+# shellcheck disable=SC2317  # called by the trap
+cleanup() { rm -rf -- "$tmp"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+osh_flags() { # osh_flags NPES -> extra oshrun flags, one per line
+  if [[ -n ${OSHMEM_FLAGS:-} ]]; then
+    local words
+    read -ra words <<<"$OSHMEM_FLAGS"
+    printf '%s\n' "${words[@]}"
+    return
+  fi
+  if [[ $(id -u) -eq 0 ]]; then echo --allow-run-as-root; fi
+  if (($1 > ncpu)); then echo --oversubscribe; fi
+  printf '%s\n' --mca osc '^rdma'
+}
+osh_env=(-x SHMEM_SYMMETRIC_SIZE)
+for v in COLL_REPS COLL_REP_MS COLL_SIZES COLL_ONLY; do
+  if [[ -n ${!v:-} ]]; then
+    export "${v?}"
+    osh_env+=(-x "$v")
+  fi
+done
+
+# ---- build -------------------------------------------------------------------------------
+echo "== building bench/coll.c"
+"$our_cc" "${cflags[@]}" -std=c11 "$root/bench/coll.c" -o "$tmp/coll.ours"
+libs=(ours)
+have_osh=0
+osh_why=""
+if [[ ! -x $osh_cc || ! -x $osh_run ]]; then
+  osh_why="OSHMEM is not installed ($osh_cc / $osh_run not found; Debian: apt-get install libopenmpi-dev openmpi-bin)"
+elif ! "$osh_cc" "${cflags[@]}" -std=c11 "$root/bench/coll.c" -o "$tmp/coll.osh" 2>"$tmp/osh_cc.err"; then
+  osh_why="OSHMEM's oshcc failed to build the benchmark: $(head -c 400 "$tmp/osh_cc.err")"
+else
+  have_osh=1
+  libs+=(osh)
+fi
+[[ $have_osh -eq 1 ]] || echo "== $osh_why; reporting ours only"
+if [[ $want_team == 1 ]]; then
+  if "$our_cc" "${cflags[@]}" -std=c11 "$root/bench/coll_team.c" -o "$tmp/coll.team" 2>"$tmp/team_cc.err"; then
+    libs+=(team)
+  else
+    echo "== bench/coll_team.c does not build against ours (team collectives missing?); skipping the team column:"
+    head -5 "$tmp/team_cc.err" | sed 's/^/   | /'
+  fi
+fi
+
+# ---- run ---------------------------------------------------------------------------------
+run_one() { # run_one LIB NPES -> runs the benchmark, CSV on stdout
+  local lib=$1 n=$2
+  case $lib in
+    ours) timeout 300 "$our_run" -n "$n" "$tmp/coll.ours" ;;
+    team) timeout 300 "$our_run" -n "$n" "$tmp/coll.team" ;;
+    osh)
+      local flags
+      mapfile -t flags < <(osh_flags "$n")
+      timeout 300 "$osh_run" "${flags[@]}" "${osh_env[@]}" -np "$n" "$tmp/coll.osh"
+      ;;
+  esac
+}
+label() { case $1 in ours) echo ours ;; osh) echo OSHMEM ;; team) echo "ours (team forms)" ;; esac; }
+
+load=$(cut -d' ' -f1 /proc/loadavg)
+if awk -v l="$load" -v n="$ncpu" 'BEGIN { exit !(l > 0.5 * n) }'; then
+  echo "== warning: load average $load on $ncpu CPUs: other work is running, figures will be noisy"
+fi
+
+# runnable() -> mean number of runnable tasks besides this shell's sampling, over ~2 s
+runnable() {
+  local i tot=0 r
+  for ((i = 0; i < 10; i++)); do
+    r=$(cut -d' ' -f4 /proc/loadavg)
+    tot=$((tot + ${r%/*} - 1))
+    sleep 0.2
+  done
+  awk -v t="$tot" 'BEGIN { printf "%.1f", t / 10 }'
+}
+wait_idle() {
+  local limit=${WAIT_IDLE:-0} waited=0 r
+  ((limit > 0)) || return 0
+  while :; do
+    r=$(runnable)
+    if awk -v r="$r" 'BEGIN { exit !(r <= 1.0) }'; then return 0; fi
+    if ((waited >= limit)); then
+      echo "   (still busy after ${waited} s: $r other runnable tasks; running anyway)"
+      return 0
+    fi
+    sleep 5
+    waited=$((waited + 7))
+  done
+}
+
+failed=0
+for n in "${npes_list[@]}"; do
+  for ((r = 1; r <= rounds; r++)); do
+    for lib in "${libs[@]}"; do
+      wait_idle
+      echo "== $n PEs, round $r/$rounds: $(label "$lib")"
+      rc=0
+      t0=$(date +%s%N)
+      load0=$(cut -d' ' -f1 /proc/loadavg)
+      run_one "$lib" "$n" >"$tmp/$lib.$n.$r.csv" 2>"$tmp/$lib.$n.$r.err" || rc=$?
+      echo "   $((($(date +%s%N) - t0) / 1000000)) ms (load average $load0 before, $(cut -d' ' -f1 /proc/loadavg) after)"
+      if ((rc != 0)); then
+        echo "   $(label "$lib") FAILED (exit $rc):"
+        tail -20 "$tmp/$lib.$n.$r.err" | sed 's/^/   | /'
+        [[ $lib == osh ]] || failed=1
+      fi
+    done
+  done
+done
+
+if [[ -n ${RAW_DIR:-} ]]; then
+  mkdir -p "$RAW_DIR"
+  cp "$tmp"/*.csv "$RAW_DIR"/ 2>/dev/null || true
+  echo "== raw results copied to $RAW_DIR"
+fi
+
+# ---- aggregate ---------------------------------------------------------------------------
+# One CSV: lib,coll,npes,bytes,lat_us,best_us,bw_GBs,runs. lat_us = median over runs of the
+# per-run median, best_us = smallest best, bw = bytes / lat_us.
+{
+  echo "lib,coll,npes,bytes,lat_us,best_us,bw_GBs,runs"
+  for lib in "${libs[@]}"; do
+    for f in "$tmp/$lib".*.csv; do
+      [[ -e $f ]] || continue
+      awk -F, -v lib="$lib" '/^#/ || /^coll,/ || NF != 6 { next } { print lib "," $0 }' "$f"
+    done
+  done
+} | awk -F, '
+  NR == 1 { next }
+  {
+    k = $1 "," $2 "," $4 "," $3        # lib,coll,npes,bytes
+    if (!(k in n)) order[++count] = k
+    v[k, ++n[k]] = $5 + 0
+    if (!(k in best) || $6 + 0 < best[k]) best[k] = $6 + 0
+  }
+  END {
+    print "lib,coll,npes,bytes,lat_us,best_us,bw_GBs,runs"
+    for (i = 1; i <= count; i++) {
+      k = order[i]; m = n[k]
+      for (a = 2; a <= m; a++) {                # insertion sort (mawk has no asort)
+        x = v[k, a]
+        for (b = a - 1; b >= 1 && v[k, b] > x; b--) v[k, b + 1] = v[k, b]
+        v[k, b + 1] = x
+      }
+      med = (m % 2) ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2
+      split(k, f, ",")
+      bw = (f[4] > 0 && med > 0) ? f[4] / med / 1000 : 0
+      printf "%s,%s,%s,%s,%.3f,%.3f,%.6g,%d\n", f[1], f[2], f[3], f[4], med, best[k], bw, m
+    }
+  }' >"$tmp/all.csv"
+
+if [[ $(wc -l <"$tmp/all.csv") -le 1 ]]; then
+  echo "coll_compare.sh: no results" >&2
+  exit 1
+fi
+mkdir -p -- "$(dirname -- "$csv_out")"
+cp "$tmp/all.csv" "$csv_out"
+
+echo
+echo "== machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $ncpu CPUs, $(uname -sr)"
+echo "== ours:   $(grep -h -m1 '^# library' "$tmp"/ours.*.csv 2>/dev/null | head -1 | sed 's/^# library: //')"
+if [[ $have_osh -eq 1 ]]; then
+  echo "== OSHMEM: $(grep -h -m1 '^# library' "$tmp"/osh.*.csv 2>/dev/null | head -1 | sed 's/^# library: //')," \
+    "$("$osh_run" --version 2>/dev/null | head -1), flags: $(osh_flags "${npes_list[0]}" | tr '\n' ' ')"
+fi
+echo "== $rounds round(s); latency = median per call (us); GB/s = result bytes per PE / latency;"
+echo "   ratio = OSHMEM latency / ours (> 1: ours is better); team = ours, team-based forms"
+echo "== CSV: $csv_out"
+echo
+
+awk -F, '
+  function human(b) {
+    if (b == 0) return "-"
+    if (b >= 1048576) return sprintf("%d MiB", b / 1048576)
+    if (b >= 1024) return sprintf("%d KiB", b / 1024)
+    return sprintf("%d B", b)
+  }
+  function lat(x) { return (x == "") ? "-" : sprintf(x >= 100 ? "%.1f" : (x >= 1 ? "%.2f" : "%.3f"), x) }
+  function gbs(x) { return (x == "" || x == 0) ? "-" : sprintf(x >= 1 ? "%.2f" : "%.2g", x) }
+  NR == 1 { next }
+  {
+    k = $2 "," $3 "," $4
+    if (!(k in seen)) { seen[k] = 1; order[++count] = k }
+    L[$1, k] = $5; B[$1, k] = $7
+  }
+  END {
+    printf "%-10s %3s %8s %10s %10s %6s %9s %9s %10s\n", "collective", "PEs", "size", "ours us", "OSHMEM us", "ratio", "ours GB/s", "OSH GB/s", "team us"
+    for (i = 1; i <= count; i++) {
+      k = order[i]; split(k, f, ",")
+      o = L["ours", k]; t = L["osh", k]
+      r = (o > 0 && t > 0) ? sprintf("%.2f", t / o) : "-"
+      printf "%-10s %3s %8s %10s %10s %6s %9s %9s %10s\n", f[1], f[2], human(f[3]), lat(o), lat(t), r, gbs(B["ours", k]), gbs(B["osh", k]), lat(L["team", k])
+    }
+  }' "$tmp/all.csv"
+
+if [[ ${PLOT:-1} != 0 ]]; then
+  echo
+  if [[ -x $python ]] || command -v "$python" >/dev/null 2>&1; then
+    "$python" "$root/bench/plot.py" "$csv_out" "$out_dir" || echo "== plot.py failed (figures above are unaffected)"
+  else
+    echo "== $python not found: no plots (set PYTHON=...)"
+  fi
+fi
+exit $failed
