@@ -34,26 +34,9 @@
 set -euo pipefail
 
 script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd -- "$script_dir/.." && pwd)
-
-build_arg=${1:-build}
-if [[ -d $build_arg ]]; then
-  build=$(cd -- "$build_arg" && pwd)
-elif [[ -d $root/$build_arg ]]; then
-  build=$(cd -- "$root/$build_arg" && pwd)
-else
-  echo "coll_compare.sh: no build directory '$build_arg'." >&2
-  echo "  build first: cmake -S $root -B $root/build && cmake --build $root/build -j" >&2
-  exit 2
-fi
-our_cc=$build/bin/oshcc
-our_run=$build/bin/oshrun
-for f in "$our_cc" "$our_run"; do
-  if [[ ! -x $f ]]; then
-    echo "coll_compare.sh: $f is missing; build the project first (cmake --build $build)" >&2
-    exit 2
-  fi
-done
+# shellcheck source=bench/common.sh
+source "$script_dir/common.sh"
+bench_find_build coll_compare.sh "${1:-build}"
 
 rounds=${ROUNDS:-3}
 read -ra npes_list <<<"${NPES:-2}"
