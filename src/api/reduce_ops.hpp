@@ -1,6 +1,6 @@
 #pragma once
 // The element operations of the reductions and scans, and the core::Combine callback built from
-// them: combine<T, Op> does acc[i] = Op(acc[i], in[i]). The shims instantiate it once per
+// them: combine<T, Op> does out[i] = Op(a[i], b[i]). The shims instantiate it once per
 // (type, operation) pair of the spec's tables; the core algorithms only move bytes and call it.
 //
 // Integer SUM and PROD wrap around (two's complement) instead of overflowing: they are computed
@@ -58,10 +58,11 @@ struct OpProd {
 };
 
 template <class T, class Op>
-void combine(void* acc, const void* in, std::size_t n) noexcept {
-  T* a = static_cast<T*>(acc);
-  const T* b = static_cast<const T*>(in);
-  for (std::size_t i = 0; i < n; ++i) a[i] = Op::apply(a[i], b[i]);
+void combine(void* out, const void* a, const void* b, std::size_t n) noexcept {
+  T* o = static_cast<T*>(out);
+  const T* x = static_cast<const T*>(a);
+  const T* y = static_cast<const T*>(b);
+  for (std::size_t i = 0; i < n; ++i) o[i] = Op::apply(x[i], y[i]);
 }
 
 // Every instantiation must fit the core's callback type exactly.

@@ -3,11 +3,15 @@
 // set with its pSync). Every PE pulls what it needs straight out of its peers' symmetric
 // buffers and the work is spread over all PEs; groups provide:
 //   int size(), me(), world(int i); void sync(); void allgather_word(uint64_t, uint64_t* out);
-//   Runtime& rt()
+//   Runtime& rt(); and for pushed broadcasts (see broadcast below):
+//   uint64_t bcast_begin(); void bcast_wait_ready(int pe, uint64_t seq); void bcast_signal(int pe,
+//   uint64_t seq); void bcast_wait_signal(uint64_t seq); void bcast_done(uint64_t seq, bool root);
+//   void bcast_pulled(uint64_t seq)
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "core/coll_wait.hpp"
 #include "core/runtime.hpp"
 #include "core/team_ops.hpp"
 
@@ -22,14 +26,42 @@ inline const char* peer(G& g, const void* addr, int pe) noexcept {
   return p;
 }
 
+constexpr std::size_t kPushBytes = 8 * 1024;        // broadcasts up to this size are pushed by the root
+constexpr std::size_t kPushTotalBytes = 32 * 1024;  // ... as long as the root writes no more than this
+
+// Small broadcasts are one-way: the root writes the data straight into every other member's
+// dest (the specification has every dest ready before any PE calls the broadcast) and then
+// raises that member's flag; members wait only for their flag. No member waits for all the
+// others, so back-to-back broadcasts overlap. Before writing a member's dest the root waits
+// until that member has finished the previous broadcast (the group's bcast_wait_ready), which
+// keeps consecutive calls with different roots apart. Larger broadcasts are pulled from the
+// root by every member at once, between two syncs.
 template <class G>
 void broadcast(G& g, void* dest, const void* source, std::size_t bytes, int root, bool write_root) noexcept {
+  const int n = g.size(), me = g.me();
+  const std::uint64_t seq = g.bcast_begin();
+  if (n > 1 && bytes <= kPushBytes && bytes * static_cast<std::size_t>(n - 1) <= kPushTotalBytes) {
+    if (me == root) {
+      for (int k = 1; k < n; ++k) {
+        const int pe = (root + k) % n;
+        g.bcast_wait_ready(pe, seq);
+        if (bytes) std::memcpy(const_cast<char*>(peer(g, dest, pe)), source, bytes);
+        g.bcast_signal(pe, seq);
+      }
+      if (write_root && bytes && dest != source) std::memmove(dest, source, bytes);
+    } else {
+      g.bcast_wait_signal(seq);
+    }
+    g.bcast_done(seq, me == root);
+    return;
+  }
   g.sync();
   if (bytes) {
-    if (g.me() != root) std::memcpy(dest, peer(g, source, root), bytes);
+    if (me != root) std::memcpy(dest, peer(g, source, root), bytes);
     else if (write_root && dest != source) std::memmove(dest, source, bytes);
   }
   g.sync();
+  g.bcast_pulled(seq);
 }
 
 // Copies every member's block into dest at offsets[pe]; starts with the next PE so that
@@ -110,23 +142,14 @@ constexpr std::size_t kChunkBytes = 16 * 1024;  // reduction working set, kept i
 constexpr std::size_t kFlatBytes = 4 * 1024;    // below this every PE reduces everything itself
 constexpr int kMaxPushTargets = 64;             // destinations kept on the stack
 
-// Reduces elements [first, first+count) of every member's source, chunk by chunk, and writes
-// each finished chunk (still in cache) to every destination in `outs`. A chunk is read from all
-// members before it is written anywhere, so `outs` may alias the sources (in place).
+// out = member first's source OP every other member's, over bytes [off, off + m*elem), in the
+// order first, first+1, ... (mod n). out may alias member first's source, and nothing else.
 template <class G>
-void reduce_range(G& g, char* const* outs, int nouts, const void* source, std::size_t first, std::size_t count,
-                  std::size_t elem, core::Combine combine) noexcept {
-  alignas(64) char acc[kChunkBytes];
-  const std::size_t per_chunk = std::max<std::size_t>(1, kChunkBytes / elem);
+void reduce_chunk(G& g, char* out, const void* source, int first, std::size_t off, std::size_t m,
+                  core::Combine combine) noexcept {
   const int n = g.size();
-  for (std::size_t done = 0; done < count;) {
-    const std::size_t m = std::min(per_chunk, count - done);
-    const std::size_t off = (first + done) * elem;
-    std::memcpy(acc, peer(g, source, 0) + off, m * elem);
-    for (int pe = 1; pe < n; ++pe) combine(acc, peer(g, source, pe) + off, m);
-    for (int k = 0; k < nouts; ++k) std::memcpy(outs[k] + done * elem, acc, m * elem);
-    done += m;
-  }
+  combine(out, peer(g, source, first) + off, peer(g, source, (first + 1) % n) + off, m);
+  for (int k = 2; k < n; ++k) combine(out, out, peer(g, source, (first + k) % n) + off, m);
 }
 
 template <class G>
@@ -134,21 +157,26 @@ void reduce(G& g, void* dest, const void* source, std::size_t nelems, std::size_
   const int n = g.size(), me = g.me();
   const std::size_t bytes = nelems * elem;
   g.sync();
-  if (bytes <= kFlatBytes || n == 1) {
+  if (n == 1) {
+    if (dest != source && bytes) std::memmove(dest, source, bytes);
+    g.sync();
+    return;
+  }
+  if (bytes <= kFlatBytes) {
+    // Every PE reduces everything itself, in member order 0, 1, ... so that every PE gets
+    // bit-identical results, into a private buffer: peers still read our source.
     alignas(64) char result[kFlatBytes];
-    if (n == 1) {
-      if (dest != source) std::memmove(dest, source, bytes);
-      g.sync();
-      return;
-    }
-    char* out = result;
-    reduce_range(g, &out, 1, source, 0, nelems, elem, combine);
+    if (bytes) reduce_chunk(g, result, source, 0, 0, nelems, combine);
     g.sync();  // every peer has read our source: dest may now overwrite it (in place)
-    std::memcpy(dest, result, bytes);
+    if (bytes) std::memcpy(dest, result, bytes);
     return;
   }
   // Each PE reduces one slice from every member and writes the result straight into every
-  // member's dest: the work and the memory traffic are spread over all PEs, in one pass.
+  // member's dest, chunk by chunk: first into its own dest (starting from its own source,
+  // which that dest may alias), then copies the chunk, still in cache, to the other members.
+  // In place is safe: a slice of any member's source is read only by the slice's owner, which
+  // reads each chunk from all members before it writes that chunk anywhere but over its own
+  // source. The work and the memory traffic are spread over all PEs, in one pass.
   const std::size_t slice = (nelems + static_cast<std::size_t>(n) - 1) / static_cast<std::size_t>(n);
   const std::size_t first = std::min(nelems, slice * static_cast<std::size_t>(me));
   const std::size_t count = std::min(nelems, first + slice) - first;
@@ -160,9 +188,14 @@ void reduce(G& g, void* dest, const void* source, std::size_t nelems, std::size_
     outs = many.data();
   }
   for (int pe = 0; pe < n; ++pe) outs[pe] = const_cast<char*>(peer(g, dest, pe)) + first * elem;
-  // In place is safe: peers read only their own slices of every source, and we read each
-  // chunk of our slice from all members before writing it anywhere.
-  reduce_range(g, outs, n, source, first, count, elem, combine);
+  const std::size_t per_chunk = std::max<std::size_t>(1, kChunkBytes / elem);
+  for (std::size_t done = 0; done < count;) {
+    const std::size_t m = std::min(per_chunk, count - done);
+    char* mine = outs[me] + done * elem;
+    reduce_chunk(g, mine, source, me, (first + done) * elem, m, combine);
+    for (int k = 1; k < n; ++k) std::memcpy(outs[(me + k) % n] + done * elem, mine, m * elem);
+    done += m;
+  }
   g.sync();
 }
 
@@ -181,7 +214,7 @@ void scan(G& g, void* dest, const void* source, std::size_t nelems, std::size_t 
   } else if (bytes) {
     result.resize(bytes);
     std::memcpy(result.data(), peer(g, source, 0), bytes);
-    for (int pe = 1; pe <= last; ++pe) combine(result.data(), peer(g, source, pe), nelems);
+    for (int pe = 1; pe <= last; ++pe) combine(result.data(), result.data(), peer(g, source, pe), nelems);
   }
   g.sync();
   if (!result.empty()) std::memcpy(dest, result.data(), bytes);

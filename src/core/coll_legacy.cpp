@@ -2,7 +2,10 @@
 // synchronised through the caller's pSync array, which is left at SHMEM_SYNC_VALUE on return.
 //
 // pSync use: [0] on the set's first PE counts arrivals; [1] on every PE is its release flag;
-// [2] on every PE publishes a value (collect sizes). The last arriver resets the counter
+// [2] on every PE publishes a value (collect sizes); [3] on every PE is the delivery flag of
+// pushed (small) broadcasts; [4..7] on every PE are the counting round flags of the
+// dissemination barrier that replaces [0]/[1] for sets of up to 16 PEs when PEs do not
+// outnumber CPUs (coll_wait.hpp). The last arriver resets the counter
 // before releasing anyone, and each PE clears its own flag once released, so consecutive
 // calls with the same pSync need no re-initialisation.
 #include <atomic>
@@ -13,6 +16,8 @@
 
 namespace shmem {
 namespace {
+
+constexpr int kDissRounds = 4;  // pSync[4..7]: dissemination rounds for sets of up to 16 PEs
 
 struct SetGroup {
   Runtime* r;
@@ -29,6 +34,10 @@ struct SetGroup {
 
   void sync() noexcept {
     if (set.size == 1) return;
+    if (!r->wait_policy().oversubscribed && set.size <= (1 << kDissRounds)) {
+      coll::dissemination<long>(*r, set.size, my_index, [this](int pe, int round) { return &psync_at(pe)[4 + round]; });
+      return;
+    }
     std::atomic_ref<long> count(*psync_at(0));
     if (count.fetch_add(1, std::memory_order_acq_rel) + 1 == set.size) {
       count.store(core::kSyncValue, std::memory_order_relaxed);
@@ -54,6 +63,28 @@ struct SetGroup {
     sync();
     std::atomic_ref<long>(set.psync[2]).store(core::kSyncValue, std::memory_order_relaxed);
   }
+
+  // Pushed broadcasts: pSync[3] on each receiver is its "data delivered" flag; the receiver
+  // clears it when it takes the data, and the root writes a receiver's dest only once the flag
+  // is clear (the previous broadcast with this pSync has reached that receiver).
+  std::uint64_t bcast_begin() noexcept { return 0; }
+  void bcast_wait_ready(int pe, std::uint64_t) noexcept {
+    std::atomic_ref<long> flag(psync_at(pe)[3]);
+    coll::wait_word(*r, "an active-set member to take the previous broadcast's data (pSync[3] to clear)",
+                    &psync_at(pe)[3], [&] { return flag.load(std::memory_order_acquire) == core::kSyncValue; });
+  }
+  void bcast_signal(int pe, std::uint64_t) noexcept {
+    std::atomic_ref<long>(psync_at(pe)[3]).store(1, std::memory_order_release);
+  }
+  void bcast_wait_signal(std::uint64_t) noexcept {
+    std::atomic_ref<long> flag(set.psync[3]);
+    coll::wait_word(*r, "the broadcast's root to deliver the data (pSync[3])", &set.psync[3],
+                    [&] { return flag.load(std::memory_order_acquire) != core::kSyncValue; });
+  }
+  void bcast_done(std::uint64_t, bool root) noexcept {
+    if (!root) std::atomic_ref<long>(set.psync[3]).store(core::kSyncValue, std::memory_order_release);
+  }
+  void bcast_pulled(std::uint64_t) noexcept {}
 };
 
 SetGroup make_group(const core::ActiveSet& set, const char* func) {

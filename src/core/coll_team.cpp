@@ -1,4 +1,6 @@
 // Team-based collectives: the algorithms of coll_algos.hpp over a Team.
+#include <atomic>
+
 #include "core/coll_algos.hpp"
 #include "core/log.hpp"
 #include "core/team.hpp"
@@ -14,6 +16,26 @@ struct TeamGroup {
   int world(int i) const noexcept { return t->world_pe(i); }
   void sync() noexcept { t->sync(); }
   void allgather_word(std::uint64_t v, std::uint64_t* out) noexcept { t->allgather_words(&v, 1, out); }
+
+  // Pushed broadcasts: monotonic sequence numbers in the members' team cells.
+  std::uint64_t bcast_begin() noexcept { return t->next_broadcast(); }
+  void bcast_wait_ready(int pe, std::uint64_t seq) noexcept {
+    std::atomic_ref<std::uint64_t> ack(t->cell(pe).bcast_ack);
+    coll::wait_word(rt(), "a team member to finish the previous broadcast", &t->cell(pe).bcast_ack,
+                    [&] { return ack.load(std::memory_order_acquire) + 1 >= seq; });
+  }
+  void bcast_signal(int pe, std::uint64_t seq) noexcept {
+    std::atomic_ref<std::uint64_t>(t->cell(pe).bcast_flag).store(seq, std::memory_order_release);
+  }
+  void bcast_wait_signal(std::uint64_t seq) noexcept {
+    std::atomic_ref<std::uint64_t> flag(t->my_cell().bcast_flag);
+    coll::wait_word(rt(), "the broadcast's root to deliver the data", &t->my_cell().bcast_flag,
+                    [&] { return flag.load(std::memory_order_acquire) >= seq; });
+  }
+  void bcast_done(std::uint64_t seq, bool) noexcept { bcast_pulled(seq); }
+  void bcast_pulled(std::uint64_t seq) noexcept {
+    std::atomic_ref<std::uint64_t>(t->my_cell().bcast_ack).store(seq, std::memory_order_release);
+  }
 };
 
 bool valid(Team* t, const char* func) {

@@ -60,7 +60,8 @@ Runtime::Runtime(RuntimeSetup setup)
   routes_[me_].data = data_->base;
 
   const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  wait_.spin_iterations = (ncpu > 0 && npes_ > ncpu) ? 64 : 4096;
+  wait_.oversubscribed = ncpu > 0 && npes_ > ncpu;
+  wait_.spin_iterations = wait_.oversubscribed ? 64 : 4096;
   wait_.timeout_s = cfg_.wait_timeout;
 
   if (npes_ > 1) {

@@ -36,15 +36,24 @@ struct Ctx {
 
 constexpr int kMaxTeams = 128;      // team slots per job (WORLD and SHARED included)
 constexpr int kScratchWords = 8;    // values a PE publishes per team slot for pulls
+constexpr int kSyncRounds = 8;      // dissemination rounds: teams of up to 256 PEs (central above)
 
-// Per team slot, in every member's internal area. The barrier words are used on the team's
-// PE 0; the scratch words on every member.
+// Per team slot, in every member's internal area. The central barrier's words (count, gen,
+// sleepers) are used on the team's PE 0; everything else on every member.
 struct alignas(64) TeamCell {
   alignas(64) std::uint32_t count;
   alignas(64) std::uint32_t gen;
   std::uint32_t sleepers;
   alignas(64) std::uint64_t scratch[kScratchWords];
+  // Pushed broadcasts (every member): the root stores the call's sequence number in the
+  // receiver's bcast_flag after writing its dest; each member stores the sequence number of
+  // the last broadcast it completed in its own bcast_ack. Zeroed again by team_destroy.
+  alignas(64) std::uint64_t bcast_flag;
+  std::uint64_t bcast_ack;
+  // Dissemination barrier (every member): round r's counting flag, raised by member me - 2^r.
+  alignas(64) std::uint64_t rounds[kSyncRounds];
 };
+static_assert(sizeof(TeamCell) == 320, "TeamCell: keep kMaxTeams cells within 40 KiB (device sync area)");
 
 // Runtime-internal symmetric objects at the start of every PE's heap (before user data).
 struct InternalArea {

@@ -1,6 +1,11 @@
 // Teams: membership, slots, and the team barrier.
 //
-// The barrier is a counter and a generation word in the team's PE 0 cell. Arrivals fetch-add
+// When every PE of the node has a CPU, the barrier is a dissemination barrier on counting flags
+// in the members' team cells (coll_wait.hpp): log2(n) one-way hand-offs, each waited for by
+// spinning briefly, then yielding. When PEs outnumber CPUs it is the central barrier below,
+// whose sleepers the last arriver wakes all at once.
+//
+// The central barrier is a counter and a generation word in the team's PE 0 cell. Arrivals fetch-add
 // the counter; the last one resets it and bumps the generation. Waiters spin briefly, then
 // sleep on the generation word with a futex (shared mapping: the kernel keys it by the memfd
 // page, so processes that map it at different addresses meet), and the releaser makes the
@@ -16,6 +21,7 @@
 #include <climits>
 #include <ctime>
 
+#include "core/coll_wait.hpp"
 #include "core/log.hpp"
 
 namespace shmem {
@@ -40,6 +46,15 @@ int Team::index_of(int world_pe) const noexcept {
 void Team::sync() noexcept {
   const int n = size();
   if (n == 1) return;
+  if (!rt_->wait_policy().oversubscribed && n <= (1 << kSyncRounds)) {
+    coll::dissemination<std::uint64_t>(*rt_, n, me_, [this](int pe, int r) { return &cell(pe).rounds[r]; });
+    return;
+  }
+  central_sync();
+}
+
+void Team::central_sync() noexcept {
+  const int n = size();
   TeamCell& root = cell(0);
   std::atomic_ref<std::uint32_t> count(root.count);
   std::atomic_ref<std::uint32_t> gen(root.gen);
@@ -88,6 +103,13 @@ void Team::allgather_words(const std::uint64_t* mine, int words, std::uint64_t* 
       out[pe * words + k] = std::atomic_ref<std::uint64_t>(p.scratch[k]).load(std::memory_order_relaxed);
   }
   sync();  // nobody overwrites its scratch before everyone has read it
+}
+
+void Team::clear_my_cell() noexcept {
+  TeamCell& c = my_cell();
+  std::atomic_ref<std::uint64_t>(c.bcast_flag).store(0, std::memory_order_relaxed);
+  for (auto& w : c.rounds) std::atomic_ref<std::uint64_t>(w).store(0, std::memory_order_relaxed);
+  std::atomic_ref<std::uint64_t>(c.bcast_ack).store(0, std::memory_order_release);
 }
 
 TeamSlots::TeamSlots() {

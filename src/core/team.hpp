@@ -34,6 +34,12 @@ class Team {
   // Every member publishes `words` (<= kScratchWords) and receives all members' values,
   // ordered by team PE: out[pe * words + k]. Collective.
   void allgather_words(const std::uint64_t* mine, int words, std::uint64_t* out) noexcept;
+  // Sequence number of the next broadcast on this team (the same on every member, since
+  // members call collectives in the same order).
+  std::uint64_t next_broadcast() noexcept { return ++broadcasts_; }
+  // After the last use of the team (team_destroy's sync): clears this member's words of the
+  // slot so that the next team to get the slot starts from zero.
+  void clear_my_cell() noexcept;
 
  private:
   Runtime* rt_;
@@ -41,6 +47,9 @@ class Team {
   int me_ = -1;
   std::vector<int> world_;
   bool predefined_;
+  std::uint64_t broadcasts_ = 0;
+
+  void central_sync() noexcept;
 };
 
 // Slot bookkeeping for one PE: which team slots it uses. Team creation ANDs the free sets of

@@ -153,6 +153,7 @@ void team_destroy(Team* t) noexcept {
   }
   quiet(t->rt().default_ctx());
   t->sync();  // no member still uses the slot
+  t->clear_my_cell();
   t->rt().remove_team(t);
 }
 

@@ -62,9 +62,10 @@ int alltoall(Team* team, void* dest, const void* source, std::size_t bytes_per_p
 int alltoalls(Team* team, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
               std::size_t nelems, std::size_t elem_size) noexcept;
 
-// acc[i] = acc[i] OP in[i] for i < n (elements of the reduced type). The typed shims pass one
-// instantiation per (type, op); the algorithms only move bytes and call it on slices.
-using Combine = void (*)(void* acc, const void* in, std::size_t n) noexcept;
+// out[i] = a[i] OP b[i] for i < n (elements of the reduced type); out may be a (accumulate in
+// place) but must not overlap b. The typed shims pass one instantiation per (type, op); the
+// algorithms only move bytes and call it on slices.
+using Combine = void (*)(void* out, const void* a, const void* b, std::size_t n) noexcept;
 int reduce(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem_size,
            Combine combine) noexcept;
 // Inclusive (exclusive=false) or exclusive prefix reduction in team PE order. The spec only

@@ -20,7 +20,8 @@ inline void cpu_relax() noexcept {
 }
 
 struct WaitPolicy {
-  unsigned spin_iterations = 4096;  // 0 when the node is oversubscribed
+  unsigned spin_iterations = 4096;  // few when the node is oversubscribed
+  bool oversubscribed = false;      // more PEs on this node than CPUs
   double timeout_s = 0;             // 0 = wait forever
 };
 

@@ -319,6 +319,7 @@ static void team_coll(void) {
   src[0] = g_me;
   CHECK_EQ(shmem_fcollect(rev, dst, src, 1), 0);
   for (int p = 0; p < g_npes; ++p) CHECK_EQ_AT(dst[p], g_npes - 1 - p, "%s fcollect on reversed team [%d]", COLL_LANG, p);
+  CHECK_EQ(shmem_sync(rev), 0); /* everyone has checked dst: it is ready for the broadcast */
   CHECK_EQ(shmem_broadcast(rev, dst, src, 1, 0), 0); /* team PE 0 = world PE npes-1 */
   CHECK_EQ(dst[0], g_npes - 1);
   src[0] = 1;

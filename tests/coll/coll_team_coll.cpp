@@ -187,6 +187,7 @@ void test_move(const TeamDesc& td, const char* tname, std::size_t nelems) {
   for (int root : roots) {
     for (std::size_t i = 0; i < nelems; ++i) src[i] = move_val<T>(me, 0, i);
     fill(dst, nelems * sizeof(T) + kGuard);
+    shmem_team_sync(td.team);  // the spec: every dest is ready before any PE calls broadcast
     const std::string what = label(td, tname, "broadcast", nelems) + " root " + std::to_string(root);
     CHECK_EQ_AT(Bcast(td.team, dst, src, nelems, root), 0, "%s", what.c_str());
     check_elems(dst, nelems, [&](std::size_t i) { return move_val<T>(root, 0, i); }, what);
@@ -281,6 +282,7 @@ void test_move_mem(const TeamDesc& td, std::size_t bytes) {
   for (int root : {0, n - 1}) {
     for (std::size_t i = 0; i < bytes; ++i) src[i] = val(me, 0, i);
     fill(dst, bytes + kGuard);
+    shmem_team_sync(td.team);  // every dest ready before any PE calls broadcast
     CHECK_EQ_AT(shmem_broadcastmem(td.team, dst, src, bytes, root), 0, "%s", base.c_str());
     check_elems(dst, bytes, [&](std::size_t i) { return val(root, 0, i); }, base + " broadcastmem");
     check_guard(dst + bytes, base + " broadcastmem");
@@ -449,6 +451,9 @@ void back_to_back(const TeamDesc& td) {
   long* b = reinterpret_cast<long*>(g_dst);
   long* c = reinterpret_cast<long*>(g_dst) + 4096;  // fcollect target, away from b
   long bad = 0;
+  // The only synchronisation: b (the first broadcast's dest) may still be read by the previous
+  // test on some PE. Inside the loop, each reduction and fcollect orders the next broadcast.
+  shmem_team_sync(td.team);
   for (int k = 0; k < 100; ++k) {
     const int root = k % n;
     auto f = [&](std::size_t i) { return (long)(k * 1000 + i * 3 + 1); };
@@ -500,6 +505,10 @@ void interleaved_2d(shmem_team_t row, shmem_team_t col, int xrange) {
   long* rd = reinterpret_cast<long*>(g_dst);
   long* cs = reinterpret_cast<long*>(g_src + kBufBytes / 2);
   long* cd = reinterpret_cast<long*>(g_dst + kBufBytes / 2);
+  // The column broadcast's dest is apart from the column fcollect's: the broadcast's root may
+  // write it while a column-mate still checks the previous iteration's fcollect result (the
+  // spec asks only that a broadcast's dest be ready, which the fcollect's sync guarantees here).
+  long* cb = cd + 64;
   const std::size_t ne = 13;
   long bad = 0;
   int k = 0;
@@ -510,8 +519,8 @@ void interleaved_2d(shmem_team_t row, shmem_team_t col, int xrange) {
     // Each row's result, tagged with the column PE, goes down the column from PE k % cn.
     for (std::size_t i = 0; i < ne; ++i) cs[i] = rd[i] + 100000L * cme;
     const int root = k % cn;
-    if (shmem_long_broadcast(col, cd, cs, ne, root) != 0) ++bad;
-    for (std::size_t i = 0; i < ne; ++i) bad += cd[i] != row_sum(row_size_of(root), k, i) + 100000L * root;
+    if (shmem_long_broadcast(col, cb, cs, ne, root) != 0) ++bad;
+    for (std::size_t i = 0; i < ne; ++i) bad += cb[i] != row_sum(row_size_of(root), k, i) + 100000L * root;
     if (shmem_long_fcollect(col, cd, cs, 1) != 0) ++bad;
     for (int p = 0; p < cn; ++p) bad += cd[p] != row_sum(row_size_of(p), k, 0) + 100000L * p;
     if (shmem_long_fcollect(row, rd, rs, 1) != 0) ++bad;
