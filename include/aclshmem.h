@@ -8,10 +8,12 @@
  * headers' routines on the same symmetric memory. Differences from the seed, what is not
  * supported on this platform and why, are in docs/aclshmem.md. In short:
  *   - host and device memory types both map to the one symmetric heap;
- *   - Ascend engine configuration (MTE/SDMA/RDMA/UDMA windows, FFTS), RDMA completion handles
- *     and in-kernel profiling exist and return ACLSHMEM_NOT_SUPPORTED (util_get_ffts_config
- *     returns 0, the seed's "no FFTS base needed");
- *   - the *_on_stream routines come with the stream engine;
+ *   - Ascend engine configuration (MTE/SDMA/RDMA/UDMA windows, FFTS) and in-kernel profiling
+ *     exist and return ACLSHMEM_NOT_SUPPORTED (util_get_ffts_config returns 0, the seed's "no
+ *     FFTS base needed");
+ *   - the *_on_stream routines and aclshmemx_handle_wait run on the stream engine of shmemx.h:
+ *     an aclrtStream is a shmemx_stream_t (made by shmemx_stream_create, cast to aclrtStream),
+ *     NULL the library's default stream;
  *   - the seed's `#define shmem_xxx aclshmem_xxx` aliases are left out: they would replace the
  *     OpenSHMEM routines of shmem.h.
  *
@@ -193,6 +195,35 @@ ACLSHMEM_HOST_API void aclshmem_barrier_all(void) ACLSHMEM_NOEXCEPT;
 ACLSHMEM_HOST_API void aclshmem_sync(aclshmem_team_t team) ACLSHMEM_NOEXCEPT;
 ACLSHMEM_HOST_API void aclshmem_sync_all(void) ACLSHMEM_NOEXCEPT;
 
+/* ---- stream-ordered calls -------------------------------------------------------------------
+ * `stream` is a stream of shmemx.h: a shmemx_stream_t made by shmemx_stream_create and cast to
+ * aclrtStream, or NULL for the library's default stream (CANN's aclrtCreateStream streams do not
+ * exist here). Each call enqueues and returns at once; the operations run in submission order,
+ * each complete before the next starts, and read or write their buffers when they run: keep
+ * them alive until shmemx_stream_synchronize(stream) (the counterpart of aclrtSynchronizeStream).
+ * A bad argument (PE, address, sig_op, cmp, team) is logged when the operation runs, the
+ * operation is skipped, and the stream's next synchronize returns the error. */
+ACLSHMEM_HOST_API void aclshmemx_putmem_on_stream(void* dst, void* src, size_t elem_size, int32_t pe,
+                                                  aclrtStream stream) ACLSHMEM_NOEXCEPT; /* elem_size: bytes */
+ACLSHMEM_HOST_API void aclshmemx_getmem_on_stream(void* dst, void* src, size_t elem_size, int32_t pe,
+                                                  aclrtStream stream) ACLSHMEM_NOEXCEPT;
+/* int32 signal words (4-byte aligned, symmetric); sig_op ACLSHMEM_SIGNAL_SET or _ADD. */
+ACLSHMEM_HOST_API void aclshmemx_signal_op_on_stream(int32_t* sig_addr, int32_t signal, int sig_op, int pe,
+                                                     aclrtStream stream) ACLSHMEM_NOEXCEPT;
+/* The stream waits until the local *sig_addr satisfies (cmp, cmp_val): later work on it starts
+ * only then, while the host goes on. */
+ACLSHMEM_HOST_API void aclshmemx_signal_wait_until_on_stream(int32_t* sig_addr, int cmp, int32_t cmp_val,
+                                                             aclrtStream stream) ACLSHMEM_NOEXCEPT;
+ACLSHMEM_HOST_API void aclshmemx_quiet_on_stream(aclrtStream stream) ACLSHMEM_NOEXCEPT;
+/* quiet + team sync, as aclshmem_barrier, in stream order. */
+ACLSHMEM_HOST_API void aclshmemx_barrier_on_stream(aclshmem_team_t team, aclrtStream stream) ACLSHMEM_NOEXCEPT;
+ACLSHMEM_HOST_API void aclshmemx_barrier_all_on_stream(aclrtStream stream) ACLSHMEM_NOEXCEPT;
+/* The seed's RDMA completion: every earlier operation of every member of handle.team_id
+ * complete, then the members meet (a barrier over that team on the stream). Returns
+ * ACLSHMEM_SUCCESS, or ACLSHMEM_INVALID_PARAM (nothing enqueued, a message logged) for a team that
+ * is not valid here, ACLSHMEM_NOT_INITED before initialisation. */
+ACLSHMEM_HOST_API int32_t aclshmemx_handle_wait(aclshmem_handle_t handle, aclrtStream stream) ACLSHMEM_NOEXCEPT;
+
 /* ---- point-to-point wait / test (results through the seed's out-pointers) ------------------
  * status[i] != 0 excludes element i (NULL: all included). _any stores the index found, or
  * SIZE_MAX when no element is eligible; _some stores how many indices it wrote; _test stores 1
@@ -240,7 +271,7 @@ ACLSHMEM_HOST_API int32_t aclshmemx_set_log_level(int level) ACLSHMEM_NOEXCEPT;
 /* Sends every log line to func (NULL restores the default sink). */
 ACLSHMEM_HOST_API int32_t aclshmemx_set_extern_logger(aclshmem_extern_logger_t func) ACLSHMEM_NOEXCEPT;
 
-/* ---- Ascend-only engine, completion and profiling calls ------------------------------------
+/* ---- Ascend-only engine and profiling calls -------------------------------------------------
  * They exist so seed programs compile; on this platform they change nothing, log a warning and
  * return ACLSHMEM_NOT_SUPPORTED (aclshmemx_show_prof, which returns nothing, only warns). */
 ACLSHMEM_HOST_API int32_t aclshmemx_set_mte_config(uint64_t ub_offset, uint32_t ub_size,
@@ -251,7 +282,6 @@ ACLSHMEM_HOST_API int32_t aclshmemx_set_rdma_config(uint64_t ub_offset, uint32_t
                                                     uint32_t sync_id) ACLSHMEM_NOEXCEPT;
 ACLSHMEM_HOST_API int32_t aclshmemx_set_udma_config(uint64_t ub_offset, uint32_t ub_size,
                                                     uint32_t sync_id) ACLSHMEM_NOEXCEPT;
-ACLSHMEM_HOST_API int32_t aclshmemx_handle_wait(aclshmem_handle_t handle, aclrtStream stream) ACLSHMEM_NOEXCEPT;
 ACLSHMEM_HOST_API int32_t aclshmemx_get_prof(aclshmem_prof_pe_t** out, bool verbose) ACLSHMEM_NOEXCEPT;
 ACLSHMEM_HOST_API void aclshmemx_show_prof(void) ACLSHMEM_NOEXCEPT;
 

@@ -1,8 +1,8 @@
 // Logging and the Ascend-only platform calls of aclshmem.h:
 //   aclshmemx_set_log_level, aclshmemx_set_extern_logger;
-//   aclshmemx_set_{mte,sdma,rdma,udma}_config, aclshmemx_handle_wait, aclshmemx_get_prof,
-//   aclshmemx_show_prof: they configure hardware this platform does not have, so they return
-//   ACLSHMEM_NOT_SUPPORTED with a warning instead of pretending to succeed.
+//   aclshmemx_set_{mte,sdma,rdma,udma}_config, aclshmemx_get_prof, aclshmemx_show_prof: they
+//   configure hardware this platform does not have, so they return ACLSHMEM_NOT_SUPPORTED with a
+//   warning instead of pretending to succeed. (aclshmemx_handle_wait is real: acl_stream.cpp.)
 #include <cstring>
 #include <string>
 
@@ -71,10 +71,6 @@ int32_t aclshmemx_set_rdma_config(uint64_t ub_offset, uint32_t ub_size, uint32_t
 int32_t aclshmemx_set_udma_config(uint64_t ub_offset, uint32_t ub_size, uint32_t sync_id) noexcept {
   (void)ub_offset, (void)ub_size, (void)sync_id;
   return acl::not_supported(__func__, "there is no UDMA engine");
-}
-int32_t aclshmemx_handle_wait(aclshmem_handle_t handle, aclrtStream stream) noexcept {
-  (void)handle, (void)stream;
-  return acl::not_supported(__func__, "RDMA completion handles need the RDMA engine and streams");
 }
 int32_t aclshmemx_get_prof(aclshmem_prof_pe_t** out, bool verbose) noexcept {
   (void)verbose;

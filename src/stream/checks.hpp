@@ -33,14 +33,29 @@ inline int check_local(const char* f, const char* arg, const void* p, std::size_
   return 0;
 }
 
-inline int check_signal(Runtime& rt, const char* f, const std::uint64_t* sig, int sig_op, int pe) noexcept {
+// Signal words are W: OpenSHMEM's uint64_t or the seed's int32_t. `api` is the prefix of the
+// caller's constants ("SHMEM" or "ACLSHMEM"), for the messages; both number SET 0 and ADD 1.
+template <class W>
+int check_signal(Runtime& rt, const char* f, const char* api, const W* sig, int sig_op, int pe) noexcept {
   if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
-    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "sig_op=%d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD; skipped",
-                  sig_op);
-  if (reinterpret_cast<std::uintptr_t>(sig) % alignof(std::uint64_t) != 0)
-    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "sig_addr=%p is not 8-byte aligned; skipped",
-                  static_cast<const void*>(sig));
-  return check_remote(rt, f, "sig_addr", sig, sizeof(std::uint64_t), pe);
+    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "sig_op=%d is neither %s_SIGNAL_SET nor %s_SIGNAL_ADD; skipped",
+                  sig_op, api, api);
+  if (reinterpret_cast<std::uintptr_t>(sig) % alignof(W) != 0)
+    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "sig_addr=%p is not %zu-byte aligned; skipped",
+                  static_cast<const void*>(sig), alignof(W));
+  return check_remote(rt, f, "sig_addr", sig, sizeof(W), pe);
+}
+
+// A local signal word to wait on, and the comparison (the same numbering in both APIs).
+template <class W>
+int check_wait(const char* f, const char* api, const W* sig, int cmp) noexcept {
+  if (sig == nullptr || reinterpret_cast<std::uintptr_t>(sig) % alignof(W) != 0)
+    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "sig_addr=%p is NULL or not %zu-byte aligned; skipped",
+                  static_cast<const void*>(sig), alignof(W));
+  if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)
+    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "cmp=%d is not one of %s_CMP_EQ..%s_CMP_LE; skipped", cmp, api,
+                  api);
+  return 0;
 }
 
 // The team behind a public handle as seen by `rt`, or nullptr after reporting.
