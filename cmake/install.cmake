@@ -3,6 +3,7 @@
 #   <prefix>/bin/            oshcc oshc++ oshrun shmemrun(->oshrun) shmem-info
 #   <prefix>/include/        shmem.h shmemx.h ... and include/shmem/
 #   <prefix>/lib/            libshmem.so -> .so.<major> -> .so.<version>
+#                            libshmem_bootstrap_{mpi,pmix}.so (where MPI / PMIx were found)
 #   <prefix>/lib/cmake/shmem shmemConfig.cmake, shmemConfigVersion.cmake, shmemTargets*.cmake
 #   <prefix>/lib/pkgconfig/  shmem.pc
 #
@@ -25,6 +26,13 @@ install(TARGETS shmem EXPORT shmemTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   COMPONENT devel)
+
+# --- bootstrap plugins (next to the library, where it looks for them) ----------------------
+foreach(_plugin shmem_bootstrap_mpi shmem_bootstrap_pmix)
+  if(TARGET ${_plugin})
+    install(TARGETS ${_plugin} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
+  endif()
+endforeach()
 
 # --- tools -----------------------------------------------------------------------------------
 install(TARGETS oshrun shmem-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)

@@ -66,6 +66,17 @@ LaunchSpec launch_spec_from_env(const Config& cfg) {
     }
     return s;
   }
+  if (env("OMPI_COMM_WORLD_SIZE") && env("OMPI_COMM_WORLD_RANK")) {  // Open MPI's mpirun
+    s.npes = env_int("OMPI_COMM_WORLD_SIZE", 1, 1 << 20);
+    s.pe = env_int("OMPI_COMM_WORLD_RANK", 0, s.npes - 1);
+    s.origin = "mpirun";
+    s.pmix = s.npes > 1;
+    if (s.pmix && !env("PMIX_NAMESPACE"))
+      throw Error(Errc::kBootstrap, "started by Open MPI's mpirun (OMPI_COMM_WORLD_SIZE=" + std::to_string(s.npes) +
+                                        ") but PMIX_NAMESPACE is not set: the PEs meet through PMIx, which this "
+                                        "launcher does not provide; start the program with oshrun -n N");
+    return s;
+  }
   if (env("WORLD_SIZE") && env("RANK")) {  // torchrun / torch.distributed style
     s.npes = env_int("WORLD_SIZE", 1, 1 << 20);
     s.pe = env_int("RANK", 0, s.npes - 1);
@@ -90,6 +101,13 @@ LaunchSpec launch_spec_from_env(const Config& cfg) {
                            "from MASTER_ADDR/MASTER_PORT; set SHMEM_JOB_SECRET (same value on every rank) or "
                            "certificates in SHMEM_BOOTSTRAP_TLS_INFO to authenticate PEs");
     }
+    return s;
+  }
+  if (env("PMIX_RANK") && env("PMIX_NAMESPACE")) {  // another PMIx process manager: srun, prterun
+    s.pe = env_int("PMIX_RANK", 0, (1 << 20) - 1);
+    s.npes = 0;  // PMIx tells
+    s.origin = "pmix";
+    s.pmix = true;
     return s;
   }
   return s;  // singleton

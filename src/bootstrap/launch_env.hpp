@@ -1,8 +1,12 @@
 #pragma once
 // Where a PE learns its rank, the job size and how to reach the bootstrap store.
+// In this order of precedence:
 //   oshrun:   SHMEM_PE, SHMEM_NPES, SHMEM_STORE_ADDR, SHMEM_JOB_ID, SHMEM_JOB_SECRET
+//   mpirun:   OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE (Open MPI) with PMIX_NAMESPACE: the PEs
+//             meet through PMIx (bootstrap/plugin_pmix.hpp; rank 0 hosts the store)
 //   torchrun: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (rank 0 hosts the store there)
-//   neither:  a single PE, no store
+//   pmix:     PMIX_RANK, PMIX_NAMESPACE alone (srun --mpi=pmix, prterun): rank and size from PMIx
+//   none:     a single PE, no store
 #include <cstdint>
 #include <string>
 
@@ -20,6 +24,9 @@ struct LaunchSpec {
   std::string job_id;
   TlsConfig tls;
   const char* origin = "singleton";
+  // Meet through PMIx before starting (mpirun, pmix): store address, job id and secret are not
+  // known yet; npes is 0 when only PMIx can tell it.
+  bool pmix = false;
 };
 
 // Throws Error(kInvalidValue / kBootstrap) naming the variable at fault.

@@ -8,8 +8,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 
+#include "bootstrap/plugin_mpi.hpp"
+#include "bootstrap/plugin_pmix.hpp"
 #include "core/error.hpp"
 #include "core/init_ops.hpp"
 #include "core/log.hpp"
@@ -44,6 +47,13 @@ struct Process {
   std::string tls_info, tls_key_pem, tls_key_password;
   std::unique_ptr<bootstrap::StoreServer> uid_server;
   std::string uid_secret, uid_job;
+  // What an instance's bootstrap needs kept alive until it finalizes (MPI initialised by the
+  // library in ACLSHMEMX_INIT_WITH_MPI), and the one MPI that every such instance shares.
+  std::map<std::uint64_t, std::shared_ptr<void>> boot_holds;
+  std::weak_ptr<bootstrap::MpiLibrary> mpi;
+  // PMIx (shmem_init under mpirun): connected for the rest of the process, see PmixClient.
+  std::unique_ptr<bootstrap::PmixClient> pmix;
+  int pmix_rounds = 0;
 };
 
 Process& proc() {
@@ -57,6 +67,14 @@ void finalize_at_exit() {
   p.current.store(nullptr, std::memory_order_release);
   for (auto& [id, rt] : p.instances) rt->finalize();
   p.instances.clear();
+  p.boot_holds.clear();
+  p.pmix.reset();
+}
+
+void register_at_exit(Process& p) {
+  if (p.atexit_registered) return;
+  p.atexit_registered = true;
+  std::atexit(finalize_at_exit);
 }
 
 std::string hex(const unsigned char* b, std::size_t n) {
@@ -92,7 +110,98 @@ std::pair<std::string, std::uint16_t> parse_tcp_url(const std::string& url) {
   return bootstrap::parse_host_port(rest, "ip_port");
 }
 
-RuntimeSetup make_setup(const core::InitSpec& spec, Process& p) {
+// The unique ID of a new job whose store this process (PE 0) hosts; p.mu is held.
+void make_uid(Process& p, void* out) {
+  UidBlob b{};
+  b.magic = kUidMagic;
+  b.version = 1;
+  if (RAND_bytes(b.secret, sizeof b.secret) != 1) throw Error(Errc::kInternal, "RAND_bytes failed");
+  unsigned char job[8];
+  RAND_bytes(job, sizeof job);
+  std::snprintf(b.job, sizeof b.job, "u%s", hex(job, sizeof job).c_str());
+  // SHMEM_UID_SESSION_ID (the seed's variable) fixes host:port; by default loopback, since
+  // every PE of this build shares one host.
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;
+  if (const char* sid = std::getenv("SHMEM_UID_SESSION_ID"); sid && *sid)
+    std::tie(host, port) = bootstrap::parse_host_port(sid, "SHMEM_UID_SESSION_ID");
+  bootstrap::StoreServer::Options o;
+  o.bind_host = host;
+  o.port = port;
+  o.tls.secret = hex(b.secret, sizeof b.secret);
+  o.tls.enabled = parse_bool(config_raw("SHMEM_BOOTSTRAP_TLS"), "SHMEM_BOOTSTRAP_TLS");
+  apply_tls_overrides(p, o.tls);
+  p.uid_secret = o.tls.secret;
+  p.uid_server = std::make_unique<bootstrap::StoreServer>(std::move(o));
+  b.port = p.uid_server->port();
+  std::snprintf(b.host, sizeof b.host, "%s", host.c_str());
+  std::memset(out, 0, core::kUniqueIdBytes);
+  std::memcpy(out, &b, sizeof b);
+}
+
+// Joins the job a unique ID describes (ACLSHMEMX_INIT_WITH_UNIQUEID, and MPI mode after the
+// broadcast). On PE 0 the store made with the ID is handed to the runtime.
+void join_by_uid(const void* uid, Process& p, RuntimeSetup& st) {
+  bootstrap::LaunchSpec& l = st.launch;
+  UidBlob b;
+  std::memcpy(&b, uid, sizeof b);
+  if (b.magic != kUidMagic || b.version != 1)
+    throw Error(Errc::kInvalidArgument, "the unique ID was not made by aclshmemx_get_uniqueid (bad magic or version)");
+  b.host[sizeof b.host - 1] = 0;
+  b.job[sizeof b.job - 1] = 0;
+  l.store_host = b.host;
+  l.store_port = b.port;
+  l.job_id = b.job;
+  l.tls.enabled = st.cfg.bootstrap_tls;
+  l.tls.secret = hex(b.secret, sizeof b.secret);
+  if (l.pe == 0) {
+    if (!p.uid_server || p.uid_secret != l.tls.secret)
+      throw Error(Errc::kInvalidArgument, "PE 0 must call aclshmemx_get_uniqueid in the same process before init");
+    st.server = std::move(p.uid_server);
+  }
+}
+
+// ACLSHMEMX_INIT_WITH_MPI: the ranks must be the communicator's; PE 0 makes a unique ID and
+// broadcasts it over the communicator, then everything goes as in unique-ID mode. `hold`
+// receives MPI itself, to keep until the instance finalizes.
+void join_by_mpi(const core::InitSpec& spec, Process& p, RuntimeSetup& st, std::shared_ptr<void>& hold) {
+  constexpr const char* kMode = "ACLSHMEMX_INIT_WITH_MPI";
+  std::shared_ptr<bootstrap::MpiLibrary> mpi = p.mpi.lock();
+  if (!mpi) {
+    mpi = std::make_shared<bootstrap::MpiLibrary>();
+    p.mpi = mpi;
+  }
+  hold = mpi;
+  bootstrap::MpiComm comm(mpi, spec.mpi_comm);
+  const char* which = spec.mpi_comm ? "the communicator in attr->comm_args" : "MPI_COMM_WORLD";
+  const bool match = comm.rank() == spec.pe && comm.size() == spec.npes;
+  const bool all_match = comm.all_true(match);  // nobody goes on to wait for a PE that stopped here
+  if (!match)
+    throw Error(Errc::kInvalidArgument, std::string(kMode) + ": attr->my_pe=" + std::to_string(spec.pe) +
+                                            " and attr->n_pes=" + std::to_string(spec.npes) + " must equal the rank " +
+                                            std::to_string(comm.rank()) + " and size " + std::to_string(comm.size()) +
+                                            " of this process in " + which);
+  if (!all_match)
+    throw Error(Errc::kInvalidArgument, std::string(kMode) + ": another process's attr->my_pe / attr->n_pes differ "
+                                                             "from its rank / size in " + which + " (see its error)");
+  // Byte 0: PE 0 made the ID (1) or failed (0); then the ID.
+  unsigned char msg[1 + core::kUniqueIdBytes] = {};
+  if (comm.rank() == 0) {
+    try {
+      make_uid(p, msg + 1);
+      msg[0] = 1;
+    } catch (...) {
+      comm.bcast(msg, sizeof msg, 0);  // the others fail too instead of waiting
+      throw;
+    }
+  }
+  comm.bcast(msg, sizeof msg, 0);
+  if (msg[0] != 1)
+    throw Error(Errc::kBootstrap, std::string(kMode) + ": PE 0 could not start the bootstrap store (see its error)");
+  join_by_uid(msg + 1, p, st);
+}
+
+RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<void>& hold) {
   RuntimeSetup st;
   st.cfg = Config::from_env();
   if (spec.heap_size) st.cfg.symmetric_size = spec.heap_size;
@@ -130,34 +239,33 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p) {
       }
       break;
     }
-    case core::BootstrapMode::kUniqueId: {
+    case core::BootstrapMode::kUniqueId:
       need_ranks("ACLSHMEMX_INIT_WITH_UNIQUEID");
       if (!spec.unique_id) throw Error(Errc::kInvalidArgument, "unique ID is NULL");
-      UidBlob b;
-      std::memcpy(&b, spec.unique_id, sizeof b);
-      if (b.magic != kUidMagic || b.version != 1)
-        throw Error(Errc::kInvalidArgument, "the unique ID was not made by aclshmemx_get_uniqueid (bad magic or version)");
-      b.host[sizeof b.host - 1] = 0;
-      b.job[sizeof b.job - 1] = 0;
-      l.store_host = b.host;
-      l.store_port = b.port;
       l.origin = "uniqueid";
-      l.job_id = b.job;
-      l.tls.enabled = st.cfg.bootstrap_tls;
-      l.tls.secret = hex(b.secret, sizeof b.secret);
-      if (l.pe == 0) {
-        if (!p.uid_server || p.uid_secret != l.tls.secret)
-          throw Error(Errc::kInvalidArgument, "PE 0 must call aclshmemx_get_uniqueid in the same process before init");
-        st.server = std::move(p.uid_server);
-      }
+      join_by_uid(spec.unique_id, p, st);
       break;
-    }
     case core::BootstrapMode::kMpi:
-      throw Error(Errc::kNotSupported,
-                  "ACLSHMEMX_INIT_WITH_MPI: the MPI bootstrap is not built in this version; use "
-                  "ACLSHMEMX_INIT_WITH_DEFAULT or ACLSHMEMX_INIT_WITH_UNIQUEID (or oshrun / torchrun variables)");
+      need_ranks("ACLSHMEMX_INIT_WITH_MPI");
+      l.origin = "mpi";
+      join_by_mpi(spec, p, st, hold);
+      break;
   }
   apply_tls_overrides(p, l.tls);
+  if (l.pmix) {  // mpirun: meet through PMIx, which stays connected for the rest of the process
+    if (!p.pmix) {
+      register_at_exit(p);  // finalises PMIx at exit, or the launcher counts this process as failed
+      p.pmix = std::make_unique<bootstrap::PmixClient>();
+    }
+    bootstrap::adopt_pmix_ranks(*p.pmix, l);
+    if (l.npes > 1) {
+      const double timeout = spec.connect_timeout_s > 0 ? spec.connect_timeout_s : st.cfg.bootstrap_timeout;
+      st.server = bootstrap::meet_over_pmix(*p.pmix, l, "shmem.bootstrap." + std::to_string(++p.pmix_rounds), timeout);
+    }
+  }
+  log::set_identity(l.pe, l.npes);
+  SHMEM_INFO_LOG("init", "bootstrap: %s, PE %d of %d%s", l.origin, l.pe, l.npes,
+                 l.npes > 1 ? (", store at " + l.store_host + ":" + std::to_string(l.store_port)).c_str() : "");
   return st;
 }
 
@@ -172,15 +280,14 @@ void init_with(const InitSpec& spec) {
   std::lock_guard<std::mutex> g(p.mu);
   if (p.instances.count(spec.instance_id))
     throw Error(Errc::kInvalidArgument, "instance " + std::to_string(spec.instance_id) + " is already initialised");
-  auto rt = std::make_unique<Runtime>(make_setup(spec, p));
+  std::shared_ptr<void> hold;  // released (MPI finalised if the library initialised it) on failure
+  auto rt = std::make_unique<Runtime>(make_setup(spec, p, hold));
   Runtime* raw = rt.get();
   p.instances.emplace(spec.instance_id, std::move(rt));
+  if (hold) p.boot_holds[spec.instance_id] = std::move(hold);
   p.current_id = spec.instance_id;
   p.current.store(raw, std::memory_order_release);
-  if (!p.atexit_registered) {
-    p.atexit_registered = true;
-    std::atexit(finalize_at_exit);
-  }
+  register_at_exit(p);
 }
 
 void init(int requested, int* provided) {
@@ -207,6 +314,7 @@ int instance_finalize(std::uint64_t id) noexcept {
   it->second->finalize();
   if (p.current.load() == it->second.get()) p.current.store(nullptr, std::memory_order_release);
   p.instances.erase(it);
+  p.boot_holds.erase(id);  // the last MPI-mode instance finalises MPI if the library initialised it
   if (!p.current.load() && !p.instances.empty()) {  // fall back to another live instance
     p.current_id = p.instances.begin()->first;
     p.current.store(p.instances.begin()->second.get(), std::memory_order_release);
@@ -240,31 +348,7 @@ int init_status() noexcept { return current_runtime() ? 2 : 0; }
 void uniqueid_create(void* out) {
   Process& p = proc();
   std::lock_guard<std::mutex> g(p.mu);
-  UidBlob b{};
-  b.magic = kUidMagic;
-  b.version = 1;
-  if (RAND_bytes(b.secret, sizeof b.secret) != 1) throw Error(Errc::kInternal, "RAND_bytes failed");
-  unsigned char job[8];
-  RAND_bytes(job, sizeof job);
-  std::snprintf(b.job, sizeof b.job, "u%s", hex(job, sizeof job).c_str());
-  // SHMEM_UID_SESSION_ID (the seed's variable) fixes host:port; by default loopback, since
-  // every PE of this build shares one host.
-  std::string host = "127.0.0.1";
-  std::uint16_t port = 0;
-  if (const char* sid = std::getenv("SHMEM_UID_SESSION_ID"); sid && *sid)
-    std::tie(host, port) = bootstrap::parse_host_port(sid, "SHMEM_UID_SESSION_ID");
-  bootstrap::StoreServer::Options o;
-  o.bind_host = host;
-  o.port = port;
-  o.tls.secret = hex(b.secret, sizeof b.secret);
-  o.tls.enabled = parse_bool(config_raw("SHMEM_BOOTSTRAP_TLS"), "SHMEM_BOOTSTRAP_TLS");
-  apply_tls_overrides(p, o.tls);
-  p.uid_secret = o.tls.secret;
-  p.uid_server = std::make_unique<bootstrap::StoreServer>(std::move(o));
-  b.port = p.uid_server->port();
-  std::snprintf(b.host, sizeof b.host, "%s", host.c_str());
-  std::memset(out, 0, kUniqueIdBytes);
-  std::memcpy(out, &b, sizeof b);
+  make_uid(p, out);
 }
 
 void set_store_tls(bool enable, const std::string& tls_info) {
