@@ -46,6 +46,10 @@ class StoreServer {
   // Diagnostics (and tests): how many get/barrier/wait_failure requests are blocked now, and a
   // wait until at least `n` are (false if that did not happen within `timeout`).
   std::size_t blocked_requests() const;
+  // Waits until no request is being handled (every blocked request has had its reply written),
+  // at most `timeout`; false on timeout. A failing job's store host uses it so that the other
+  // PEs hear why before the host process exits.
+  bool wait_idle(Millis timeout) const;
   bool wait_for_blocked(std::size_t n, Millis timeout) const;
 
  private:
@@ -80,6 +84,9 @@ class StoreClient {
   std::string wait_failure();
   void global_exit(int status);
   void goodbye();  // clean finalize: the server no longer treats a disconnect as a loss
+  // Makes a request blocked in another thread (wait_failure) fail at once; the connection is
+  // unusable afterwards. Safe to call from any thread.
+  void interrupt() noexcept;
 
  private:
   struct Impl;

@@ -1,3 +1,5 @@
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cerrno>
@@ -295,6 +297,10 @@ void StoreClient::global_exit(int status) {
   FrameWriter w;
   w.i64(status);
   impl_->request(Op::kGlobalExit, w);
+}
+
+void StoreClient::interrupt() noexcept {
+  if (impl_ && impl_->fd) ::shutdown(impl_->fd.get(), SHUT_RDWR);
 }
 
 void StoreClient::goodbye() {

@@ -233,6 +233,17 @@ void StoreServer::Impl::serve(Conn& c) {
       return;
     }
     try {
+      {
+        std::lock_guard<std::mutex> g(mu);
+        ++in_flight;
+      }
+      util::ScopeExit done([&] {
+        {
+          std::lock_guard<std::mutex> g(mu);
+          --in_flight;
+        }
+        cv.notify_all();
+      });
       if (!handle(s, h, payload)) return;
     } catch (const FrameError& e) {
       drop(s, "malformed payload", std::string(op_name(static_cast<Op>(h.op))) + ": " + e.what());
@@ -358,6 +369,11 @@ void StoreServer::fail(const std::string& reason) { impl_->enter_failed(reason);
 std::size_t StoreServer::blocked_requests() const {
   std::lock_guard<std::mutex> g(impl_->mu);
   return impl_->blocked;
+}
+
+bool StoreServer::wait_idle(Millis timeout) const {
+  std::unique_lock<std::mutex> lk(impl_->mu);
+  return impl_->cv.wait_for(lk, timeout, [&] { return impl_->in_flight == 0; });
 }
 
 bool StoreServer::wait_for_blocked(std::size_t n, Millis timeout) const {

@@ -73,6 +73,7 @@ struct StoreServer::Impl {
   std::set<int> connected;
   std::set<int> finalized;
   std::size_t blocked = 0;
+  std::size_t in_flight = 0;  // requests being handled (read, reply not yet written)
 
   std::mutex conns_mu;
   std::list<std::unique_ptr<Conn>> conns;

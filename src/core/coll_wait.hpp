@@ -35,8 +35,14 @@ void dissemination(Runtime& rt, int n, int me, WordAt&& word) noexcept {
     std::atomic_ref<Word>(*word((me + d) % n, r)).fetch_add(1, std::memory_order_acq_rel);
     Word* mine = word(me, r);
     std::atomic_ref<Word> w(*mine);
-    wait_word(rt, "a barrier partner (dissemination round flag)", mine,
-              [&] { return w.load(std::memory_order_acquire) > 0; });
+    wait_for(rt.wait_policy(), [&] { return w.load(std::memory_order_acquire) > 0; }, [&](double waited) {
+      log::write(log::Level::kFatal, "wait",
+                 "barrier timed out after %.1f s (SHMEM_WAIT_TIMEOUT=%g): PE %d (member %d of %d) waited in "
+                 "dissemination round %d for member %d to arrive: its flag at %s, expected > 0, last seen %lld",
+                 waited, rt.wait_policy().timeout_s, rt.my_pe(), me, n, r, ((me - d) % n + n) % n,
+                 rt.describe(mine).c_str(), static_cast<long long>(w.load()));
+      rt.abort_job(1);
+    });
     w.fetch_sub(1, std::memory_order_acq_rel);
   }
 }

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 #include "bootstrap/launch_env.hpp"
@@ -75,11 +76,20 @@ Runtime::Runtime(RuntimeSetup setup)
     }
     store_ = std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
                                                       to_ms(connect_timeout_s_));
+    if (std::string_view(launch.origin) != "oshrun")  // oshrun ends the job itself
+      watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
+                                              to_ms(connect_timeout_s_), store_server_.get());
     connect_peers();
   }
   create_predefined_teams();
   build_device_state();
   if (me_ == 0 && (cfg_.info || cfg_.version)) print_info();
+  // The store's host lets nobody start before every PE's job watcher is waiting on the store:
+  // a failure right after init must reach them all before the host process might exit.
+  if (watcher_ && store_server_ && !store_server_->wait_for_blocked(static_cast<std::size_t>(npes_),
+                                                                     to_ms(connect_timeout_s_)))
+    SHMEM_WARN("init", "not every PE's job watcher reached the bootstrap store in time; a failing PE may leave "
+                       "others to notice it later");
   barrier();
 }
 

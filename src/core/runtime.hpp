@@ -8,6 +8,7 @@
 
 #include "core/config.hpp"
 #include "core/heap_allocator.hpp"
+#include "core/job_watcher.hpp"
 #include "core/ops.hpp"
 #include "core/segment.hpp"
 #include "core/wait.hpp"
@@ -145,6 +146,7 @@ class Runtime {
   Ctx default_ctx_;
   std::unique_ptr<bootstrap::StoreServer> store_server_;  // rank 0 under torchrun-style launch
   std::unique_ptr<bootstrap::StoreClient> store_;
+  std::unique_ptr<JobWatcher> watcher_;  // jobs without oshrun: ends this PE when the job fails
   Segment heap_;
   const DataSegment* data_ = nullptr;
   std::vector<Segment> peer_maps_;  // peers' heaps and data segments mapped here
