@@ -4,7 +4,7 @@
 // buffers and the work is spread over all PEs; groups provide:
 //   int size(), me(), world(int i); void sync(); void allgather_word(uint64_t, uint64_t* out);
 //   Runtime& rt(); and for pushed broadcasts (see broadcast below):
-//   uint64_t bcast_begin(); void bcast_wait_ready(int pe, uint64_t seq); void bcast_signal(int pe,
+//   uint64_t bcast_begin(int root); void bcast_wait_ready(int pe, uint64_t seq); void bcast_signal(int pe,
 //   uint64_t seq); void bcast_wait_signal(uint64_t seq); void bcast_done(uint64_t seq, bool root);
 //   void bcast_pulled(uint64_t seq)
 #include <algorithm>
@@ -32,14 +32,16 @@ constexpr std::size_t kPushTotalBytes = 32 * 1024;  // ... as long as the root w
 // Small broadcasts are one-way: the root writes the data straight into every other member's
 // dest (the specification has every dest ready before any PE calls the broadcast) and then
 // raises that member's flag; members wait only for their flag. No member waits for all the
-// others, so back-to-back broadcasts overlap. Before writing a member's dest the root waits
-// until that member has finished the previous broadcast (the group's bcast_wait_ready), which
-// keeps consecutive calls with different roots apart. Larger broadcasts are pulled from the
-// root by every member at once, between two syncs.
+// others, so back-to-back broadcasts overlap. Before writing a member's flag the root waits
+// until that member is far enough along (the group's bcast_wait_ready: teams, done with the
+// previous broadcast, or with the one before when the root is the same; active sets, done with
+// the last one that used this pSync), which keeps calls with different roots from overtaking
+// each other. Larger broadcasts
+// are pulled from the root by every member at once, between two syncs.
 template <class G>
 void broadcast(G& g, void* dest, const void* source, std::size_t bytes, int root, bool write_root) noexcept {
   const int n = g.size(), me = g.me();
-  const std::uint64_t seq = g.bcast_begin();
+  const std::uint64_t seq = g.bcast_begin(root);
   if (n > 1 && bytes <= kPushBytes && bytes * static_cast<std::size_t>(n - 1) <= kPushTotalBytes) {
     if (me == root) {
       for (int k = 1; k < n; ++k) {

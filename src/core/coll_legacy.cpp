@@ -64,25 +64,23 @@ struct SetGroup {
     std::atomic_ref<long>(set.psync[2]).store(core::kSyncValue, std::memory_order_relaxed);
   }
 
-  // Pushed broadcasts: pSync[3] on each receiver is its "data delivered" flag; the receiver
-  // clears it when it takes the data, and the root writes a receiver's dest only once the flag
-  // is clear (the previous broadcast with this pSync has reached that receiver).
-  std::uint64_t bcast_begin() noexcept { return 0; }
-  void bcast_wait_ready(int pe, std::uint64_t) noexcept {
-    std::atomic_ref<long> flag(psync_at(pe)[3]);
-    coll::wait_word(*r, "an active-set member to take the previous broadcast's data (pSync[3] to clear)",
-                    &psync_at(pe)[3], [&] { return flag.load(std::memory_order_acquire) == core::kSyncValue; });
-  }
+  // Pushed broadcasts: pSync[3] on each receiver counts deliveries; the root adds one after
+  // writing the receiver's dest, the receiver takes one when it returns. The specification
+  // lets a pSync be reused only once every collective that used it has completed everywhere,
+  // so the root need not look first; and should a program reuse it early, a count (unlike a
+  // flag) loses no delivery, so nothing hangs.
+  std::uint64_t bcast_begin(int) noexcept { return 0; }
+  void bcast_wait_ready(int, std::uint64_t) noexcept {}
   void bcast_signal(int pe, std::uint64_t) noexcept {
-    std::atomic_ref<long>(psync_at(pe)[3]).store(1, std::memory_order_release);
+    std::atomic_ref<long>(psync_at(pe)[3]).fetch_add(1, std::memory_order_release);
   }
   void bcast_wait_signal(std::uint64_t) noexcept {
-    std::atomic_ref<long> flag(set.psync[3]);
+    std::atomic_ref<long> count(set.psync[3]);
     coll::wait_word(*r, "the broadcast's root to deliver the data (pSync[3])", &set.psync[3],
-                    [&] { return flag.load(std::memory_order_acquire) != core::kSyncValue; });
+                    [&] { return count.load(std::memory_order_acquire) > 0; });
   }
   void bcast_done(std::uint64_t, bool root) noexcept {
-    if (!root) std::atomic_ref<long>(set.psync[3]).store(core::kSyncValue, std::memory_order_release);
+    if (!root) std::atomic_ref<long>(set.psync[3]).fetch_sub(1, std::memory_order_relaxed);
   }
   void bcast_pulled(std::uint64_t) noexcept {}
 };

@@ -17,19 +17,32 @@ struct TeamGroup {
   void sync() noexcept { t->sync(); }
   void allgather_word(std::uint64_t v, std::uint64_t* out) noexcept { t->allgather_words(&v, 1, out); }
 
-  // Pushed broadcasts: monotonic sequence numbers in the members' team cells.
-  std::uint64_t bcast_begin() noexcept { return t->next_broadcast(); }
+  // Pushed broadcasts: monotonic sequence numbers in the members' team cells. Before writing a
+  // member's dest and flag slot seq % 2, the root waits until the member has completed the
+  // previous broadcast, so that all of its writes have landed; when the previous broadcast had
+  // the same root (its writes are ours, already made) only until the member has completed the
+  // one before, whose flag used the same slot: a root then runs one broadcast ahead.
+  std::uint64_t lag = 1;
+  std::uint64_t bcast_begin(int root) noexcept {
+    bool same_root = false;
+    const std::uint64_t seq = t->next_broadcast(root, &same_root);
+    lag = same_root ? 2 : 1;
+    return seq;
+  }
   void bcast_wait_ready(int pe, std::uint64_t seq) noexcept {
+    std::uint64_t& seen = t->seen_ack(pe);
+    if (seen + lag >= seq) return;
     std::atomic_ref<std::uint64_t> ack(t->cell(pe).bcast_ack);
-    coll::wait_word(rt(), "a team member to finish the previous broadcast", &t->cell(pe).bcast_ack,
-                    [&] { return ack.load(std::memory_order_acquire) + 1 >= seq; });
+    coll::wait_word(rt(), "a team member to finish an earlier broadcast", &t->cell(pe).bcast_ack,
+                    [&] { return (seen = ack.load(std::memory_order_acquire)) + lag >= seq; });
   }
   void bcast_signal(int pe, std::uint64_t seq) noexcept {
-    std::atomic_ref<std::uint64_t>(t->cell(pe).bcast_flag).store(seq, std::memory_order_release);
+    std::atomic_ref<std::uint64_t>(t->cell(pe).bcast_flag[seq & 1]).store(seq, std::memory_order_release);
   }
   void bcast_wait_signal(std::uint64_t seq) noexcept {
-    std::atomic_ref<std::uint64_t> flag(t->my_cell().bcast_flag);
-    coll::wait_word(rt(), "the broadcast's root to deliver the data", &t->my_cell().bcast_flag,
+    std::uint64_t& word = t->my_cell().bcast_flag[seq & 1];
+    std::atomic_ref<std::uint64_t> flag(word);
+    coll::wait_word(rt(), "the broadcast's root to deliver the data", &word,
                     [&] { return flag.load(std::memory_order_acquire) >= seq; });
   }
   void bcast_done(std::uint64_t seq, bool) noexcept { bcast_pulled(seq); }

@@ -36,7 +36,7 @@ struct Ctx {
 };
 
 constexpr int kMaxTeams = 128;      // team slots per job (WORLD and SHARED included)
-constexpr int kScratchWords = 8;    // values a PE publishes per team slot for pulls
+constexpr int kScratchWords = 7;    // values a PE publishes per team slot for pulls
 constexpr int kSyncRounds = 8;      // dissemination rounds: teams of up to 256 PEs (central above)
 
 // Per team slot, in every member's internal area. The central barrier's words (count, gen,
@@ -45,12 +45,14 @@ struct alignas(64) TeamCell {
   alignas(64) std::uint32_t count;
   alignas(64) std::uint32_t gen;
   std::uint32_t sleepers;
+  // Written by this member only: published values, and the sequence number of the last
+  // broadcast it completed (read by the next broadcast's root before it writes our dest).
   alignas(64) std::uint64_t scratch[kScratchWords];
-  // Pushed broadcasts (every member): the root stores the call's sequence number in the
-  // receiver's bcast_flag after writing its dest; each member stores the sequence number of
-  // the last broadcast it completed in its own bcast_ack. Zeroed again by team_destroy.
-  alignas(64) std::uint64_t bcast_flag;
   std::uint64_t bcast_ack;
+  // Written by a pushed broadcast's root after our dest: that broadcast's sequence number, in
+  // slot seq % 2 (so two consecutive broadcasts with different roots cannot overtake each
+  // other's flag). On a line of their own: only roots write it.
+  alignas(64) std::uint64_t bcast_flag[2];
   // Dissemination barrier (every member): round r's counting flag, raised by member me - 2^r.
   alignas(64) std::uint64_t rounds[kSyncRounds];
 };

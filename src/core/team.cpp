@@ -34,7 +34,7 @@ long futex(std::uint32_t* addr, int op, std::uint32_t val, const timespec* ts) {
 }  // namespace
 
 Team::Team(Runtime& rt, int slot, std::vector<int> world_pes, bool predefined)
-    : rt_(&rt), slot_(slot), world_(std::move(world_pes)), predefined_(predefined) {
+    : rt_(&rt), slot_(slot), world_(std::move(world_pes)), predefined_(predefined), seen_ack_(world_.size(), 0) {
   me_ = index_of(rt.my_pe());
 }
 
@@ -107,7 +107,7 @@ void Team::allgather_words(const std::uint64_t* mine, int words, std::uint64_t* 
 
 void Team::clear_my_cell() noexcept {
   TeamCell& c = my_cell();
-  std::atomic_ref<std::uint64_t>(c.bcast_flag).store(0, std::memory_order_relaxed);
+  for (auto& w : c.bcast_flag) std::atomic_ref<std::uint64_t>(w).store(0, std::memory_order_relaxed);
   for (auto& w : c.rounds) std::atomic_ref<std::uint64_t>(w).store(0, std::memory_order_relaxed);
   std::atomic_ref<std::uint64_t>(c.bcast_ack).store(0, std::memory_order_release);
 }

@@ -35,8 +35,16 @@ class Team {
   // ordered by team PE: out[pe * words + k]. Collective.
   void allgather_words(const std::uint64_t* mine, int words, std::uint64_t* out) noexcept;
   // Sequence number of the next broadcast on this team (the same on every member, since
-  // members call collectives in the same order).
-  std::uint64_t next_broadcast() noexcept { return ++broadcasts_; }
+  // members call collectives in the same order); *same_root tells whether the previous
+  // broadcast had the same root.
+  // The last bcast_ack this PE read from member pe (a local cache: a root re-reads a member's
+  // ack line only when the cached value does not yet let it go on).
+  std::uint64_t& seen_ack(int pe) noexcept { return seen_ack_[static_cast<std::size_t>(pe)]; }
+  std::uint64_t next_broadcast(int root, bool* same_root) noexcept {
+    *same_root = root == last_broadcast_root_;
+    last_broadcast_root_ = root;
+    return ++broadcasts_;
+  }
   // After the last use of the team (team_destroy's sync): clears this member's words of the
   // slot so that the next team to get the slot starts from zero.
   void clear_my_cell() noexcept;
@@ -48,6 +56,8 @@ class Team {
   std::vector<int> world_;
   bool predefined_;
   std::uint64_t broadcasts_ = 0;
+  int last_broadcast_root_ = -1;
+  std::vector<std::uint64_t> seen_ack_;
 
   void central_sync() noexcept;
 };
