@@ -91,7 +91,7 @@ LaunchSpec launch_spec_from_env(const Config& cfg) {
     }
     const std::string where = s.store_host + ":" + std::to_string(s.store_port) + "/" + std::to_string(s.npes) + "/" +
                               (env("TORCHELASTIC_RUN_ID") ? env("TORCHELASTIC_RUN_ID") : "");
-    s.job_id = "t" + sha256_hex(where).substr(0, 16);
+    s.job_id = sha256_hex(where).substr(0, 16).insert(0, 1, 't');  // (not "t" + ...: GCC 12 -Wrestrict false positive)
     if (s.tls.secret.empty() && !s.tls.uses_certificates()) {
       // torchrun hands out no secret: derive one from the rendezvous values, which every rank
       // knows, and say plainly that this authenticates nothing against a local attacker.

@@ -104,6 +104,7 @@ Config Config::from_env() {
   c.log_level = String("SHMEM_LOG_LEVEL");
   c.log_file = String("SHMEM_LOG_FILE");
   c.wait_timeout = Seconds("SHMEM_WAIT_TIMEOUT");
+  c.wait_spin = Int("SHMEM_WAIT_SPIN");
   c.bootstrap_tls = Bool("SHMEM_BOOTSTRAP_TLS");
   c.bootstrap_tls_info = String("SHMEM_BOOTSTRAP_TLS_INFO");
   c.bootstrap_timeout = Seconds("SHMEM_BOOTSTRAP_TIMEOUT");
@@ -113,6 +114,8 @@ Config Config::from_env() {
   c.job_id = String("SHMEM_JOB_ID");
   c.job_secret = String("SHMEM_JOB_SECRET");
   if (c.symmetric_size == 0) bad("SHMEM_SYMMETRIC_SIZE", "0", "a size greater than zero");
+  if (c.wait_spin < -1 || c.wait_spin > (1 << 30))
+    bad("SHMEM_WAIT_SPIN", config_raw("SHMEM_WAIT_SPIN"), "-1 (automatic) or a count from 0 to 2^30");
   return c;
 }
 

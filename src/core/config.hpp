@@ -15,6 +15,7 @@ struct Config {
   std::string log_level;
   std::string log_file;
   double wait_timeout = 0;
+  std::int64_t wait_spin = -1;  // -1 = automatic
   bool bootstrap_tls = true;
   std::string bootstrap_tls_info;
   double bootstrap_timeout = 120;

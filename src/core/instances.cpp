@@ -226,7 +226,7 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
       std::tie(l.store_host, l.store_port) = parse_tcp_url(spec.store_url);
       l.host_store = l.pe == 0;
       l.origin = "tcp";
-      l.job_id = "a" + std::to_string(l.store_port);
+      l.job_id = std::to_string(l.store_port).insert(0, 1, 'a');
       l.tls.enabled = st.cfg.bootstrap_tls;
       l.tls.secret = st.cfg.job_secret;
       if (!st.cfg.bootstrap_tls_info.empty()) l.tls.apply_seed_info(st.cfg.bootstrap_tls_info);

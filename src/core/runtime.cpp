@@ -62,7 +62,7 @@ Runtime::Runtime(RuntimeSetup setup)
 
   const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   wait_.oversubscribed = ncpu > 0 && npes_ > ncpu;
-  wait_.spin_iterations = wait_.oversubscribed ? 64 : 4096;
+  wait_.spin_iterations = cfg_.wait_spin >= 0 ? static_cast<unsigned>(cfg_.wait_spin) : wait_.oversubscribed ? 64 : 4096;
   wait_.timeout_s = cfg_.wait_timeout;
 
   if (npes_ > 1) {
