@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <exception>
+#include <string>
 
 #include "core/config.hpp"
 #include "core/log.hpp"
@@ -16,8 +17,9 @@ constexpr int kMaxPoolSize = 4096;
 int pool_size_from_env() {
   const unsigned hw = std::thread::hardware_concurrency();
   const int fallback = hw == 0 ? 1 : static_cast<int>(hw);
-  const char* v = std::getenv("SHMEM_DEVICE_THREADS");
-  if (v == nullptr || *v == '\0') return fallback;
+  const std::string raw = config_raw("SHMEM_DEVICE_THREADS");  // the table's default when unset
+  const char* v = raw.c_str();
+  if (*v == '\0') return fallback;
   try {
     const std::int64_t n = parse_int(v, "SHMEM_DEVICE_THREADS");
     if (n == 0) return fallback;
