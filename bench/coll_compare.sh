@@ -50,30 +50,8 @@ read -ra cflags <<<"${CFLAGS:--O2}"
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-256M}
 ncpu=$(nproc)
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/shmem-coll.XXXXXX")
-# shellcheck disable=SC2317  # called by the trap
-cleanup() { rm -rf -- "$tmp"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-osh_flags() { # osh_flags NPES -> extra oshrun flags, one per line
-  if [[ -n ${OSHMEM_FLAGS:-} ]]; then
-    local words
-    read -ra words <<<"$OSHMEM_FLAGS"
-    printf '%s\n' "${words[@]}"
-    return
-  fi
-  if [[ $(id -u) -eq 0 ]]; then echo --allow-run-as-root; fi
-  if (($1 > ncpu)); then echo --oversubscribe; fi
-  printf '%s\n' --mca osc '^rdma'
-}
-osh_env=(-x SHMEM_SYMMETRIC_SIZE)
-for v in COLL_REPS COLL_REP_MS COLL_SIZES COLL_ONLY; do
-  if [[ -n ${!v:-} ]]; then
-    export "${v?}"
-    osh_env+=(-x "$v")
-  fi
-done
+bench_tmpdir coll
+bench_osh_env COLL_REPS COLL_REP_MS COLL_SIZES COLL_ONLY
 
 # ---- build -------------------------------------------------------------------------------
 echo "== building bench/coll.c"

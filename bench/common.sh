@@ -24,3 +24,40 @@ bench_find_build() {
     fi
   done
 }
+
+# bench_tmpdir NAME: a private temporary directory in $tmp, removed when the script exits.
+bench_tmpdir() {
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/shmem-$1.XXXXXX")
+  # shellcheck disable=SC2317  # called by the trap
+  cleanup() { rm -rf -- "$tmp"; }
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
+}
+
+# osh_flags NPES -> OSHMEM's extra oshrun flags, one per line (docs/performance.md explains them):
+# OSHMEM_FLAGS replaces them; else --allow-run-as-root as root, --oversubscribe above the CPU
+# count, and --mca osc ^rdma (the finalize crash).
+osh_flags() {
+  if [[ -n ${OSHMEM_FLAGS:-} ]]; then
+    local words
+    read -ra words <<<"$OSHMEM_FLAGS"
+    printf '%s\n' "${words[@]}"
+    return
+  fi
+  if [[ $(id -u) -eq 0 ]]; then echo --allow-run-as-root; fi
+  if (($1 > $(nproc))); then echo --oversubscribe; fi
+  printf '%s\n' --mca osc '^rdma'
+}
+
+# bench_osh_env VAR...: sets osh_env to the -x options that pass SHMEM_SYMMETRIC_SIZE and every
+# given variable that is set (exporting it) to OSHMEM's PEs.
+bench_osh_env() {
+  osh_env=(-x SHMEM_SYMMETRIC_SIZE)
+  local v
+  for v in "$@"; do
+    if [[ -n ${!v:-} ]]; then
+      export "${v?}"
+      osh_env+=(-x "$v")
+    fi
+  done
+}

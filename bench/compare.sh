@@ -39,32 +39,8 @@ read -ra cflags <<<"${CFLAGS:--O2}"
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-512M}
 ncpu=$(nproc)
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/shmem-compare.XXXXXX")
-# shellcheck disable=SC2317  # called by the trap
-cleanup() { rm -rf -- "$tmp"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# ---- OSHMEM launcher flags ---------------------------------------------------------------
-osh_flags() { # osh_flags NPES -> extra oshrun flags, one per line
-  if [[ -n ${OSHMEM_FLAGS:-} ]]; then
-    local words
-    read -ra words <<<"$OSHMEM_FLAGS"
-    printf '%s\n' "${words[@]}"
-    return
-  fi
-  if [[ $(id -u) -eq 0 ]]; then echo --allow-run-as-root; fi
-  if (($1 > ncpu)); then echo --oversubscribe; fi
-  printf '%s\n' --mca osc '^rdma'
-}
-# Environment passed explicitly to OSHMEM's PEs (-x NAME).
-osh_env=(-x SHMEM_SYMMETRIC_SIZE)
-for v in PERF_REPS PERF_REP_MS PERF_WINDOW_MB; do
-  if [[ -n ${!v:-} ]]; then
-    export "${v?}"
-    osh_env+=(-x "$v")
-  fi
-done
+bench_tmpdir compare
+bench_osh_env PERF_REPS PERF_REP_MS PERF_WINDOW_MB
 
 # ---- build -------------------------------------------------------------------------------
 echo "== building bench/perf.c and bench/startup.c"

@@ -80,6 +80,10 @@ int run(int argc, char** argv) {
   std::iota(origin.begin(), origin.end(), std::size_t{0});
 
   Stream stream;
+  if (stream.create_rc() != 0) {
+    std::fprintf(stderr, "FAILED: PE %d could not create a stream (error %d)\n", shmem_my_pe(), stream.create_rc());
+    shmem_global_exit(1);
+  }
   long wrong = 0;
   double seconds = 0;
   for (int epoch = 1; epoch <= opt.iterations + 1; ++epoch) {  // epoch 1: the untimed warm-up

@@ -32,23 +32,6 @@ using namespace mc2;
 constexpr int kVersions = 2;
 constexpr const char* kNames[kVersions] = {"fused (MC2)", "baseline"};
 
-// An owned stream, destroyed (after its work) at scope exit.
-class Stream {
- public:
-  Stream() { rc_ = shmemx_stream_create(&s_); }
-  ~Stream() {
-    if (rc_ == 0) shmemx_stream_destroy(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  shmemx_stream_t get() const { return s_; }
-  int create_rc() const { return rc_; }
-
- private:
-  shmemx_stream_t s_ = nullptr;
-  int rc_ = 0;
-};
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t h = v.size() / 2;

@@ -82,6 +82,10 @@ int run(int argc, char** argv) {
   }
 
   Stream stream;
+  if (stream.create_rc() != 0) {
+    std::fprintf(stderr, "FAILED: PE %d could not create a stream (error %d)\n", shmem_my_pe(), stream.create_rc());
+    shmem_global_exit(1);
+  }
   Totals mine;
   // Runs one step and synchronises; a failure is reported and counted, the iteration goes on.
   auto step = [&](const char* name, int epoch, int (*enqueue)(shmemx_stream_t, int, const MoeLayer&),
