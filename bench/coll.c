@@ -48,6 +48,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #if defined(__GNUC__)
 /* The active-set collectives are deprecated; measuring them is the point. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -75,12 +77,6 @@ static int failures;
 
 static int reps = 11;
 static double rep_seconds = 0.010;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ---- the collectives: run(n, bytes) makes n back-to-back calls ----------------------------- */
 
@@ -237,11 +233,6 @@ static void check_result(const struct coll *c, size_t bytes) {
 
 /* ---- measurement driver ------------------------------------------------------------------ */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Times c->run at one size; returns seconds per call (median and best over repetitions, each
  * repetition's time being the slowest PE's). PE 0 picks the batch size for everyone. */
 static void measure(const struct coll *c, size_t bytes, double *med, double *best) {
@@ -294,15 +285,7 @@ static void measure(const struct coll *c, size_t bytes, double *med, double *bes
 /* ---- configuration ----------------------------------------------------------------------- */
 
 static long env_long(const char *name, long dflt, long lo, long hi) {
-  const char *s = getenv(name);
-  if (!s || !*s) return dflt;
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (*end || v < lo || v > hi) {
-    if (me == 0) fprintf(stderr, "coll: ignoring %s=%s (want %ld..%ld)\n", name, s, lo, hi);
-    return dflt;
-  }
-  return v;
+  return env_long_in("coll", me, name, dflt, lo, hi);
 }
 
 static int parse_sizes(size_t *out) {

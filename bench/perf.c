@@ -31,6 +31,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define MIB ((size_t)1 << 20)
 #define MAX_REPS 101
 
@@ -54,12 +56,6 @@ static int failures;
 
 static int reps = 11;
 static double rep_seconds = 0.020;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void check(int ok, const char *metric, const char *what, long got, long want) {
   if (ok) return;
@@ -150,11 +146,6 @@ static void op_bw(long n, void *argp) {
 
 /* ---- measurement driver ------------------------------------------------------------------ */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Times `op` on PE 0 and returns per-operation seconds (median and minimum over repetitions).
  * Every PE runs the same batches; PE 0 picks the batch size and tells the others through
  * `control` so collective operations (ping-pong, barrier) stay in step. */
@@ -221,15 +212,7 @@ static void report_bandwidth(const char *metric, struct bw_arg arg, long min_ite
 }
 
 static long env_long(const char *name, long dflt, long lo, long hi) {
-  const char *s = getenv(name);
-  if (!s || !*s) return dflt;
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (*end || v < lo || v > hi) {
-    if (me == 0) fprintf(stderr, "perf: ignoring %s=%s (want %ld..%ld)\n", name, s, lo, hi);
-    return dflt;
-  }
-  return v;
+  return env_long_in("perf", me, name, dflt, lo, hi);
 }
 
 int main(void) {
