@@ -3,6 +3,7 @@
 // every data-path operation shares. PE numbers are always range-checked (one compare); the
 // heavier object checks run only with SHMEM_DEBUG=1.
 #include "core/runtime.hpp"
+#include "shmem/device/cpu.hpp"
 
 namespace shmem::detail {
 
@@ -32,13 +33,6 @@ inline char* local_target(const Ctx* ctx, const void* addr, int pe, const char* 
   return local_target(*ctx->rt, addr, pe, func);
 }
 
-// Orders all previous stores, including the non-temporal ones a large memcpy may use.
-inline void store_fence() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_sfence();
-#else
-  std::atomic_thread_fence(std::memory_order_release);
-#endif
-}
+using device::detail::store_fence;  // shmem/device/cpu.hpp
 
 }  // namespace shmem::detail

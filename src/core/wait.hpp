@@ -7,17 +7,11 @@
 
 #include <chrono>
 
+#include "shmem/device/cpu.hpp"
+
 namespace shmem {
 
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#else
-  asm volatile("" ::: "memory");
-#endif
-}
+using device::detail::cpu_relax;
 
 struct WaitPolicy {
   unsigned spin_iterations = 4096;  // few when the node is oversubscribed

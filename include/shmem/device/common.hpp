@@ -21,6 +21,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "shmem/device/cpu.hpp"
 #include "shmem/device/state.hpp"
 
 namespace shmem::device {
@@ -104,25 +105,6 @@ inline T* remote_word(const char* func, const void* addr, int pe) noexcept {
     return nullptr;
   }
   return reinterpret_cast<T*>(p);
-}
-
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#else
-  asm volatile("" ::: "memory");
-#endif
-}
-
-// Orders this thread's earlier stores, including the non-temporal ones a large memcpy may use.
-inline void store_fence() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_sfence();
-#else
-  std::atomic_thread_fence(std::memory_order_release);
-#endif
 }
 
 // Spin briefly, then yield, then sleep in growing steps (at most 100 us): kernel threads of
