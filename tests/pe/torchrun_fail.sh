@@ -5,16 +5,8 @@
 #   torchrun_fail.sh <pe_fail-binary> N MODE [ARG]   MODE: crash | exit-code | global-exit
 set -euo pipefail
 prog=$1; n=$2; mode=$3; arg=${4:-}
-out=$(mktemp -d "$PWD/torchrun_fail.XXXXXX")  # in the build tree: nothing in /tmp
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$out"' EXIT
-port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-pids=()
-for ((r = 0; r < n; r++)); do
-  # timeout: a PE left hanging shows up as status 124 instead of blocking the test.
-  env -u SHMEM_PE -u SHMEM_NPES -u SHMEM_STORE_ADDR RANK=$r WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
-    timeout 30 "$prog" "$mode" $arg > "$out/rank$r.txt" 2>&1 &
-  pids+=($!)
-done
+source "$(dirname "$0")/torchrun_lib.sh"
+torchrun_start "$n" 30 "$prog" "$mode" $arg
 fail=0
 victim=$((n - 1))
 for ((r = 0; r < n; r++)); do
