@@ -20,13 +20,13 @@
  * One pSync size fits every routine. pWrk is accepted and never read (the algorithms need no
  * work array), so SHMEM_REDUCE_MIN_WRKDATA_SIZE only keeps programs that size pWrk compiling. */
 #define SHMEM_SYNC_VALUE 0L
-#define SHMEM_SYNC_SIZE 8
-#define SHMEM_BARRIER_SYNC_SIZE 8
-#define SHMEM_BCAST_SYNC_SIZE 8
-#define SHMEM_COLLECT_SYNC_SIZE 8
-#define SHMEM_REDUCE_SYNC_SIZE 8
-#define SHMEM_ALLTOALL_SYNC_SIZE 8
-#define SHMEM_ALLTOALLS_SYNC_SIZE 8
+#define SHMEM_SYNC_SIZE 240
+#define SHMEM_BARRIER_SYNC_SIZE 240
+#define SHMEM_BCAST_SYNC_SIZE 240
+#define SHMEM_COLLECT_SYNC_SIZE 240
+#define SHMEM_REDUCE_SYNC_SIZE 240
+#define SHMEM_ALLTOALL_SYNC_SIZE 240
+#define SHMEM_ALLTOALLS_SYNC_SIZE 240
 #define SHMEM_REDUCE_MIN_WRKDATA_SIZE 8
 /* Deprecated (1.3) spellings. */
 #define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE

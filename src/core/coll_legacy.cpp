@@ -5,13 +5,16 @@
 // [2] on every PE publishes a value (collect sizes); [3] on every PE is the delivery flag of
 // pushed (small) broadcasts; [4..7] on every PE are the counting round flags of the
 // dissemination barrier that replaces [0]/[1] for sets of up to 16 PEs when PEs do not
-// outnumber CPUs (coll_wait.hpp). The last arriver resets the counter
+// outnumber CPUs (coll_wait.hpp); the rest holds the slots of pushed small broadcasts,
+// fcollects and reductions for sets of up to 8 PEs (coll_push.hpp). The last arriver resets the counter
 // before releasing anyone, and each PE clears its own flag once released, so consecutive
 // calls with the same pSync need no re-initialisation.
 #include <atomic>
 
 #include "core/access.hpp"
 #include "core/coll_algos.hpp"
+#include "core/coll_push.hpp"
+#include "core/coll_ring.hpp"
 #include "core/log.hpp"
 
 namespace shmem {
@@ -31,6 +34,8 @@ struct SetGroup {
   long* psync_at(int i) const noexcept {
     return reinterpret_cast<long*>(detail::local_target(*r, set.psync, world(i), "shmem active-set collective"));
   }
+  long* local() const noexcept { return set.psync; }
+  char* dest_at(void* dest, int i) noexcept { return const_cast<char*>(coll::peer(*this, dest, i)); }
 
   void sync() noexcept {
     if (set.size == 1) return;
@@ -120,6 +125,19 @@ void broadcast(const ActiveSet& set, void* dest, const void* source, std::size_t
   SetGroup g = make_group(set, "shmem_broadcast");
   if (root < 0 || root >= set.size)
     core::fatal("shmem_broadcast", "PE_root %d is not an index of the active set (0..%d)", root, set.size - 1);
+  if (set.size > 1 && set.size <= coll::push::kMaxMembers && coll::ring::usable(*g.r, g.world(root), bytes)) {
+    const std::uint64_t tag = coll::ring::tag(set.start, set.log_stride, set.size, root, bytes);
+    if (g.me() != root) {
+      g.psync_at(root);  // fails clearly if the root is not on this host
+      return coll::ring::receive(*g.r, g.world(root), tag, dest, bytes);
+    }
+    for (int k = 1; k < set.size; ++k) {
+      const int pe = (root + k) % set.size;
+      g.psync_at(pe);
+      coll::ring::send(*g.r, g.world(pe), tag, source, bytes);
+    }
+    return;
+  }
   coll::broadcast(g, dest, source, bytes, root, false);
 }
 
@@ -130,6 +148,7 @@ void collect(const ActiveSet& set, void* dest, const void* source, std::size_t b
 
 void fcollect(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_fcollect");
+  if (coll::push::fcollect_pushed(set.size, bytes)) return coll::push::fcollect(g, dest, source, bytes);
   coll::fcollect(g, dest, source, bytes);
 }
 
@@ -147,6 +166,7 @@ void alltoalls(const ActiveSet& set, void* dest, const void* source, std::ptrdif
 void reduce(const ActiveSet& set, void* dest, const void* source, std::size_t nelems, std::size_t elem,
             Combine combine) noexcept {
   SetGroup g = make_group(set, "shmem_to_all");
+  if (coll::push::fits(set.size, nelems * elem)) return coll::push::reduce(g, dest, source, nelems, elem, combine);
   coll::reduce(g, dest, source, nelems, elem, combine);
 }
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "core/runtime.hpp"
 
 #include <unistd.h>
@@ -82,6 +83,7 @@ Runtime::Runtime(RuntimeSetup setup)
     connect_peers();
   }
   create_predefined_teams();
+  agree_on_rings();
   build_device_state();
   if (me_ == 0 && (cfg_.info || cfg_.version)) print_info();
   // The store's host lets nobody start before every PE's job watcher is waiting on the store:
@@ -108,6 +110,17 @@ void Runtime::build_device_state() {
   device_.data_size = data_size_;
   device_.heap = device_heaps_.data();
   device_.data = device_data_.data();
+}
+
+void Runtime::agree_on_rings() {
+  const auto n = static_cast<std::size_t>(npes_);
+  ring_book_.sent.assign(n, 0);
+  ring_book_.credit.assign(n, 0);
+  ring_book_.taken.assign(n, 0);
+  std::vector<std::uint64_t> levels(n);
+  const std::uint64_t mine = static_cast<std::uint64_t>(thread_level_);
+  world_team_->allgather_words(&mine, 1, levels.data());
+  ring_book_.usable = npes_ > 1 && std::all_of(levels.begin(), levels.end(), [](std::uint64_t l) { return l < 3; });  // 3: SHMEM_THREAD_MULTIPLE
 }
 
 void Runtime::create_predefined_teams() {

@@ -62,7 +62,31 @@ static_assert(sizeof(TeamCell) == 320, "TeamCell: keep kMaxTeams cells within 40
 struct InternalArea {
   TeamCell teams[kMaxTeams];
 };
-constexpr std::size_t kInternalBytes = 64 * 1024;
+
+// Broadcast rings of tiny active-set broadcasts (core/coll_ring.hpp), at kRingsOffset of every
+// PE's internal area: lines[s] is written only by world PE s, consumed[s] only by this PE.
+constexpr int kRingPEs = 64;     // roots with a ring: world PEs below this
+constexpr int kRingDepth = 8;    // broadcasts a root may be ahead of a member
+constexpr std::size_t kRingBytes = 48;
+struct alignas(64) RingLine {
+  std::uint64_t seq;
+  std::uint64_t tag;
+  unsigned char data[kRingBytes];
+};
+struct BcastRings {
+  RingLine lines[kRingPEs][kRingDepth];
+  alignas(64) std::uint64_t consumed[kRingPEs];  // the last sequence number taken from each root
+};
+// This PE's private side of the rings: per world PE, the last sequence number sent to it, its
+// consumed word as last read, and the last one taken from it. usable: every PE of the job runs
+// below SHMEM_THREAD_MULTIPLE (agreed at init), so each PE makes its broadcasts one at a time.
+struct RingBook {
+  std::vector<std::uint64_t> sent, credit, taken;
+  bool usable = false;
+};
+constexpr std::size_t kRingsOffset = 64 * 1024;  // after the teams and the device sync area
+constexpr std::size_t kInternalBytes = 128 * 1024;
+static_assert(kRingsOffset + sizeof(BcastRings) <= kInternalBytes);
 constexpr std::size_t kMaxHeapAlign = std::size_t{1} << 30;  // shmem_align supports up to 1 GiB
 static_assert(sizeof(InternalArea) <= kInternalBytes);
 
@@ -110,6 +134,9 @@ class Runtime {
   InternalArea& internal(int pe) const noexcept {
     return *reinterpret_cast<InternalArea*>(routes_[pe].heap);
   }
+  BcastRings& rings(int pe) const noexcept { return *reinterpret_cast<BcastRings*>(routes_[pe].heap + kRingsOffset); }
+  RingBook& ring_book() noexcept { return ring_book_; }
+  const RingBook& ring_book() const noexcept { return ring_book_; }
   // Describes an address for messages: "heap+0x40", "static data+0x10" or "0x7f..".
   std::string describe(const void* addr) const;
 
@@ -137,6 +164,7 @@ class Runtime {
   void connect_peers();
   void create_predefined_teams();
   void build_device_state();
+  void agree_on_rings();
   void print_info() const;
 
   Config cfg_;
@@ -169,6 +197,7 @@ class Runtime {
   std::vector<std::unique_ptr<Team>> teams_;
   Team* world_team_ = nullptr;
   Team* shared_team_ = nullptr;
+  RingBook ring_book_;
 };
 
 // The one accessor through which the C API reaches the current runtime (nullptr before init).

@@ -77,7 +77,7 @@ int scan(Team* team, void* dest, const void* source, std::size_t nelems, std::si
 // PEs start, start + 2^log_stride, ... (size of them). pSync is the user's symmetric array of
 // longs, initialised to SHMEM_SYNC_VALUE (0) and left so on return; it must hold at least
 // kSyncSize longs (every *_SYNC_SIZE constant is this value).
-constexpr std::size_t kSyncSize = 8;
+constexpr std::size_t kSyncSize = 240;
 constexpr long kSyncValue = 0;
 struct ActiveSet {
   int start;

@@ -29,7 +29,8 @@ namespace {
 // internal area after the runtime's own objects; one cell per team slot.
 static_assert(sizeof(InternalArea) <= device::detail::kSyncAreaOffset,
               "the runtime-internal area grew into the device synchronisation area: move kSyncAreaOffset");
-static_assert(device::detail::kSyncAreaOffset + device::detail::kSyncAreaBytes <= kInternalBytes);
+static_assert(device::detail::kSyncAreaOffset + device::detail::kSyncAreaBytes <= kRingsOffset,
+              "the device synchronisation area runs into the broadcast rings");
 static_assert(device::detail::kSyncSlots >= kMaxTeams);
 
 struct Launch {

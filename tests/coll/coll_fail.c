@@ -4,6 +4,8 @@
  *   ctx-team-pe    a put on a team context to a PE number past the team's end
  *   bcast-root     a team broadcast whose PE_root is not a team PE
  *   aset-outside   an active-set collective called by a PE outside the active set
+ *   aset-mismatch  the members of an active set call different collectives on one pSync
+ *   bcast-order    a member takes two small broadcasts from its root in the other order
  * Each mode prints "NOT STOPPED" if the library lets the call return.
  */
 #include <shmem.h>
@@ -13,12 +15,14 @@
 static long target[4];
 static long source[4];
 static long psync[SHMEM_BCAST_SYNC_SIZE];
+static long psync2[SHMEM_BCAST_SYNC_SIZE];
+static long wrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   shmem_init();
   const int npes = shmem_n_pes();
-  for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; ++i) psync[i] = SHMEM_SYNC_VALUE;
+  for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; ++i) psync[i] = psync2[i] = SHMEM_SYNC_VALUE;
   shmem_barrier_all();
   if (strcmp(mode, "ctx-team-pe") == 0) {
     shmem_team_t t = SHMEM_TEAM_INVALID;
@@ -34,6 +38,20 @@ int main(int argc, char** argv) {
     /* The active set is PE 0 alone; every other PE calls it anyway. */
     if (shmem_my_pe() != 0) shmem_broadcast64(target, source, 4, 0, 0, 0, 1, psync);
     else shmem_barrier_all();
+  } else if (strcmp(mode, "aset-mismatch") == 0) {
+    if (shmem_my_pe() == 0) shmem_fcollect64(target, source, 1, 0, 0, npes, psync);
+    else shmem_long_sum_to_all(target, source, 1, 0, 0, npes, wrk, psync);
+  } else if (strcmp(mode, "bcast-order") == 0) {
+    /* PE 0 is the root of a one-element broadcast, then of a two-element one; the others call
+     * them the other way round. */
+    if (shmem_my_pe() == 0) {
+      shmem_broadcast64(target, source, 1, 0, 0, 0, npes, psync);
+      shmem_broadcast64(target, source, 2, 0, 0, 0, npes, psync2);
+      shmem_barrier_all(); /* the root returns at once; the others stop the job */
+    } else {
+      shmem_broadcast64(target, source, 2, 0, 0, 0, npes, psync2);
+      shmem_broadcast64(target, source, 1, 0, 0, 0, npes, psync);
+    }
   } else {
     fprintf(stderr, "coll_fail: unknown mode '%s'\n", mode);
     return 2;
