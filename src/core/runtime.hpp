@@ -64,17 +64,17 @@ struct InternalArea {
 };
 
 // Broadcast rings of tiny active-set broadcasts (core/coll_ring.hpp), at kRingsOffset of every
-// PE's internal area: lines[s] is written only by world PE s, consumed[s] only by this PE.
+// PE's internal area: entries[s] is written only by world PE s, consumed[s] only by this PE.
+// Four entries share a cache line, so a root that runs ahead writes several per line transfer.
 constexpr int kRingPEs = 64;     // roots with a ring: world PEs below this
-constexpr int kRingDepth = 8;    // broadcasts a root may be ahead of a member
-constexpr std::size_t kRingBytes = 48;
-struct alignas(64) RingLine {
-  std::uint64_t seq;
-  std::uint64_t tag;
+constexpr int kRingDepth = 32;   // broadcasts a root may be ahead of a member
+constexpr std::size_t kRingBytes = 8;
+struct alignas(16) RingEntry {
+  std::uint64_t head;  // sequence number (low 32 bits) | tag << 32, written last
   unsigned char data[kRingBytes];
 };
 struct BcastRings {
-  RingLine lines[kRingPEs][kRingDepth];
+  alignas(64) RingEntry entries[kRingPEs][kRingDepth];
   alignas(64) std::uint64_t consumed[kRingPEs];  // the last sequence number taken from each root
 };
 // This PE's private side of the rings: per world PE, the last sequence number sent to it, its

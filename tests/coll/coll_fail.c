@@ -5,7 +5,8 @@
  *   bcast-root     a team broadcast whose PE_root is not a team PE
  *   aset-outside   an active-set collective called by a PE outside the active set
  *   aset-mismatch  the members of an active set call different collectives on one pSync
- *   bcast-order    a member takes two small broadcasts from its root in the other order
+ *   bcast-order    a member takes two tiny broadcasts from its root in the other order (needs
+ *                  the broadcast rings: 2 PEs with a CPU each)
  * Each mode prints "NOT STOPPED" if the library lets the call return.
  */
 #include <shmem.h>
@@ -42,15 +43,15 @@ int main(int argc, char** argv) {
     if (shmem_my_pe() == 0) shmem_fcollect64(target, source, 1, 0, 0, npes, psync);
     else shmem_long_sum_to_all(target, source, 1, 0, 0, npes, wrk, psync);
   } else if (strcmp(mode, "bcast-order") == 0) {
-    /* PE 0 is the root of a one-element broadcast, then of a two-element one; the others call
-     * them the other way round. */
+    /* PE 0 is the root of a 4-byte broadcast, then of an 8-byte one; the others call them the
+     * other way round. */
     if (shmem_my_pe() == 0) {
-      shmem_broadcast64(target, source, 1, 0, 0, 0, npes, psync);
-      shmem_broadcast64(target, source, 2, 0, 0, 0, npes, psync2);
+      shmem_broadcast32(target, source, 1, 0, 0, 0, npes, psync);
+      shmem_broadcast64(target, source, 1, 0, 0, 0, npes, psync2);
       shmem_barrier_all(); /* the root returns at once; the others stop the job */
     } else {
-      shmem_broadcast64(target, source, 2, 0, 0, 0, npes, psync2);
-      shmem_broadcast64(target, source, 1, 0, 0, 0, npes, psync);
+      shmem_broadcast64(target, source, 1, 0, 0, 0, npes, psync2);
+      shmem_broadcast32(target, source, 1, 0, 0, 0, npes, psync);
     }
   } else {
     fprintf(stderr, "coll_fail: unknown mode '%s'\n", mode);

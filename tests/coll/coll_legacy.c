@@ -310,6 +310,36 @@ static void test_to_all(const Set* s, int nr, int in_place) {
 
 /* Members call the routines back to back with one pSync and no synchronisation; the results go
  * to separate dest regions that were all prefilled before a barrier. */
+/* A stream of one-element broadcasts (the broadcast rings' path when PEs have CPUs of their
+ * own), more of them than a ring holds, with rotating roots, alternating pSync arrays and no
+ * synchronisation in between; each call has its own dest word. */
+static void test_tiny_stream(const Set* s) {
+  enum { ITERS = 100 };
+  const int n = s->size;
+  long* src = (long*)g_src;
+  long* dst = (long*)g_dst;
+  for (int it = 0; it < ITERS; ++it) dst[it] = FILL;
+  for (int it = 0; it < ITERS; ++it) src[it] = 1000L * it + s->idx;
+  shmem_barrier_all();
+  for (int it = 0; it < ITERS; ++it) {
+    const int root = (it / 3) % n;
+    if (it % 4 == 3)
+      shmem_broadcast32(&dst[it], &src[it], 1, root, s->start, s->log, s->size, psync[it % 2]);
+    else
+      shmem_broadcast64(&dst[it], &src[it], 1, root, s->start, s->log, s->size, psync[it % 2]);
+  }
+  long bad = 0;
+  for (int it = 0; it < ITERS; ++it) {
+    const int root = (it / 3) % n;
+    if (s->idx == root) continue;
+    const long want = 1000L * it + root;
+    const size_t bytes = it % 4 == 3 ? 4 : 8; /* broadcast32 moves the first 4 bytes */
+    bad += memcmp(&dst[it], &want, bytes) != 0;
+  }
+  CHECKF(bad == 0, "%s: %ld of %d tiny back-to-back broadcasts wrong", s->name, bad, ITERS);
+  shmem_barrier_all();
+}
+
 static void test_back_to_back(const Set* s) {
   enum { ITERS = 24, NE = 19 };
   const int n = s->size;
@@ -435,8 +465,9 @@ int main(void) {
     /* back to back with one pSync */
     if (s->idx >= 0) {
       test_back_to_back(s);
+      test_tiny_stream(s);
     } else {
-      shmem_barrier_all();
+      for (int b = 0; b < 3; ++b) shmem_barrier_all(); /* back_to_back's, then tiny_stream's two */
     }
     shmem_barrier_all();
     check_psync(psync_b2b, SHMEM_REDUCE_SYNC_SIZE, "after back-to-back calls");
