@@ -2,13 +2,14 @@
 // synchronised through the caller's pSync array, which is left at SHMEM_SYNC_VALUE on return.
 //
 // pSync use: [0] on the set's first PE counts arrivals; [1] on every PE is its release flag;
-// [2] on every PE publishes a value (collect sizes); [3] on every PE is the delivery flag of
-// pushed (small) broadcasts; [4..7] on every PE are the counting round flags of the
-// dissemination barrier that replaces [0]/[1] for sets of up to 16 PEs when PEs do not
-// outnumber CPUs (coll_wait.hpp); the rest holds the slots of pushed small broadcasts,
-// fcollects and reductions for sets of up to 8 PEs (coll_push.hpp). The last arriver resets the counter
-// before releasing anyone, and each PE clears its own flag once released, so consecutive
-// calls with the same pSync need no re-initialisation.
+// [2] on every PE publishes a value (collect sizes); [3] on every PE counts the deliveries of
+// pushed broadcasts; [4..7] on every PE are the counting round flags of the dissemination
+// barrier that replaces [0]/[1] for sets of up to 16 PEs when PEs do not outnumber CPUs
+// (coll_wait.hpp); the rest holds the slots of pushed small fcollects, alltoalls and
+// reductions for sets of up to 8 PEs (coll_push.hpp). Broadcasts of up to 8 bytes use the
+// runtime's broadcast rings instead when they can (coll_ring.hpp). The last arriver resets the
+// counter before releasing anyone, and each PE clears its own flag once released, so
+// consecutive calls with the same pSync need no re-initialisation.
 #include <atomic>
 
 #include "core/access.hpp"
@@ -148,12 +149,15 @@ void collect(const ActiveSet& set, void* dest, const void* source, std::size_t b
 
 void fcollect(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_fcollect");
-  if (coll::push::fcollect_pushed(set.size, bytes)) return coll::push::fcollect(g, dest, source, bytes);
+  if (coll::push::gather_pushed(set.size, bytes))
+    return coll::push::gather(g, coll::push::Kind::kFcollect, dest, source, bytes, 0);
   coll::fcollect(g, dest, source, bytes);
 }
 
 void alltoall(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_alltoall");
+  if (coll::push::gather_pushed(set.size, bytes))
+    return coll::push::gather(g, coll::push::Kind::kAlltoall, dest, source, bytes, bytes);
   coll::alltoall(g, dest, source, bytes);
 }
 

@@ -1,9 +1,10 @@
 #pragma once
-// Pushed small fcollects and reductions for active sets (up to kMaxMembers PEs): every member writes its
-// contribution straight into a slot of every other member's pSync (fcollect blocks too large
-// for a slot go straight into that member's dest) and raises the slot's state; a member then
-// waits for its own slots, uses them and empties them. One one-way hand-off per call, where
-// the pull algorithms of coll_algos.hpp need two barriers and a read of every peer.
+// Pushed small fcollects, alltoalls and reductions for active sets (up to kMaxMembers PEs):
+// every member writes its contribution straight into a slot of every other member's pSync
+// (fcollect and alltoall blocks too large for a slot go straight into that member's dest) and
+// raises the slot's state; a member then waits for its own slots, uses them and empties them.
+// One one-way hand-off per call, where the pull algorithms of coll_algos.hpp need two barriers
+// and a read of every peer.
 //
 // pSync layout (core::kSyncSize longs): words [0, kHeadWords) belong to coll_legacy.cpp. The
 // slot area is kAreaWords words starting at the first cache-line boundary at or after word
@@ -33,12 +34,13 @@ constexpr int kMaxMembers = 8;
 static_assert(core::kSyncSize == kHeadWords + kAlignWords + kAreaWords, "pSync = head + alignment slack + slots");
 constexpr std::size_t kMaxDirectBytes = 32 * 1024;  // fcollect: most bytes a member writes into others' dests
 
-enum class Kind : long { kFcollect = 1, kReduce };
+enum class Kind : long { kFcollect = 1, kReduce, kAlltoall };
 constexpr long full(Kind k) noexcept { return 0x100 | static_cast<long>(k); }
 inline const char* kind_name(long state) noexcept {
   switch (state & 0xff) {
     case static_cast<long>(Kind::kFcollect): return "shmem_fcollect";
     case static_cast<long>(Kind::kReduce): return "a reduction (shmem_*_to_all)";
+    case static_cast<long>(Kind::kAlltoall): return "shmem_alltoall";
     default: return "an unknown collective";
   }
 }
@@ -141,34 +143,40 @@ void reduce(G& g, void* dest, const void* source, std::size_t nelems, std::size_
   if (bytes) std::memcpy(dest, result, bytes);
 }
 
-// Whether a set of n members pushes an fcollect of `block` bytes per member.
-constexpr bool fcollect_pushed(int n, std::size_t block) noexcept {
+// Whether a set of n members pushes an fcollect or alltoall of `block` bytes per member pair.
+constexpr bool gather_pushed(int n, std::size_t block) noexcept {
   return n > 1 && n <= kMaxMembers && block * static_cast<std::size_t>(n - 1) <= kMaxDirectBytes;
 }
 
-// fcollect (fcollect_pushed(n, block)): each member's block goes inline through the slots when
-// it fits, else straight into every other member's dest (ready by the specification's rules
-// before anyone calls) with an empty slot as the flag.
+// Gathered blocks up to this size travel inline, in the slot's first cache line with its state;
+// larger ones are written straight into the dest, which costs the receiver no copy.
+constexpr std::size_t kInlineGatherBytes = 64 - sizeof(long);
+
+// fcollect (stride 0) and alltoall (stride = block), gather_pushed(n, block): member `to` gets
+// this member's block at source + to * stride, into its dest + me * block. Blocks go inline
+// through the slots when they fit, else straight into the other member's dest (ready by the
+// specification's rules before anyone calls) with an empty slot as the flag.
 template <class G>
-void fcollect(G& g, void* dest, const void* source, std::size_t block) noexcept {
+void gather(G& g, Kind kind, void* dest, const void* source, std::size_t block, std::size_t stride) noexcept {
   const int n = g.size(), me = g.me();
-  const bool inline_data = block <= capacity(n);
+  const bool inline_data = block <= kInlineGatherBytes;
   Slots<G> slots(g, n, me);
   char* out = static_cast<char*>(dest);
+  auto block_for = [&](int pe) { return static_cast<const char*>(source) + static_cast<std::size_t>(pe) * stride; };
   for (int k = 1; k < n; ++k) {
     const int to = (me + k) % n;
     long* state = slots.claim(to);
     if (inline_data) {
-      Slots<G>::fill(state, Kind::kFcollect, source, block);
+      Slots<G>::fill(state, kind, block_for(to), block);
     } else {
-      if (block) std::memcpy(g.dest_at(dest, to) + static_cast<std::size_t>(me) * block, source, block);
-      Slots<G>::fill(state, Kind::kFcollect, nullptr, 0);
+      if (block) std::memcpy(g.dest_at(dest, to) + static_cast<std::size_t>(me) * block, block_for(to), block);
+      Slots<G>::fill(state, kind, nullptr, 0);
     }
   }
-  if (block) std::memmove(out + static_cast<std::size_t>(me) * block, source, block);
+  if (block) std::memmove(out + static_cast<std::size_t>(me) * block, block_for(me), block);
   for (int k = 1; k < n; ++k) {
     const int from = (me + n - k) % n;
-    const char* data = slots.await(from, Kind::kFcollect);
+    const char* data = slots.await(from, kind);
     if (inline_data && block) std::memcpy(out + static_cast<std::size_t>(from) * block, data, block);
     slots.release(from, inline_data ? block : 0);
   }
