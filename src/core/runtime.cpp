@@ -1,8 +1,8 @@
-#include <algorithm>
 #include "core/runtime.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -120,7 +120,9 @@ void Runtime::agree_on_rings() {
   std::vector<std::uint64_t> levels(n);
   const std::uint64_t mine = static_cast<std::uint64_t>(thread_level_);
   world_team_->allgather_words(&mine, 1, levels.data());
-  ring_book_.usable = npes_ > 1 && std::all_of(levels.begin(), levels.end(), [](std::uint64_t l) { return l < 3; });  // 3: SHMEM_THREAD_MULTIPLE
+  constexpr std::uint64_t kThreadMultiple = 3;  // SHMEM_THREAD_MULTIPLE
+  ring_book_.usable =
+      npes_ > 1 && std::all_of(levels.begin(), levels.end(), [](std::uint64_t l) { return l < kThreadMultiple; });
 }
 
 void Runtime::create_predefined_teams() {
