@@ -36,7 +36,6 @@ struct SetGroup {
     return reinterpret_cast<long*>(detail::local_target(*r, set.psync, world(i), "shmem active-set collective"));
   }
   long* local() const noexcept { return set.psync; }
-  char* dest_at(void* dest, int i) noexcept { return const_cast<char*>(coll::peer(*this, dest, i)); }
 
   void sync() noexcept {
     if (set.size == 1) return;
@@ -149,15 +148,19 @@ void collect(const ActiveSet& set, void* dest, const void* source, std::size_t b
 
 void fcollect(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_fcollect");
-  if (coll::push::gather_pushed(set.size, bytes))
-    return coll::push::gather(g, coll::push::Kind::kFcollect, dest, source, bytes, 0);
+  if (coll::push::fits(set.size, bytes)) {
+    coll::push::SetSlots<SetGroup> slots(g);
+    return coll::push::gather(slots, coll::push::Kind::kFcollect, dest, source, bytes, 0);
+  }
   coll::fcollect(g, dest, source, bytes);
 }
 
 void alltoall(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_alltoall");
-  if (coll::push::gather_pushed(set.size, bytes))
-    return coll::push::gather(g, coll::push::Kind::kAlltoall, dest, source, bytes, bytes);
+  if (coll::push::fits(set.size, bytes)) {
+    coll::push::SetSlots<SetGroup> slots(g);
+    return coll::push::gather(slots, coll::push::Kind::kAlltoall, dest, source, bytes, bytes);
+  }
   coll::alltoall(g, dest, source, bytes);
 }
 
@@ -170,7 +173,10 @@ void alltoalls(const ActiveSet& set, void* dest, const void* source, std::ptrdif
 void reduce(const ActiveSet& set, void* dest, const void* source, std::size_t nelems, std::size_t elem,
             Combine combine) noexcept {
   SetGroup g = make_group(set, "shmem_to_all");
-  if (coll::push::fits(set.size, nelems * elem)) return coll::push::reduce(g, dest, source, nelems, elem, combine);
+  if (coll::push::fits(set.size, nelems * elem)) {
+    coll::push::SetSlots<SetGroup> slots(g);
+    return coll::push::reduce(slots, dest, source, nelems, elem, combine);
+  }
   coll::reduce(g, dest, source, nelems, elem, combine);
 }
 

@@ -1,7 +1,6 @@
 #pragma once
 // Pushed small fcollects, alltoalls and reductions for active sets (up to kMaxMembers PEs):
-// every member writes its contribution straight into a slot of every other member's pSync
-// (fcollect and alltoall blocks too large for a slot go straight into that member's dest) and
+// every member writes its contribution straight into a slot of every other member's pSync and
 // raises the slot's state; a member then waits for its own slots, uses them and empties them.
 // One one-way hand-off per call, where the pull algorithms of coll_algos.hpp need two barriers
 // and a read of every peer.
@@ -32,7 +31,6 @@ constexpr std::size_t kAlignWords = 8;  // slack for starting the area on a cach
 constexpr std::size_t kAreaWords = 224;
 constexpr int kMaxMembers = 8;
 static_assert(core::kSyncSize == kHeadWords + kAlignWords + kAreaWords, "pSync = head + alignment slack + slots");
-constexpr std::size_t kMaxDirectBytes = 32 * 1024;  // fcollect: most bytes a member writes into others' dests
 
 enum class Kind : long { kFcollect = 1, kReduce, kAlltoall };
 constexpr long full(Kind k) noexcept { return 0x100 | static_cast<long>(k); }
@@ -51,7 +49,8 @@ constexpr std::size_t slot_words(int n) noexcept { return (kAreaWords / static_c
 constexpr std::size_t capacity(int n) noexcept { return (slot_words(n) - 1) * sizeof(long); }
 static_assert(capacity(kMaxMembers) >= 64, "every set size gets at least a cache line of data per slot");
 
-// Whether a set of n members pushes `bytes` through the slots.
+// Whether a set of n members pushes a reduction of `bytes`, or an fcollect or alltoall of
+// `bytes` per member pair, through the slots.
 constexpr bool fits(int n, std::size_t bytes) noexcept { return n > 1 && n <= kMaxMembers && bytes <= capacity(n); }
 
 // The slot-area offset, in words from pSync's start, for a pSync at `psync` (the same on all PEs).
@@ -60,12 +59,23 @@ inline std::size_t area_offset(const long* psync) noexcept {
   return kHeadWords + ((64 - (head & 63)) & 63) / sizeof(long);
 }
 
-// The slots of a set, as seen from member `me` of `n`; G provides rt(), psync_at(i) (member
-// i's pSync as mapped here) and local(), this PE's pSync.
+// The algorithms below run over a channel C: int size(), me(); std::size_t capacity() (data
+// bytes per slot); H claim(int to) (member `to`'s slot for this member, ready to be written);
+// void fill(H, Kind, const void* data, std::size_t bytes) (writes and marks it full);
+// const char* await(int from, Kind) (this member's slot for `from`, once full: its data);
+// void release(int from, std::size_t bytes) (after the data was used).
+
+// The pSync slots of an active set (the channel of legacy collectives), as seen from member
+// `me`; G provides rt(), size(), me(), psync_at(i) (member i's pSync as mapped here) and
+// local() (this PE's pSync).
 template <class G>
-class Slots {
+class SetSlots {
  public:
-  Slots(G& g, int n, int me) noexcept : g_(g), n_(n), me_(me), off_(area_offset(g.local())), words_(slot_words(n)) {}
+  explicit SetSlots(G& g) noexcept
+      : g_(g), n_(g.size()), me_(g.me()), off_(area_offset(g.local())), words_(slot_words(g.size())) {}
+  int size() const noexcept { return n_; }
+  int me() const noexcept { return me_; }
+  std::size_t capacity() const noexcept { return push::capacity(n_); }
 
   // Member `to`'s slot for data from this member, once empty (it is, but in a program that
   // reuses a pSync early).
@@ -78,11 +88,10 @@ class Slots {
     return state;
   }
   // Writes `bytes` into a slot returned by claim() and marks it full.
-  static void fill(long* state, Kind kind, const void* data, std::size_t bytes) noexcept {
+  void fill(long* state, Kind kind, const void* data, std::size_t bytes) noexcept {
     if (bytes) std::memcpy(state + 1, data, bytes);
     std::atomic_ref<long>(*state).store(full(kind), std::memory_order_release);
   }
-  void send(int to, Kind kind, const void* data, std::size_t bytes) noexcept { fill(claim(to), kind, data, bytes); }
 
   // This member's slot for data from member `from`, once full; returns its data.
   const char* await(int from, Kind kind) noexcept {
@@ -120,65 +129,46 @@ class Slots {
   }
 };
 
-// Reduction of `bytes` (fits(n, bytes)): push the source to everyone, then combine all
+// Reduction of `bytes` (<= ch.capacity()): push the source to everyone, then combine all
 // contributions in member order 0, 1, ... (bit-identical results everywhere) into a private
 // buffer, and copy that to dest (which may be the source: it was pushed already).
-template <class G>
-void reduce(G& g, void* dest, const void* source, std::size_t nelems, std::size_t elem,
-            core::Combine combine) noexcept {
-  const int n = g.size(), me = g.me();
+template <class C>
+void reduce(C& ch, void* dest, const void* source, std::size_t nelems, std::size_t elem, core::Combine combine) noexcept {
+  const int n = ch.size(), me = ch.me();
   const std::size_t bytes = nelems * elem;
-  Slots<G> slots(g, n, me);
-  for (int k = 1; k < n; ++k) slots.send((me + k) % n, Kind::kReduce, source, bytes);
+  for (int k = 1; k < n; ++k) ch.fill(ch.claim((me + k) % n), Kind::kReduce, source, bytes);
   alignas(64) char result[capacity(2)];
-  auto contribution = [&](int i) -> const void* { return i == me ? source : slots.await(i, Kind::kReduce); };
+  auto contribution = [&](int i) -> const void* { return i == me ? source : ch.await(i, Kind::kReduce); };
   const void* first = contribution(0);
   combine(result, first, contribution(1), nelems);
   for (int i = 0; i < 2; ++i)
-    if (i != me) slots.release(i, bytes);
+    if (i != me) ch.release(i, bytes);
   for (int i = 2; i < n; ++i) {
     combine(result, result, contribution(i), nelems);
-    if (i != me) slots.release(i, bytes);
+    if (i != me) ch.release(i, bytes);
   }
   if (bytes) std::memcpy(dest, result, bytes);
 }
 
-// Whether a set of n members pushes an fcollect or alltoall of `block` bytes per member pair.
-constexpr bool gather_pushed(int n, std::size_t block) noexcept {
-  return n > 1 && n <= kMaxMembers && block * static_cast<std::size_t>(n - 1) <= kMaxDirectBytes;
-}
-
-// Gathered blocks up to this size travel inline, in the slot's first cache line with its state;
-// larger ones are written straight into the dest, which costs the receiver no copy.
-constexpr std::size_t kInlineGatherBytes = 64 - sizeof(long);
-
-// fcollect (stride 0) and alltoall (stride = block), gather_pushed(n, block): member `to` gets
-// this member's block at source + to * stride, into its dest + me * block. Blocks go inline
-// through the slots when they fit, else straight into the other member's dest (ready by the
-// specification's rules before anyone calls) with an empty slot as the flag.
-template <class G>
-void gather(G& g, Kind kind, void* dest, const void* source, std::size_t block, std::size_t stride) noexcept {
-  const int n = g.size(), me = g.me();
-  const bool inline_data = block <= kInlineGatherBytes;
-  Slots<G> slots(g, n, me);
+// fcollect (stride 0) and alltoall (stride = block), block <= ch.capacity(): member `to` gets
+// this member's block at source + to * stride, through its slot, and copies it into its own
+// dest + me * block. Nothing is written into another member's dest, so a member that is still
+// reading its dest from an earlier call loses nothing to a faster one.
+template <class C>
+void gather(C& ch, Kind kind, void* dest, const void* source, std::size_t block, std::size_t stride) noexcept {
+  const int n = ch.size(), me = ch.me();
   char* out = static_cast<char*>(dest);
   auto block_for = [&](int pe) { return static_cast<const char*>(source) + static_cast<std::size_t>(pe) * stride; };
   for (int k = 1; k < n; ++k) {
     const int to = (me + k) % n;
-    long* state = slots.claim(to);
-    if (inline_data) {
-      Slots<G>::fill(state, kind, block_for(to), block);
-    } else {
-      if (block) std::memcpy(g.dest_at(dest, to) + static_cast<std::size_t>(me) * block, block_for(to), block);
-      Slots<G>::fill(state, kind, nullptr, 0);
-    }
+    ch.fill(ch.claim(to), kind, block_for(to), block);
   }
   if (block) std::memmove(out + static_cast<std::size_t>(me) * block, block_for(me), block);
   for (int k = 1; k < n; ++k) {
     const int from = (me + n - k) % n;
-    const char* data = slots.await(from, kind);
-    if (inline_data && block) std::memcpy(out + static_cast<std::size_t>(from) * block, data, block);
-    slots.release(from, inline_data ? block : 0);
+    const char* data = ch.await(from, kind);
+    if (block) std::memcpy(out + static_cast<std::size_t>(from) * block, data, block);
+    ch.release(from, block);
   }
 }
 

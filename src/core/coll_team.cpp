@@ -1,7 +1,10 @@
-// Team-based collectives: the algorithms of coll_algos.hpp over a Team.
+// Team-based collectives: the algorithms of coll_algos.hpp over a Team, and for small
+// reductions, fcollects and alltoalls on teams of up to 8 PEs the pushed ones of coll_push.hpp
+// over the team's push lines (TeamLines).
 #include <atomic>
 
 #include "core/coll_algos.hpp"
+#include "core/coll_push.hpp"
 #include "core/log.hpp"
 #include "core/team.hpp"
 
@@ -51,6 +54,58 @@ struct TeamGroup {
   }
 };
 
+// The push channel of a team (coll_push.hpp): member r's lines for sender s are
+// team_push(r).lines[slot][call & 1][(s - r - 1) mod n]. Lines carry the call number, so nothing
+// is cleared, and alternate calls use alternate lines: a member starting call c + 2 has finished
+// call c + 1, which needed every other member's data for c + 1, sent only once that member had
+// taken everything of call c out of its lines.
+class TeamLines {
+ public:
+  static bool usable(const Team& t) noexcept {
+    return t.slot() < kPushTeams && t.size() > 1 && t.size() <= kPushSenders + 1;
+  }
+  explicit TeamLines(Team* t) noexcept : t_(t), call_(t->next_push()), n_(t->size()), me_(t->my_pe()) {}
+  int size() const noexcept { return n_; }
+  int me() const noexcept { return me_; }
+  std::size_t capacity() const noexcept { return kPushLineBytes; }
+  PushLine* claim(int to) noexcept { return &line(to, me_); }
+  void fill(PushLine* l, coll::push::Kind kind, const void* data, std::size_t bytes) noexcept {
+    if (bytes) std::memcpy(l->data, data, bytes);
+    std::atomic_ref<std::uint64_t>(l->head).store(head(kind), std::memory_order_release);
+  }
+  const char* await(int from, coll::push::Kind kind) noexcept {
+    PushLine& l = line(me_, from);
+    std::atomic_ref<std::uint64_t> h(l.head);
+    std::uint64_t got = 0;
+    coll::wait_word(t_->rt(), "a team member's data pushed into this PE's lines", &l.head, [&] {
+      got = h.load(std::memory_order_acquire);
+      return (got & kCallMask) == (call_ & kCallMask);
+    });
+    if (got != head(kind))
+      core::fatal(coll::push::kind_name(coll::push::full(kind)),
+                  "team PE %d called %s while this PE (team PE %d) is in %s: the members of a team must make the "
+                  "same collective calls in the same order",
+                  from, coll::push::kind_name(static_cast<long>(got >> 56)), me_,
+                  coll::push::kind_name(coll::push::full(kind)));
+    return reinterpret_cast<const char*>(l.data);
+  }
+  void release(int, std::size_t) noexcept {}
+
+ private:
+  static constexpr std::uint64_t kCallMask = (std::uint64_t{1} << 56) - 1;
+  Team* t_;
+  std::uint64_t call_;
+  int n_, me_;
+
+  std::uint64_t head(coll::push::Kind kind) const noexcept {
+    return (call_ & kCallMask) | static_cast<std::uint64_t>(kind) << 56;
+  }
+  PushLine& line(int owner, int from) const noexcept {
+    const int j = ((from - owner - 1) % n_ + n_) % n_;
+    return t_->rt().team_push(t_->world_pe(owner)).lines[t_->slot()][call_ & 1][j];
+  }
+};
+
 bool valid(Team* t, const char* func) {
   if (t) return true;
   SHMEM_ERROR("coll", "%s: the team is SHMEM_TEAM_INVALID", func);
@@ -80,6 +135,11 @@ int collect(Team* team, void* dest, const void* source, std::size_t bytes) noexc
 
 int fcollect(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
   if (!valid(team, "shmem_fcollect")) return 1;
+  if (TeamLines::usable(*team) && bytes <= kPushLineBytes) {
+    TeamLines lines(team);
+    coll::push::gather(lines, coll::push::Kind::kFcollect, dest, source, bytes, 0);
+    return 0;
+  }
   TeamGroup g{team};
   coll::fcollect(g, dest, source, bytes);
   return 0;
@@ -87,6 +147,11 @@ int fcollect(Team* team, void* dest, const void* source, std::size_t bytes) noex
 
 int alltoall(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
   if (!valid(team, "shmem_alltoall")) return 1;
+  if (TeamLines::usable(*team) && bytes <= kPushLineBytes) {
+    TeamLines lines(team);
+    coll::push::gather(lines, coll::push::Kind::kAlltoall, dest, source, bytes, bytes);
+    return 0;
+  }
   TeamGroup g{team};
   coll::alltoall(g, dest, source, bytes);
   return 0;
@@ -102,6 +167,11 @@ int alltoalls(Team* team, void* dest, const void* source, std::ptrdiff_t dst, st
 
 int reduce(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem, Combine combine) noexcept {
   if (!valid(team, "shmem_reduce")) return 1;
+  if (TeamLines::usable(*team) && nelems * elem <= kPushLineBytes) {
+    TeamLines lines(team);
+    coll::push::reduce(lines, dest, source, nelems, elem, combine);
+    return 0;
+  }
   TeamGroup g{team};
   coll::reduce(g, dest, source, nelems, elem, combine);
   return 0;

@@ -85,8 +85,23 @@ struct RingBook {
   bool usable = false;
 };
 constexpr std::size_t kRingsOffset = 64 * 1024;  // after the teams and the device sync area
+
+// Pushed small team collectives (core/coll_team.cpp), after the rings: for the teams in slots
+// below kPushTeams (of up to kPushSenders + 1 PEs), every member has two lines per other member,
+// used by alternate calls: the call number and kind, written last, then the data.
+constexpr int kPushTeams = 32;
+constexpr int kPushSenders = 7;
+constexpr std::size_t kPushLineBytes = 56;
+struct alignas(64) PushLine {
+  std::uint64_t head;
+  unsigned char data[kPushLineBytes];
+};
+struct TeamPushArea {
+  PushLine lines[kPushTeams][2][kPushSenders];  // [team slot][call parity][sender, relative]
+};
+constexpr std::size_t kTeamPushOffset = (kRingsOffset + sizeof(BcastRings) + 63) & ~std::size_t{63};
 constexpr std::size_t kInternalBytes = 128 * 1024;
-static_assert(kRingsOffset + sizeof(BcastRings) <= kInternalBytes);
+static_assert(kTeamPushOffset + sizeof(TeamPushArea) <= kInternalBytes);
 constexpr std::size_t kMaxHeapAlign = std::size_t{1} << 30;  // shmem_align supports up to 1 GiB
 static_assert(sizeof(InternalArea) <= kInternalBytes);
 
@@ -135,6 +150,9 @@ class Runtime {
     return *reinterpret_cast<InternalArea*>(routes_[pe].heap);
   }
   BcastRings& rings(int pe) const noexcept { return *reinterpret_cast<BcastRings*>(routes_[pe].heap + kRingsOffset); }
+  TeamPushArea& team_push(int pe) const noexcept {
+    return *reinterpret_cast<TeamPushArea*>(routes_[pe].heap + kTeamPushOffset);
+  }
   RingBook& ring_book() noexcept { return ring_book_; }
   const RingBook& ring_book() const noexcept { return ring_book_; }
   // Describes an address for messages: "heap+0x40", "static data+0x10" or "0x7f..".

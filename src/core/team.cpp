@@ -112,6 +112,9 @@ void Team::clear_my_cell() noexcept {
   TeamCell& c = my_cell();
   for (auto& w : c.bcast_flag) std::atomic_ref<std::uint64_t>(w).store(0, std::memory_order_relaxed);
   for (auto& w : c.rounds) std::atomic_ref<std::uint64_t>(w).store(0, std::memory_order_relaxed);
+  if (slot_ < kPushTeams)
+    for (auto& parity : rt_->team_push(rt_->my_pe()).lines[slot_])
+      for (auto& line : parity) std::atomic_ref<std::uint64_t>(line.head).store(0, std::memory_order_relaxed);
   std::atomic_ref<std::uint64_t>(c.bcast_ack).store(0, std::memory_order_release);
 }
 

@@ -45,8 +45,10 @@ class Team {
     last_broadcast_root_ = root;
     return ++broadcasts_;
   }
+  // Number of the next pushed collective on this team (the same on every member).
+  std::uint64_t next_push() noexcept { return ++pushes_; }
   // After the last use of the team (team_destroy's sync): clears this member's words of the
-  // slot so that the next team to get the slot starts from zero.
+  // slot (and its push lines) so that the next team to get the slot starts from zero.
   void clear_my_cell() noexcept;
 
  private:
@@ -56,6 +58,7 @@ class Team {
   std::vector<int> world_;
   bool predefined_;
   std::uint64_t broadcasts_ = 0;
+  std::uint64_t pushes_ = 0;
   int last_broadcast_root_ = -1;
   std::vector<std::uint64_t> seen_ack_;
 
