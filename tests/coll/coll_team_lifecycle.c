@@ -3,7 +3,9 @@
  * anything, and running out of teams fails cleanly.
  *
  *  1. 300 cycles of split_strided + split_2d + a context on the new team + team_sync + destroy,
- *     each cycle checking the new teams' numbering and a reduction-free sync ring.
+ *     each cycle checking the new teams' numbering, a reduction-free sync ring, and 1-3 small
+ *     reductions and fcollects (pushed through the team slot's lines, which a destroyed team
+ *     must leave clean for the next team in its slot).
  *  2. Up to 200 live teams: creation must eventually fail (the library has a fixed number of
  *     team slots) with a nonzero return and SHMEM_TEAM_INVALID on every PE, at the same
  *     attempt on every PE, and keep failing; split_2d must fail cleanly too. After destroying
@@ -17,6 +19,7 @@ enum { CYCLES = 300, LIVE_ATTEMPTS = 200 };
 
 static int me, npes;
 static long box[2];
+static long red_src, red_dst, fc_dst[64];
 static int first_failure[64];
 
 static void ring_sync(shmem_team_t t, long tag) {
@@ -29,6 +32,17 @@ static void ring_sync(shmem_team_t t, long tag) {
     CHECK_EQ_AT(box[r], tag * 1000 + r * 100 + (idx - 1 + n) % n, "tag %ld", tag);
   }
   CHECK_EQ(shmem_team_sync(t), 0);
+}
+
+static void small_collectives(shmem_team_t t, long tag, int calls) {
+  const int n = shmem_team_n_pes(t), idx = shmem_team_my_pe(t);
+  for (int k = 0; k < calls; ++k) {
+    red_src = tag * 100 + k * 10 + idx;
+    CHECK_EQ(shmem_long_sum_reduce(t, &red_dst, &red_src, 1), 0);
+    CHECK_EQ_AT(red_dst, n * (tag * 100 + k * 10) + (long)n * (n - 1) / 2, "tag %ld call %d", tag, k);
+    CHECK_EQ(shmem_long_fcollect(t, fc_dst, &red_src, 1), 0);
+    for (int p = 0; p < n && p < 64; ++p) CHECK_EQ_AT(fc_dst[p], tag * 100 + k * 10 + p, "tag %ld call %d", tag, k);
+  }
 }
 
 static void cycles(void) {
@@ -55,7 +69,10 @@ static void cycles(void) {
         CHECK_EQ(shmem_team_create_ctx(t, 0, &ctx), 0);
         if (ctx != SHMEM_CTX_INVALID) shmem_ctx_destroy(ctx);
       }
-      if (t != SHMEM_TEAM_INVALID) ring_sync(t, c);
+      if (t != SHMEM_TEAM_INVALID) {
+        ring_sync(t, c);
+        small_collectives(t, c, 1 + c % 3);
+      }
     } else {
       CHECKF(t == SHMEM_TEAM_INVALID, "cycle %d: non-member got a team", c);
     }
@@ -77,6 +94,8 @@ static void cycles(void) {
       CHECK_EQ_AT(shmem_team_n_pes(yt), col_len, "cycle %d", c);
       CHECK_EQ(shmem_team_sync(xt), 0);
       CHECK_EQ(shmem_team_sync(yt), 0);
+      small_collectives(xt, c + 1000, 1 + (c / 2) % 3);
+      small_collectives(yt, c + 2000, 1 + (c / 3) % 3);
       shmem_team_destroy(xt);
       shmem_team_destroy(yt);
     }
