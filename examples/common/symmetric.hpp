@@ -1,7 +1,8 @@
 #pragma once
 // RAII shared by the C++ examples (examples/common is not an example itself: it has no
 // CMakeLists.txt). A zeroed symmetric array (shmem_calloc / shmem_free, both collective: every
-// PE creates and destroys its arrays in the same order with the same sizes) and a stream.
+// PE creates and destroys its arrays in the same order with the same sizes), a stream, and a
+// job-wide sum.
 #include <shmemx.h>
 
 #include <algorithm>
@@ -42,5 +43,13 @@ class Stream {
   shmemx_stream_t s_ = nullptr;
   int rc_ = 0;
 };
+
+// The sum of `mine` over all PEs, on every PE (collective).
+inline long sum_over_pes(long mine) {
+  SymmetricArray<long> v(2);
+  v.get()[0] = mine;
+  shmem_long_sum_reduce(SHMEM_TEAM_WORLD, v.get() + 1, v.get(), 1);
+  return v.get()[1];
+}
 
 }  // namespace shmem_examples

@@ -25,14 +25,6 @@ namespace {
 using namespace kv_shuffle;
 using Clock = std::chrono::steady_clock;
 
-// The sum of `mine` over all PEs, on every PE.
-long sum_over_pes(long mine) {
-  SymmetricArray<long> v(2);
-  v.get()[0] = mine;
-  shmem_long_sum_reduce(SHMEM_TEAM_WORLD, v.get() + 1, v.get(), 1);
-  return v.get()[1];
-}
-
 void print_summary(const Options& opt, const std::vector<Move>& table, int npes, double seconds, long wrong) {
   const double block_bytes = static_cast<double>(opt.block_floats * sizeof(float));
   const double moved = static_cast<double>(table.size()) * block_bytes;

@@ -28,14 +28,6 @@ namespace {
 using namespace moe;
 using Clock = std::chrono::steady_clock;
 
-// The sum of `mine` over all PEs, on every PE.
-long sum_over_pes(long mine) {
-  SymmetricArray<long> v(2);
-  v.get()[0] = mine;
-  shmem_long_sum_reduce(SHMEM_TEAM_WORLD, v.get() + 1, v.get(), 1);
-  return v.get()[1];
-}
-
 struct Totals {
   double dispatch = 0, experts = 0, combine = 0;  // seconds over the timed iterations (PE 0's view)
   long rows = 0;                                  // rows received, all iterations

@@ -6,4 +6,5 @@
 namespace moe {
 using shmem_examples::Stream;
 using shmem_examples::SymmetricArray;
+using shmem_examples::sum_over_pes;
 }  // namespace moe

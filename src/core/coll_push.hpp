@@ -59,8 +59,11 @@ inline std::size_t area_offset(const long* psync) noexcept {
   return kHeadWords + ((64 - (head & 63)) & 63) / sizeof(long);
 }
 
-// The algorithms below run over a channel C: int size(), me(); std::size_t capacity() (data
-// bytes per slot); H claim(int to) (member `to`'s slot for this member, ready to be written);
+// Index of sender `from`'s slot among the n - 1 slots of member `owner`.
+constexpr int slot_index(int owner, int from, int n) noexcept { return ((from - owner - 1) % n + n) % n; }
+
+// The algorithms below run over a channel C (callers check that the data fits its slots):
+// int size(), me(); H claim(int to) (member `to`'s slot for this member, ready to be written);
 // void fill(H, Kind, const void* data, std::size_t bytes) (writes and marks it full);
 // const char* await(int from, Kind) (this member's slot for `from`, once full: its data);
 // void release(int from, std::size_t bytes) (after the data was used).
@@ -75,7 +78,6 @@ class SetSlots {
       : g_(g), n_(g.size()), me_(g.me()), off_(area_offset(g.local())), words_(slot_words(g.size())) {}
   int size() const noexcept { return n_; }
   int me() const noexcept { return me_; }
-  std::size_t capacity() const noexcept { return push::capacity(n_); }
 
   // Member `to`'s slot for data from this member, once empty (it is, but in a program that
   // reuses a pSync early).
@@ -124,14 +126,13 @@ class SetSlots {
 
   // The state word of member `owner`'s slot for sender `from`, in `base` (owner's pSync).
   long* at(long* base, int owner, int from) const noexcept {
-    const int j = ((from - owner - 1) % n_ + n_) % n_;
-    return base + off_ + static_cast<std::size_t>(j) * words_;
+    return base + off_ + static_cast<std::size_t>(slot_index(owner, from, n_)) * words_;
   }
 };
 
-// Reduction of `bytes` (<= ch.capacity()): push the source to everyone, then combine all
-// contributions in member order 0, 1, ... (bit-identical results everywhere) into a private
-// buffer, and copy that to dest (which may be the source: it was pushed already).
+// Reduction of `bytes` (fitting the channel's slots): push the source to everyone, then
+// combine all contributions in member order 0, 1, ... (bit-identical results everywhere) into
+// a private buffer, and copy that to dest (which may be the source: it was pushed already).
 template <class C>
 void reduce(C& ch, void* dest, const void* source, std::size_t nelems, std::size_t elem, core::Combine combine) noexcept {
   const int n = ch.size(), me = ch.me();
@@ -141,19 +142,16 @@ void reduce(C& ch, void* dest, const void* source, std::size_t nelems, std::size
   auto contribution = [&](int i) -> const void* { return i == me ? source : ch.await(i, Kind::kReduce); };
   const void* first = contribution(0);
   combine(result, first, contribution(1), nelems);
-  for (int i = 0; i < 2; ++i)
+  for (int i = 2; i < n; ++i) combine(result, result, contribution(i), nelems);
+  for (int i = 0; i < n; ++i)
     if (i != me) ch.release(i, bytes);
-  for (int i = 2; i < n; ++i) {
-    combine(result, result, contribution(i), nelems);
-    if (i != me) ch.release(i, bytes);
-  }
   if (bytes) std::memcpy(dest, result, bytes);
 }
 
-// fcollect (stride 0) and alltoall (stride = block), block <= ch.capacity(): member `to` gets
-// this member's block at source + to * stride, through its slot, and copies it into its own
-// dest + me * block. Nothing is written into another member's dest, so a member that is still
-// reading its dest from an earlier call loses nothing to a faster one.
+// fcollect (stride 0) and alltoall (stride = block), blocks fitting the channel's slots: member
+// `to` gets this member's block at source + to * stride, through its slot, and copies it into
+// its own dest + me * block. Nothing is written into another member's dest, so a member that
+// is still reading its dest from an earlier call loses nothing to a faster one.
 template <class C>
 void gather(C& ch, Kind kind, void* dest, const void* source, std::size_t block, std::size_t stride) noexcept {
   const int n = ch.size(), me = ch.me();

@@ -12,9 +12,11 @@
 //
 // The order of the broadcasts a root sends a member is the order the member takes them in, so
 // rings serve only jobs in which no PE runs collectives from several threads at once (every PE
-// below SHMEM_THREAD_MULTIPLE; RingBook.usable, agreed at init) and sets whose members call
-// broadcasts in the same order, as the specification requires; a member that finds another
-// broadcast's tag in its next line reports both and ends the job.
+// below SHMEM_THREAD_MULTIPLE) and sets whose members call broadcasts in the same order, as the
+// specification requires; a member that finds another broadcast's tag in its next line reports
+// both and ends the job. With more PEs than CPUs a root that is kRingDepth calls ahead would
+// wait for the scheduler, where the pSync count path never makes it wait, so rings are also off
+// then. RingBook.usable holds both conditions, agreed at init.
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -35,10 +37,8 @@ inline std::uint64_t tag(int start, int log_stride, int size, int root, std::siz
 }
 constexpr std::uint64_t head(std::uint64_t seq, std::uint64_t tag) noexcept { return (seq & 0xffffffffu) | tag << 32; }
 
-// With more PEs than CPUs a root that is kRingDepth calls ahead would have to wait for the
-// scheduler; the pSync count path never makes it wait, so rings are for PEs with CPUs of their own.
 inline bool usable(const Runtime& rt, int root_world, std::size_t bytes) noexcept {
-  return bytes <= kRingBytes && root_world < kRingPEs && rt.ring_book().usable && !rt.wait_policy().oversubscribed;
+  return bytes <= kRingBytes && root_world < kRingPEs && rt.ring_book().usable;
 }
 
 // Root: writes `bytes` of `data` into member `to`'s ring for this PE.

@@ -61,13 +61,13 @@ struct TeamGroup {
 // taken everything of call c out of its lines.
 class TeamLines {
  public:
-  static bool usable(const Team& t) noexcept {
-    return t.slot() < kPushTeams && t.size() > 1 && t.size() <= kPushSenders + 1;
+  // Whether a call moving `bytes` per member pair on team t goes through its lines.
+  static bool fits(const Team& t, std::size_t bytes) noexcept {
+    return t.slot() < kPushTeams && t.size() > 1 && t.size() <= kPushSenders + 1 && bytes <= kPushLineBytes;
   }
   explicit TeamLines(Team* t) noexcept : t_(t), call_(t->next_push()), n_(t->size()), me_(t->my_pe()) {}
   int size() const noexcept { return n_; }
   int me() const noexcept { return me_; }
-  std::size_t capacity() const noexcept { return kPushLineBytes; }
   PushLine* claim(int to) noexcept { return &line(to, me_); }
   void fill(PushLine* l, coll::push::Kind kind, const void* data, std::size_t bytes) noexcept {
     if (bytes) std::memcpy(l->data, data, bytes);
@@ -101,8 +101,7 @@ class TeamLines {
     return (call_ & kCallMask) | static_cast<std::uint64_t>(kind) << 56;
   }
   PushLine& line(int owner, int from) const noexcept {
-    const int j = ((from - owner - 1) % n_ + n_) % n_;
-    return t_->rt().team_push(t_->world_pe(owner)).lines[t_->slot()][call_ & 1][j];
+    return t_->rt().team_push(t_->world_pe(owner)).lines[t_->slot()][call_ & 1][coll::push::slot_index(owner, from, n_)];
   }
 };
 
@@ -135,7 +134,7 @@ int collect(Team* team, void* dest, const void* source, std::size_t bytes) noexc
 
 int fcollect(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
   if (!valid(team, "shmem_fcollect")) return 1;
-  if (TeamLines::usable(*team) && bytes <= kPushLineBytes) {
+  if (TeamLines::fits(*team, bytes)) {
     TeamLines lines(team);
     coll::push::gather(lines, coll::push::Kind::kFcollect, dest, source, bytes, 0);
     return 0;
@@ -147,7 +146,7 @@ int fcollect(Team* team, void* dest, const void* source, std::size_t bytes) noex
 
 int alltoall(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
   if (!valid(team, "shmem_alltoall")) return 1;
-  if (TeamLines::usable(*team) && bytes <= kPushLineBytes) {
+  if (TeamLines::fits(*team, bytes)) {
     TeamLines lines(team);
     coll::push::gather(lines, coll::push::Kind::kAlltoall, dest, source, bytes, bytes);
     return 0;
@@ -167,7 +166,7 @@ int alltoalls(Team* team, void* dest, const void* source, std::ptrdiff_t dst, st
 
 int reduce(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem, Combine combine) noexcept {
   if (!valid(team, "shmem_reduce")) return 1;
-  if (TeamLines::usable(*team) && nelems * elem <= kPushLineBytes) {
+  if (TeamLines::fits(*team, nelems * elem)) {
     TeamLines lines(team);
     coll::push::reduce(lines, dest, source, nelems, elem, combine);
     return 0;

@@ -121,8 +121,8 @@ void Runtime::agree_on_rings() {
   const std::uint64_t mine = static_cast<std::uint64_t>(thread_level_);
   world_team_->allgather_words(&mine, 1, levels.data());
   constexpr std::uint64_t kThreadMultiple = 3;  // SHMEM_THREAD_MULTIPLE
-  ring_book_.usable =
-      npes_ > 1 && std::all_of(levels.begin(), levels.end(), [](std::uint64_t l) { return l < kThreadMultiple; });
+  ring_book_.usable = npes_ > 1 && !wait_.oversubscribed &&
+                      std::all_of(levels.begin(), levels.end(), [](std::uint64_t l) { return l < kThreadMultiple; });
 }
 
 void Runtime::create_predefined_teams() {

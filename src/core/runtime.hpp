@@ -78,8 +78,9 @@ struct BcastRings {
   alignas(64) std::uint64_t consumed[kRingPEs];  // the last sequence number taken from each root
 };
 // This PE's private side of the rings: per world PE, the last sequence number sent to it, its
-// consumed word as last read, and the last one taken from it. usable: every PE of the job runs
-// below SHMEM_THREAD_MULTIPLE (agreed at init), so each PE makes its broadcasts one at a time.
+// consumed word as last read, and the last one taken from it. usable (agreed at init): PEs do
+// not outnumber CPUs and every PE runs below SHMEM_THREAD_MULTIPLE, so each PE makes its
+// broadcasts one at a time.
 struct RingBook {
   std::vector<std::uint64_t> sent, credit, taken;
   bool usable = false;
