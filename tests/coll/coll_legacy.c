@@ -4,8 +4,9 @@
  * spec's active-set semantics), shmem_collect32/64 (different sizes per PE, zero included),
  * shmem_fcollect32/64, shmem_alltoall32/64, shmem_alltoalls32/64 (strides > 1), and
  * shmem_TYPENAME_OP_to_all for every type and operation of the spec's active-set table (from the
- * header's X-macros) with pWrk of exactly max(nreduce/2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE)
- * elements (guard bytes after it must stay untouched).
+ * header's X-macros), nreduce 0, 1, 37 and large, with pWrk of exactly max(nreduce/2 + 1,
+ * SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements (guard bytes after it must stay untouched); and a
+ * stream of 100 one-element broadcasts with rotating roots and no synchronisation in between.
  *
  * Active sets: everything, a subset starting at PE 1 with logPE_stride 1 (PEs 1, 3, 5, ...), the
  * evens, stride 4, and a single PE. Non-members skip to the next barrier_all.
@@ -431,7 +432,7 @@ int main(void) {
   sets[nsets++] = make_set(npes - 1, 0, 1, "last PE alone");
 
   const size_t move_sizes[] = {0, 1, 37, 1000};
-  const int reduce_sizes[] = {1, 37, MAX_NREDUCE};
+  const int reduce_sizes[] = {0, 1, 37, MAX_NREDUCE};
   for (int k = 0; k < nsets; ++k) {
     const Set* s = &sets[k];
     /* Non-members still take part in the barrier_alls inside the tests, so every PE runs the
