@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates docs/config.md and the variable table in README.md from the one config table
-# (src/core/config_table.def, printed by shmem-info). tests/tools/docs_sync.sh checks both.
+# (src/base/config_table.def, printed by shmem-info). tests/tools/docs_sync.sh checks both.
 #   scripts/gen-docs.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."

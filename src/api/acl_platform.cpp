@@ -7,7 +7,7 @@
 #include <string>
 
 #include "api/acl_shim.hpp"
-#include "core/config.hpp"
+#include "base/config.hpp"
 
 namespace acl = shmem::acl;
 namespace slog = shmem::log;

@@ -13,9 +13,9 @@
 #include <type_traits>
 
 #include "api/shim.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/init_ops.hpp"
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "core/team_ops.hpp"
 
 namespace shmem::acl {

@@ -6,8 +6,8 @@
 
 #include "api/shim.hpp"
 #include "stream/stream.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 
 #include "api/shim.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 #include "core/team_ops.hpp"
 
 namespace shmem::api {

@@ -6,9 +6,9 @@
 #include <string_view>
 
 #include "bootstrap/store.hpp"
-#include "core/config.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/config.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 
 namespace shmem::bootstrap {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "bootstrap/tls.hpp"
-#include "core/config.hpp"
+#include "base/config.hpp"
 
 namespace shmem::bootstrap {
 

@@ -7,9 +7,9 @@
 #include <map>
 #include <mutex>
 
-#include "core/config.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/config.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 
 namespace shmem::bootstrap {
 namespace {

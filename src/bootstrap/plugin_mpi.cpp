@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "bootstrap/plugin_loader.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 
 namespace shmem::bootstrap {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "bootstrap/plugin_loader.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 
 namespace shmem::bootstrap {
 namespace {

@@ -12,8 +12,8 @@
 #include "bootstrap/frame.hpp"
 #include "bootstrap/store.hpp"
 #include "bootstrap/tls_conn.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 #include "util/socket.hpp"
 #include "util/unique_fd.hpp"
 

@@ -12,8 +12,8 @@
 #include <system_error>
 
 #include "bootstrap/store_server_impl.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 #include "util/scope_exit.hpp"
 #include "util/socket.hpp"
 

@@ -7,7 +7,7 @@
 #include <system_error>
 
 #include "bootstrap/store_server_impl.hpp"
-#include "core/log.hpp"
+#include "base/log.hpp"
 
 namespace shmem::bootstrap {
 

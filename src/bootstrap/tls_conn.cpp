@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace shmem::bootstrap {
 namespace {

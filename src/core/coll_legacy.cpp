@@ -16,7 +16,7 @@
 #include "core/coll_algos.hpp"
 #include "core/coll_push.hpp"
 #include "core/coll_ring.hpp"
-#include "core/log.hpp"
+#include "base/log.hpp"
 
 namespace shmem {
 namespace {

@@ -22,7 +22,7 @@
 #include <cstring>
 
 #include "core/coll_wait.hpp"
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "core/runtime.hpp"
 
 namespace shmem::coll::ring {

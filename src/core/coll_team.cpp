@@ -5,7 +5,7 @@
 
 #include "core/coll_algos.hpp"
 #include "core/coll_push.hpp"
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "core/team.hpp"
 
 namespace shmem {

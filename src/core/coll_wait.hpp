@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
 

@@ -13,9 +13,9 @@
 
 #include "bootstrap/plugin_mpi.hpp"
 #include "bootstrap/plugin_pmix.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/init_ops.hpp"
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
 

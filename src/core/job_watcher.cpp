@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "core/log.hpp"
+#include "base/log.hpp"
 
 namespace shmem {
 namespace {

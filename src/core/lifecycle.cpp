@@ -9,8 +9,8 @@
 #include <mutex>
 
 #include "bootstrap/store.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
 

@@ -4,7 +4,7 @@
 #include <atomic>
 
 #include "core/access.hpp"
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "core/ops.hpp"
 
 namespace shmem::core {

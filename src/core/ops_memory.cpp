@@ -1,8 +1,8 @@
 #include <cstring>
 
 #include "core/access.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 #include "core/ops.hpp"
 
 namespace shmem::core {

@@ -4,7 +4,7 @@
 #include <string>
 #include <type_traits>
 
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
 

@@ -10,8 +10,8 @@
 
 #include "bootstrap/launch_env.hpp"
 #include "bootstrap/store.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 #include "core/team.hpp"
 #include "transport/shm/fd_exchange.hpp"
 

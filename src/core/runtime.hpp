@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config.hpp"
+#include "base/config.hpp"
 #include "core/heap_allocator.hpp"
 #include "core/job_watcher.hpp"
 #include "core/ops.hpp"

@@ -10,8 +10,8 @@
 #include <cstring>
 #include <mutex>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 
 namespace shmem {
 namespace {

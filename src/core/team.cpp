@@ -22,7 +22,7 @@
 #include <ctime>
 
 #include "core/coll_wait.hpp"
-#include "core/log.hpp"
+#include "base/log.hpp"
 
 namespace shmem {
 namespace {

@@ -3,7 +3,7 @@
 #include <new>
 
 #include "core/access.hpp"
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "core/team.hpp"
 
 namespace shmem {

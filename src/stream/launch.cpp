@@ -12,7 +12,7 @@
 #include <new>
 #include <vector>
 
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
 #include "core/team.hpp"

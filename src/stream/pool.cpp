@@ -4,8 +4,8 @@
 #include <exception>
 #include <string>
 
-#include "core/config.hpp"
-#include "core/log.hpp"
+#include "base/config.hpp"
+#include "base/log.hpp"
 
 namespace shmem::stream {
 namespace {

@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
 #include "stream/pool.hpp"

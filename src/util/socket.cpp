@@ -12,7 +12,7 @@
 #include <cstring>
 #include <memory>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace shmem::util {
 namespace {

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/common.sh"
 : "${SHMEM_SOURCE_DIR:?}"
 INFO=$SHMEM_BIN_DIR/shmem-info
-TABLE=$SHMEM_SOURCE_DIR/src/core/config_table.def
+TABLE=$SHMEM_SOURCE_DIR/src/base/config_table.def
 sed -n 's/^SHMEM_CONFIG_VAR(\([A-Z_0-9]*\),.*/\1/p' "$TABLE" >"$WORK/names"
 [ -s "$WORK/names" ] || fail "no variables found in $TABLE"
 

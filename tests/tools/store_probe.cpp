@@ -16,7 +16,7 @@
 #include <string>
 
 #include "bootstrap/store.hpp"
-#include "core/config.hpp"
+#include "base/config.hpp"
 
 namespace {
 

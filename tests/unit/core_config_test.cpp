@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/config.hpp"
-#include "core/error.hpp"
+#include "base/config.hpp"
+#include "base/error.hpp"
 
 using shmem::Errc;
 using shmem::Error;

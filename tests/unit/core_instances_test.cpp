@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/init_ops.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "store_test_util.hpp"
 
 namespace shmem::bootstrap {

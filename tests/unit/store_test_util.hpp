@@ -13,7 +13,7 @@
 
 #include "bootstrap/frame.hpp"
 #include "bootstrap/store.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "util/socket.hpp"
 
 namespace shmem::bootstrap::test {

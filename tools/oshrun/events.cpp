@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace oshrun {
 

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "core/config.hpp"
-#include "core/error.hpp"
+#include "base/config.hpp"
+#include "base/error.hpp"
 
 namespace oshrun {
 namespace {

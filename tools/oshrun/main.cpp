@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "bootstrap/store.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "oshrun/args.hpp"
 #include "oshrun/events.hpp"
 #include "oshrun/job.hpp"

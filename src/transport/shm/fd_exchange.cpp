@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 
 namespace shmem {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/config.hpp"
+#include "base/config.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace shmem {
 namespace {
@@ -76,7 +76,7 @@ double parse_seconds(std::string_view text, std::string_view what) {
 const std::vector<ConfigVarInfo>& config_vars() {
   static const std::vector<ConfigVarInfo> vars = {
 #define SHMEM_CONFIG_VAR(name, kind, dflt, doc) {#name, #kind, dflt, doc},
-#include "core/config_table.def"
+#include "base/config_table.def"
 #undef SHMEM_CONFIG_VAR
   };
   return vars;
