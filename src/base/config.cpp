@@ -113,9 +113,18 @@ Config Config::from_env() {
   c.npes = Int("SHMEM_NPES");
   c.job_id = String("SHMEM_JOB_ID");
   c.job_secret = String("SHMEM_JOB_SECRET");
+  c.transport = String("SHMEM_TRANSPORT");
+  c.progress_thread = String("SHMEM_PROGRESS_THREAD");
+  c.rsh = String("SHMEM_RSH");
+  c.bootstrap_iface = String("SHMEM_BOOTSTRAP_IFACE");
+  c.bootstrap_addr = String("SHMEM_BOOTSTRAP_ADDR");
   if (c.symmetric_size == 0) bad("SHMEM_SYMMETRIC_SIZE", "0", "a size greater than zero");
   if (c.wait_spin < -1 || c.wait_spin > (1 << 30))
     bad("SHMEM_WAIT_SPIN", config_raw("SHMEM_WAIT_SPIN"), "-1 (automatic) or a count from 0 to 2^30");
+  if (c.transport != "auto" && c.transport != "ucx" && c.transport != "none")
+    bad("SHMEM_TRANSPORT", c.transport, "auto, ucx or none");
+  if (c.progress_thread != "auto" && c.progress_thread != "on" && c.progress_thread != "off")
+    bad("SHMEM_PROGRESS_THREAD", c.progress_thread, "auto, on or off");
   return c;
 }
 

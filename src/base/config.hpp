@@ -24,6 +24,11 @@ struct Config {
   std::int64_t npes = 0;
   std::string job_id;
   std::string job_secret;
+  std::string transport;        // auto | ucx | none
+  std::string progress_thread;  // auto | on | off
+  std::string rsh;
+  std::string bootstrap_iface;
+  std::string bootstrap_addr;
 
   // Reads the environment; throws Error(kInvalidValue) naming the variable on bad input.
   static Config from_env();
