@@ -28,7 +28,7 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLU
   COMPONENT devel)
 
 # --- bootstrap plugins (next to the library, where it looks for them) ----------------------
-foreach(_plugin shmem_bootstrap_mpi shmem_bootstrap_pmix)
+foreach(_plugin shmem_bootstrap_mpi shmem_bootstrap_pmix shmem_transport_ucx)
   if(TARGET ${_plugin})
     install(TARGETS ${_plugin} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
   endif()

@@ -10,6 +10,7 @@
 #include "base/config.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "util/plugin_dir.hpp"
 
 namespace shmem::bootstrap {
 namespace {
@@ -60,16 +61,7 @@ const void* load(const char* file, const char* symbol, const std::string& purpos
 
 }  // namespace
 
-std::string plugin_dir() {
-  std::string dir = config_raw("SHMEM_BOOTSTRAP_PLUGIN_DIR");
-  if (!dir.empty()) return dir;
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<const void*>(&plugin_dir), &info) == 0 || info.dli_fname == nullptr)
-    throw Error(Errc::kInternal, "dladdr cannot tell where libshmem is loaded from; set SHMEM_BOOTSTRAP_PLUGIN_DIR");
-  const std::string self = info.dli_fname;
-  const auto slash = self.rfind('/');
-  return slash == std::string::npos ? std::string(".") : self.substr(0, slash == 0 ? 1 : slash);
-}
+std::string plugin_dir() { return util::plugin_dir(); }
 
 const shmem_mpi_plugin& mpi_plugin(const std::string& purpose) {
   static_assert(offsetof(shmem_mpi_plugin, abi_version) == 0);

@@ -33,6 +33,34 @@ inline char* local_target(const Ctx* ctx, const void* addr, int pe, const char* 
   return local_target(*ctx->rt, addr, pe, func);
 }
 
+// Where an operation lands: node-local memory (local != nullptr), or (pe, seg, off) through the
+// runtime's remote transport.
+struct Target {
+  char* local;
+  int pe;
+  transport::Seg seg;
+  std::uint64_t off;
+};
+
+// The slow path of target(): the PE is remote (or addr is not symmetric: ends the job).
+Target remote_target(const Runtime& r, const void* addr, int pe, const char* func) noexcept;
+
+inline Target target(const Runtime& r, const void* addr, int pe, const char* func) noexcept {
+  check_pe_fast(r, pe, func);
+  char* p = r.translate(addr, pe);
+  if (__builtin_expect(p != nullptr, 1)) return Target{p, pe, transport::Seg::kHeap, 0};
+  return remote_target(r, addr, pe, func);
+}
+
+inline Target target(const Ctx* ctx, const void* addr, int pe, const char* func) noexcept {
+  if (ctx->world) {
+    if (__builtin_expect(static_cast<unsigned>(pe) >= static_cast<unsigned>(ctx->team_size), 0))
+      bad_team_pe(*ctx, pe, func);
+    pe = ctx->world[pe];
+  }
+  return target(*ctx->rt, addr, pe, func);
+}
+
 using device::detail::store_fence;  // shmem/device/cpu.hpp
 
 }  // namespace shmem::detail

@@ -103,6 +103,11 @@ SetGroup make_group(const core::ActiveSet& set, const char* func) {
     core::fatal(func, "PE %d is not in the active set (PE_start=%d, logPE_stride=%d, PE_size=%d)", r.my_pe(), set.start,
                 set.log_stride, set.size);
   if (!set.psync) core::fatal(func, "pSync is NULL");
+  for (int k = 0; k < set.size; ++k)
+    if (!r.is_local(set.start + (k << set.log_stride)))
+      core::fatal(func, "PE %d of the active set runs on host '%s' and PE %d on '%s': this version runs active-set "
+                  "collectives only within one host", set.start + (k << set.log_stride),
+                  r.host_of(set.start + (k << set.log_stride)).c_str(), r.my_pe(), r.host_of(r.my_pe()).c_str());
   return SetGroup{&r, set, idx};
 }
 

@@ -106,9 +106,16 @@ class TeamLines {
 };
 
 bool valid(Team* t, const char* func) {
-  if (t) return true;
-  SHMEM_ERROR("coll", "%s: the team is SHMEM_TEAM_INVALID", func);
-  return false;
+  if (!t) {
+    SHMEM_ERROR("coll", "%s: the team is SHMEM_TEAM_INVALID", func);
+    return false;
+  }
+  if (t->spans_hosts())
+    core::fatal(func, "the team's PEs run on more than one host, and this version runs collectives other than "
+                "barrier and sync only within one host (PE %d is on '%s', PE %d on '%s')",
+                t->rt().my_pe(), t->rt().host_of(t->rt().my_pe()).c_str(), t->world_pe(t->my_pe() == 0 ? 1 : 0),
+                t->rt().host_of(t->world_pe(t->my_pe() == 0 ? 1 : 0)).c_str());
+  return true;
 }
 
 }  // namespace

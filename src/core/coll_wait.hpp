@@ -29,10 +29,12 @@ void wait_word(Runtime& rt, const char* what, const void* word, Done&& done) noe
 // lets a fast member run into the next barrier without its signal being lost, and leaves every
 // word at zero once all members are through. word(pe, r) returns member pe's round word r as
 // mapped here; Word is an integral type with std::atomic_ref support.
-template <class Word, class WordAt>
-void dissemination(Runtime& rt, int n, int me, WordAt&& word) noexcept {
+// arrive(pe, r) raises member pe's round word r (the overload without it adds to word(pe, r)
+// as mapped here; teams that span hosts pass one that goes through the remote transport).
+template <class Word, class WordAt, class Arrive>
+void dissemination(Runtime& rt, int n, int me, WordAt&& word, Arrive&& arrive) noexcept {
   for (int r = 0, d = 1; d < n; ++r, d <<= 1) {
-    std::atomic_ref<Word>(*word((me + d) % n, r)).fetch_add(1, std::memory_order_acq_rel);
+    arrive((me + d) % n, r);
     Word* mine = word(me, r);
     std::atomic_ref<Word> w(*mine);
     wait_for(rt.wait_policy(), [&] { return w.load(std::memory_order_acquire) > 0; }, [&](double waited) {
@@ -45,6 +47,13 @@ void dissemination(Runtime& rt, int n, int me, WordAt&& word) noexcept {
     });
     w.fetch_sub(1, std::memory_order_acq_rel);
   }
+}
+
+template <class Word, class WordAt>
+void dissemination(Runtime& rt, int n, int me, WordAt&& word) noexcept {
+  dissemination<Word>(rt, n, me, word, [&](int pe, int r) {
+    std::atomic_ref<Word>(*word(pe, r)).fetch_add(1, std::memory_order_acq_rel);
+  });
 }
 
 }  // namespace shmem::coll

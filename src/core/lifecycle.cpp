@@ -20,6 +20,7 @@ void Runtime::finalize() noexcept {
   finalized_ = true;
   core::quiet(&default_ctx_);
   barrier();
+  close_transport();  // peers on other hosts may now leave
   // Every PE is here: from now on PEs leave, and the store's host may go before we do.
   if (watcher_) watcher_->stop();
   if (store_) {

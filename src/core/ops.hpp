@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "transport/amo_op.hpp"
+
 namespace shmem {
 
 class Runtime;
@@ -73,10 +75,7 @@ void ibget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std
            std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe) noexcept;
 
 // ---- atomics --------------------------------------------------------------------------------
-enum class AmoOp : int {
-  kFetch, kSet, kSwap, kCompareSwap, kFetchInc, kInc, kFetchAdd, kAdd,
-  kFetchAnd, kAnd, kFetchOr, kOr, kFetchXor, kXor,
-};
+using shmem::AmoOp;  // transport/amo_op.hpp: one enum for every layer
 // One entry point per operand width; typed shims reinterpret their values (bit-cast for
 // float/double, which the spec allows only for fetch/set/swap/compare_swap). `value` is the
 // operand (add amount, new value, swap value); `cond` is compare_swap's comparand. Returns the

@@ -35,12 +35,17 @@ U amo_on(AmoOp op, U* word, U value, U cond) noexcept {
   return 0;
 }
 
+// Node-local: a CPU atomic on the mapped word. Remote: the transport's atomic (with UCX over
+// TCP the target's CPU performs it, with the same CPU atomics, so it is atomic with respect to
+// the target's node-local peers too; see docs/design.md for RDMA NICs). fetch_to: the
+// nonblocking fetching forms.
 template <class U>
-U amo(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe) noexcept {
-  char* p = detail::local_target(ctx, dest, pe, "shmem_atomic");
-  if (__builtin_expect(reinterpret_cast<std::uintptr_t>(p) % sizeof(U) != 0, 0))
+U amo(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, void* fetch_to = nullptr) noexcept {
+  const detail::Target t = detail::target(ctx, dest, pe, "shmem_atomic");
+  if (__builtin_expect(reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0, 0))
     fatal("shmem_atomic", "the target %s is not aligned to %zu bytes", ctx->rt->describe(dest).c_str(), sizeof(U));
-  return amo_on<U>(op, reinterpret_cast<U*>(p), value, cond);
+  if (__builtin_expect(t.local != nullptr, 1)) return amo_on<U>(op, reinterpret_cast<U*>(t.local), value, cond);
+  return static_cast<U>(ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, fetch_to, nullptr));
 }
 
 }  // namespace

@@ -90,10 +90,17 @@ void bad_pe(const Runtime& r, int pe, const char* func) noexcept {
 }
 
 void bad_target(const Runtime& r, const void* addr, int pe, const char* func) noexcept {
-  if (!r.route(pe).local())
-    core::fatal(func, "PE %d is not reachable from PE %d: no transport connects them", pe, r.my_pe());
+  if (!r.route(pe).local() && r.is_symmetric(addr, 1))
+    core::fatal(func, "PE %d runs on host '%s' and PE %d on '%s': this operation reaches node-local PEs only",
+                pe, r.host_of(pe).c_str(), r.my_pe(), r.host_of(r.my_pe()).c_str());
   core::fatal(func, "the remote address %s is not symmetric: use memory from shmem_malloc or a global/static variable",
               r.describe(addr).c_str());
+}
+
+Target remote_target(const Runtime& r, const void* addr, int pe, const char* func) noexcept {
+  Target t{nullptr, pe, transport::Seg::kHeap, 0};
+  if (r.route(pe).remote && r.symmetric_offset(addr, &t.seg, &t.off)) return t;
+  bad_target(r, addr, pe, func);
 }
 
 }  // namespace shmem::detail

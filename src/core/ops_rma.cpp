@@ -34,55 +34,105 @@ void blocked(char* d, const char* s, std::ptrdiff_t ds, std::ptrdiff_t ss, std::
 
 }  // namespace
 
+// Every operation resolves its target once: node-local PEs get memcpy into the mapped peer
+// segment (inlined), remote PEs go through the runtime's transport.
 void put(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept {
   if (bytes == 0) return;
-  std::memcpy(detail::local_target(ctx, dest, pe, "shmem_put"), src, bytes);
+  const detail::Target t = detail::target(ctx, dest, pe, "shmem_put");
+  if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(t.local, src, bytes);
+  else ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, false, "shmem_put");
 }
 
 void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept {
   if (bytes == 0) return;
-  std::memcpy(dest, detail::local_target(ctx, src, pe, "shmem_get"), bytes);
+  const detail::Target t = detail::target(ctx, src, pe, "shmem_get");
+  if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(dest, t.local, bytes);
+  else ctx->rt->remote()->get(t.pe, t.seg, t.off, dest, bytes, false, "shmem_get");
 }
 
-// Node-local transfers complete immediately, so the nonblocking forms are the blocking ones.
+// Node-local transfers complete immediately, so there the nonblocking forms are the blocking ones.
 void put_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept {
-  put(ctx, dest, src, bytes, pe);
+  if (bytes == 0) return;
+  const detail::Target t = detail::target(ctx, dest, pe, "shmem_put_nbi");
+  if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(t.local, src, bytes);
+  else ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, true, "shmem_put_nbi");
 }
+
 void get_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept {
-  get(ctx, dest, src, bytes, pe);
+  if (bytes == 0) return;
+  const detail::Target t = detail::target(ctx, src, pe, "shmem_get_nbi");
+  if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(dest, t.local, bytes);
+  else ctx->rt->remote()->get(t.pe, t.seg, t.off, dest, bytes, true, "shmem_get_nbi");
 }
+
+namespace {
+
+// Strided and blocked transfers to a remote PE: one nonblocking transfer per element (or
+// block), then that PE's operations are completed, so the call returns with the source
+// reusable (put) or the data in place (get), as the blocking forms require.
+void remote_blocks(const Ctx* ctx, const detail::Target& t, bool is_put, char* local, std::ptrdiff_t remote_stride,
+                   std::ptrdiff_t local_stride, std::size_t block_bytes, std::size_t count, std::size_t elem,
+                   const char* func) noexcept {
+  transport::RemoteTransport* tr = ctx->rt->remote();
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto k = static_cast<std::ptrdiff_t>(i * elem);
+    const std::uint64_t off = t.off + static_cast<std::uint64_t>(k * remote_stride);
+    char* l = local + k * local_stride;
+    if (is_put) tr->put(t.pe, t.seg, off, l, block_bytes, true, func);
+    else tr->get(t.pe, t.seg, off, l, block_bytes, true, func);
+  }
+  tr->quiet(t.pe);
+}
+
+}  // namespace
 
 void iput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
           std::size_t nelems, std::size_t elem_size, int pe) noexcept {
   if (nelems == 0) return;
-  strided(detail::local_target(ctx, dest, pe, "shmem_iput"), static_cast<const char*>(src), dst_stride,
-          src_stride, nelems, elem_size);
+  const detail::Target t = detail::target(ctx, dest, pe, "shmem_iput");
+  if (t.local) strided(t.local, static_cast<const char*>(src), dst_stride, src_stride, nelems, elem_size);
+  else remote_blocks(ctx, t, true, const_cast<char*>(static_cast<const char*>(src)), dst_stride, src_stride, elem_size,
+                     nelems, elem_size, "shmem_iput");
 }
 
 void iget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
           std::size_t nelems, std::size_t elem_size, int pe) noexcept {
   if (nelems == 0) return;
-  strided(static_cast<char*>(dest), detail::local_target(ctx, src, pe, "shmem_iget"), dst_stride, src_stride,
-          nelems, elem_size);
+  const detail::Target t = detail::target(ctx, src, pe, "shmem_iget");
+  if (t.local) strided(static_cast<char*>(dest), t.local, dst_stride, src_stride, nelems, elem_size);
+  else remote_blocks(ctx, t, false, static_cast<char*>(dest), src_stride, dst_stride, elem_size, nelems, elem_size,
+                     "shmem_iget");
 }
 
 void ibput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
            std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe) noexcept {
   if (nblocks == 0 || bsize == 0) return;
-  blocked(detail::local_target(ctx, dest, pe, "shmem_ibput"), static_cast<const char*>(src), dst_stride,
-          src_stride, bsize, nblocks, elem_size);
+  const detail::Target t = detail::target(ctx, dest, pe, "shmem_ibput");
+  if (t.local) blocked(t.local, static_cast<const char*>(src), dst_stride, src_stride, bsize, nblocks, elem_size);
+  else remote_blocks(ctx, t, true, const_cast<char*>(static_cast<const char*>(src)), dst_stride, src_stride,
+                     bsize * elem_size, nblocks, elem_size, "shmem_ibput");
 }
 
 void ibget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
            std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe) noexcept {
   if (nblocks == 0 || bsize == 0) return;
-  blocked(static_cast<char*>(dest), detail::local_target(ctx, src, pe, "shmem_ibget"), dst_stride, src_stride,
-          bsize, nblocks, elem_size);
+  const detail::Target t = detail::target(ctx, src, pe, "shmem_ibget");
+  if (t.local) blocked(static_cast<char*>(dest), t.local, dst_stride, src_stride, bsize, nblocks, elem_size);
+  else remote_blocks(ctx, t, false, static_cast<char*>(dest), src_stride, dst_stride, bsize * elem_size, nblocks,
+                     elem_size, "shmem_ibget");
 }
 
-void quiet(Ctx*) noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+// One worker serves every context (see docs/design.md, "Contexts"), so a context's quiet
+// completes the operations of all contexts: more than the spec asks, never less.
+void quiet(Ctx* ctx) noexcept {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (transport::RemoteTransport* tr = ctx->rt->remote()) tr->quiet();
+}
 
-void fence(Ctx*) noexcept { detail::store_fence(); }
+void fence(Ctx* ctx) noexcept {
+  detail::store_fence();
+  if (transport::RemoteTransport* tr = ctx->rt->remote()) tr->fence();
+}
 
 void barrier_all() noexcept {
   Runtime& r = rt("shmem_barrier_all");

@@ -7,12 +7,14 @@
 #include <cstring>
 #include <string_view>
 #include <thread>
+#include <functional>
 
 #include "bootstrap/launch_env.hpp"
 #include "bootstrap/store.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "core/team.hpp"
+#include "transport/transport.hpp"
 #include "transport/shm/fd_exchange.hpp"
 
 namespace shmem {
@@ -121,7 +123,7 @@ void Runtime::agree_on_rings() {
   const std::uint64_t mine = static_cast<std::uint64_t>(thread_level_);
   world_team_->allgather_words(&mine, 1, levels.data());
   constexpr std::uint64_t kThreadMultiple = 3;  // SHMEM_THREAD_MULTIPLE
-  ring_book_.usable = npes_ > 1 && !wait_.oversubscribed &&
+  ring_book_.usable = npes_ > 1 && !wait_.oversubscribed && !remote_ &&
                       std::all_of(levels.begin(), levels.end(), [](std::uint64_t l) { return l < kThreadMultiple; });
 }
 
@@ -139,19 +141,80 @@ void Runtime::create_predefined_teams() {
   default_ctx_.team = world_team_;
 }
 
+// Every PE's blob, by PE, in O(N) store round trips: each PE sets its own key, PE 0 collects
+// them all and publishes the concatenation, everyone else reads that one key.
+std::vector<std::string> Runtime::store_allgather(const std::string& tag, const std::string& mine) {
+  const auto timeout = to_ms(control_timeout_s_);
+  const std::string prefix = "ag/" + tag + "/";
+  std::vector<std::string> all(static_cast<std::size_t>(npes_));
+  std::string packed;
+  if (me_ == 0) {
+    all[0] = mine;
+    for (int pe = 1; pe < npes_; ++pe) all[static_cast<std::size_t>(pe)] = store_->get(prefix + std::to_string(pe), timeout);
+    for (const auto& v : all) {
+      const std::uint64_t n = v.size();
+      packed.append(reinterpret_cast<const char*>(&n), sizeof n);
+      packed += v;
+    }
+    store_->set(prefix + "all", packed);
+    return all;
+  }
+  store_->set(prefix + std::to_string(me_), mine);
+  packed = store_->get(prefix + "all", timeout);
+  std::size_t pos = 0;
+  for (auto& v : all) {
+    std::uint64_t n = 0;
+    if (packed.size() - pos < sizeof n) throw Error(Errc::kStore, "malformed allgather '" + tag + "' from the store");
+    std::memcpy(&n, packed.data() + pos, sizeof n);
+    pos += sizeof n;
+    if (packed.size() - pos < n) throw Error(Errc::kStore, "malformed allgather '" + tag + "' from the store");
+    v.assign(packed, pos, n);
+    pos += n;
+  }
+  return all;
+}
+
+namespace {
+
+// The kernel instance this process runs on: PEs can share memory only within one.
+std::string boot_id() {
+  char buf[64] = {};
+  if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    if (!std::fgets(buf, sizeof buf, f)) buf[0] = 0;
+    std::fclose(f);
+  }
+  std::string id = buf;
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
+}
+
+class StoreExchange final : public transport::Exchange {
+ public:
+  explicit StoreExchange(std::function<std::vector<std::string>(const std::string&, const std::string&)> f)
+      : f_(std::move(f)) {}
+  std::vector<std::string> allgather(const std::string& tag, const std::string& mine) override { return f_(tag, mine); }
+
+ private:
+  std::function<std::vector<std::string>(const std::string&, const std::string&)> f_;
+};
+
+}  // namespace
+
+// Node detection. PEs are node-local when they report the same host name and kernel and the
+// memfd exchange between them works: the exchange runs over abstract Unix sockets, which exist
+// only within one network namespace, so PEs in two network namespaces (or two UTS namespaces,
+// which give them different host names) are on different hosts. Everyone else is remote.
 void Runtime::connect_peers() {
   const auto timeout = to_ms(control_timeout_s_);
   const std::string host = hostname();
-  store_->set("host/" + std::to_string(me_), host);
-  std::vector<int> peers;
+  const std::string node_key = host + "\n" + boot_id();
+  const auto keys = store_allgather("node", node_key);
+  hosts_.resize(static_cast<std::size_t>(npes_));
+  std::vector<int> candidates;
   for (int pe = 0; pe < npes_; ++pe) {
-    if (pe == me_) continue;
-    std::string h = store_->get("host/" + std::to_string(pe), timeout);
-    if (h != host)
-      throw Error(Errc::kNotSupported, "PE " + std::to_string(pe) + " runs on host '" + h + "' and PE " +
-                                           std::to_string(me_) + " on '" + host +
-                                           "': this build has no network transport yet, so all PEs must share one host");
-    peers.push_back(pe);
+    const std::string& k = keys[static_cast<std::size_t>(pe)];
+    hosts_[static_cast<std::size_t>(pe)] = k.substr(0, k.find('\n'));
+    if (pe != me_ && k == node_key) candidates.push_back(pe);
   }
   if (job_id_.empty()) job_id_ = std::to_string(getppid());
   if (instance_id_ != 0) job_id_ += "-i" + std::to_string(instance_id_);
@@ -159,7 +222,7 @@ void Runtime::connect_peers() {
   store_->barrier("shm-listen", npes_, timeout);
   SegmentDesc heap{heap_.fd.get(), heap_.size, heap_lo_};
   SegmentDesc data{data_->fd, data_->size, data_lo_};
-  auto segs = ex.exchange(peers, heap, data, timeout);
+  auto segs = ex.exchange(candidates, heap, data, timeout);
   for (auto& s : segs) {
     if (s.heap.size != heap_.size)
       throw Error(Errc::kInvalidValue, "PE " + std::to_string(s.pe) + " has a symmetric heap of " +
@@ -177,6 +240,59 @@ void Runtime::connect_peers() {
       routes_[s.pe].data = peer_maps_.back().map.bytes();
       routes_[s.pe].remote_data = s.data.addr;
     }
+  }
+  std::vector<char> remote(static_cast<std::size_t>(npes_), 0);
+  bool any_remote = false;
+  for (int pe = 0; pe < npes_; ++pe)
+    if (pe != me_ && !routes_[pe].local()) remote[static_cast<std::size_t>(pe)] = 1, any_remote = true;
+  // Node-locality is an equivalence relation, so either every PE has a remote peer or none has.
+  if (any_remote) start_transport(remote);
+}
+
+void Runtime::start_transport(const std::vector<char>& remote) {
+  transport::Setup s;
+  s.me = me_;
+  s.npes = npes_;
+  s.remote = remote;
+  s.hosts = hosts_;
+  s.heap_base = heap_.map.data();
+  s.heap_size = heap_.size;
+  s.data_base = data_->base;
+  s.data_size = data_->size;
+  s.thread_level = thread_level_;
+  s.progress_thread = cfg_.progress_thread;
+  StoreExchange ex([this](const std::string& tag, const std::string& mine) { return store_allgather(tag, mine); });
+  s.exchange = &ex;
+  s.fatal = [this](const std::string& msg) {
+    log::write(log::Level::kFatal, "transport", "%s", msg.c_str());
+    abort_job(1);
+  };
+  s.log = [](int level, const std::string& msg) {
+    log::write(level <= 0 ? log::Level::kDebug : level == 1 ? log::Level::kInfo : log::Level::kWarn, "transport", "%s",
+               msg.c_str());
+  };
+  remote_ = transport::create_remote(cfg_.transport, s);
+  for (int pe = 0; pe < npes_; ++pe)
+    if (remote[static_cast<std::size_t>(pe)]) routes_[pe].remote = remote_.get();
+  if (remote_->waits_need_progress()) {
+    wait_.poll = [](void* t) { static_cast<transport::RemoteTransport*>(t)->progress(); };
+    wait_.poll_arg = remote_.get();
+  }
+  int nlocal = 1;
+  for (int pe = 0; pe < npes_; ++pe) nlocal += pe != me_ && routes_[pe].local();
+  SHMEM_INFO_LOG("init", "PE %d on host '%s': %d node-local PE%s over shared memory, %d remote over %s", me_,
+                 hosts_[static_cast<std::size_t>(me_)].c_str(), nlocal, nlocal == 1 ? "" : "s", npes_ - nlocal,
+                 remote_->describe().c_str());
+}
+
+void Runtime::close_transport() noexcept {
+  if (!remote_) return;
+  remote_->closing();
+  // Nobody tears its transport down before every PE has stopped treating departures as failures.
+  try {
+    store_->barrier("transport-close", npes_, to_ms(control_timeout_s_));
+  } catch (const std::exception& e) {
+    SHMEM_WARN("finalize", "%s", e.what());
   }
 }
 

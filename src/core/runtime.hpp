@@ -13,6 +13,7 @@
 #include "core/segment.hpp"
 #include "core/wait.hpp"
 #include "transport/route.hpp"
+#include "transport/transport.hpp"
 #include "shmem/device/state.hpp"
 
 namespace shmem {
@@ -147,6 +148,29 @@ class Runtime {
   }
   bool is_symmetric(const void* addr, std::size_t bytes) const noexcept;
   const PeerRoute& route(int pe) const noexcept { return routes_[pe]; }
+  // The transport to PEs on other hosts (nullptr when every PE is node-local).
+  transport::RemoteTransport* remote() const noexcept { return remote_.get(); }
+  bool is_local(int pe) const noexcept { return routes_[pe].heap != nullptr; }
+  // Where a symmetric address lies, as (segment, offset) for a remote transport; false when it
+  // is not symmetric.
+  bool symmetric_offset(const void* addr, transport::Seg* seg, std::uint64_t* off) const noexcept {
+    const auto a = reinterpret_cast<std::uintptr_t>(addr);
+    if (a - heap_lo_ < heap_size_) {
+      *seg = transport::Seg::kHeap;
+      *off = a - heap_lo_;
+      return true;
+    }
+    if (a - data_lo_ < data_size_) {
+      *seg = transport::Seg::kData;
+      *off = a - data_lo_;
+      return true;
+    }
+    return false;
+  }
+  // The host name of every PE (as the PEs reported them at init).
+  const std::string& host_of(int pe) const noexcept { return hosts_[static_cast<std::size_t>(pe)]; }
+  // Finalize: every PE has passed its last data-path call; peers leaving is no longer a failure.
+  void close_transport() noexcept;
   InternalArea& internal(int pe) const noexcept {
     return *reinterpret_cast<InternalArea*>(routes_[pe].heap);
   }
@@ -181,6 +205,8 @@ class Runtime {
 
  private:
   void connect_peers();
+  void start_transport(const std::vector<char>& remote);
+  std::vector<std::string> store_allgather(const std::string& tag, const std::string& mine);
   void create_predefined_teams();
   void build_device_state();
   void agree_on_rings();
@@ -200,6 +226,8 @@ class Runtime {
   const DataSegment* data_ = nullptr;
   std::vector<Segment> peer_maps_;  // peers' heaps and data segments mapped here
   std::vector<PeerRoute> routes_;
+  std::vector<std::string> hosts_;
+  std::unique_ptr<transport::RemoteTransport> remote_;
   std::uintptr_t heap_lo_ = 0, data_lo_ = 0;
   std::size_t heap_size_ = 0, data_size_ = 0;
   std::mutex heap_mu_;

@@ -36,6 +36,29 @@ long futex(std::uint32_t* addr, int op, std::uint32_t val, const timespec* ts) {
 Team::Team(Runtime& rt, int slot, std::vector<int> world_pes, bool predefined)
     : rt_(&rt), slot_(slot), world_(std::move(world_pes)), predefined_(predefined), seen_ack_(world_.size(), 0) {
   me_ = index_of(rt.my_pe());
+  for (int pe : world_) spans_hosts_ = spans_hosts_ || !rt.is_local(pe);
+}
+
+// Member team_pe's copy of a word of our own internal area (team cells have the same layout on
+// every PE), reached through the remote transport.
+void Team::remote_add(int team_pe, std::uint64_t* word_here) noexcept {
+  transport::Seg seg = transport::Seg::kHeap;
+  std::uint64_t off = 0;
+  rt_->symmetric_offset(word_here, &seg, &off);
+  rt_->remote()->amo(world_pe(team_pe), seg, off, AmoOp::kAdd, 8, 1, 0, nullptr, "team barrier");
+}
+
+void Team::load_words(int team_pe, const std::uint64_t* words_here, int n, std::uint64_t* out) noexcept {
+  const int pe = world_pe(team_pe);
+  if (rt_->is_local(pe)) {
+    const auto* w = reinterpret_cast<const std::uint64_t*>(rt_->translate(words_here, pe));
+    for (int k = 0; k < n; ++k) out[k] = std::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(w[k])).load(std::memory_order_relaxed);
+    return;
+  }
+  transport::Seg seg = transport::Seg::kHeap;
+  std::uint64_t off = 0;
+  rt_->symmetric_offset(words_here, &seg, &off);
+  rt_->remote()->get(pe, seg, off, out, sizeof(std::uint64_t) * static_cast<std::size_t>(n), false, "team allgather");
 }
 
 int Team::index_of(int world_pe) const noexcept {
@@ -46,6 +69,21 @@ int Team::index_of(int world_pe) const noexcept {
 void Team::sync() noexcept {
   const int n = size();
   if (n == 1) return;
+  if (spans_hosts_) {
+    // Across hosts always the dissemination barrier: each round's flag is raised with one
+    // remote atomic (or a local one for a node-local member) and waited for locally.
+    if (n > (1 << kSyncRounds))
+      core::fatal("shmem_team_sync", "teams that span hosts support up to %d PEs in this version", 1 << kSyncRounds);
+    coll::dissemination<std::uint64_t>(
+        *rt_, n, me_, [this](int, int r) { return &my_cell().rounds[r]; },
+        [this](int pe, int r) {
+          if (rt_->is_local(world_pe(pe)))
+            std::atomic_ref<std::uint64_t>(cell(pe).rounds[r]).fetch_add(1, std::memory_order_acq_rel);
+          else
+            remote_add(pe, &my_cell().rounds[r]);
+        });
+    return;
+  }
   if (!rt_->wait_policy().oversubscribed && n <= (1 << kSyncRounds)) {
     coll::dissemination<std::uint64_t>(*rt_, n, me_, [this](int pe, int r) { return &cell(pe).rounds[r]; });
     return;
@@ -101,6 +139,10 @@ void Team::allgather_words(const std::uint64_t* mine, int words, std::uint64_t* 
   for (int k = 0; k < words; ++k) std::atomic_ref<std::uint64_t>(c.scratch[k]).store(mine[k], std::memory_order_relaxed);
   sync();
   for (int pe = 0; pe < size(); ++pe) {
+    if (spans_hosts_) {
+      load_words(pe, c.scratch, words, out + pe * words);
+      continue;
+    }
     TeamCell& p = cell(pe);
     for (int k = 0; k < words; ++k)
       out[pe * words + k] = std::atomic_ref<std::uint64_t>(p.scratch[k]).load(std::memory_order_relaxed);

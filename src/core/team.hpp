@@ -23,6 +23,9 @@ class Team {
   const std::vector<int>& world_pes() const noexcept { return world_; }
   int index_of(int world_pe) const noexcept;  // -1 if not a member
   bool predefined() const noexcept { return predefined_; }
+  // Some member is on another host: the barrier and allgather_words go through the remote
+  // transport, and only the collectives that support it may run on the team.
+  bool spans_hosts() const noexcept { return spans_hosts_; }
   TeamCell& cell(int team_pe) const noexcept { return rt_->internal(world_pe(team_pe)).teams[slot_]; }
   TeamCell& my_cell() const noexcept { return cell(me_); }
 
@@ -57,12 +60,15 @@ class Team {
   int me_ = -1;
   std::vector<int> world_;
   bool predefined_;
+  bool spans_hosts_ = false;
   std::uint64_t broadcasts_ = 0;
   std::uint64_t pushes_ = 0;
   int last_broadcast_root_ = -1;
   std::vector<std::uint64_t> seen_ack_;
 
   void central_sync() noexcept;
+  void remote_add(int team_pe, std::uint64_t* word_here) noexcept;
+  void load_words(int team_pe, const std::uint64_t* words_here, int n, std::uint64_t* out) noexcept;
 };
 
 // Slot bookkeeping for one PE: which team slots it uses. Team creation ANDs the free sets of

@@ -2,15 +2,17 @@
 #include <cstdint>
 
 namespace shmem {
-
+namespace transport {
 class RemoteTransport;
+}
 
-// How this PE reaches one peer. Exactly one of (heap, remote) is set after init.
+// How this PE reaches one peer: node-local PEs through their segments mapped here (heap set),
+// PEs on other hosts through the remote transport (remote set).
 struct PeerRoute {
   char* heap = nullptr;              // the peer's heap, mapped into this process (node-local)
   char* data = nullptr;              // the peer's static-data segment, mapped here (node-local)
-  RemoteTransport* remote = nullptr;  // network transport, when the peer is on another host
-  std::uintptr_t remote_heap = 0;    // the peer's own heap base address (for remote transports)
+  transport::RemoteTransport* remote = nullptr;  // network transport, when the peer is on another host
+  std::uintptr_t remote_heap = 0;    // the peer's own heap base address
   std::uintptr_t remote_data = 0;    // the peer's own data-segment base address
   bool local() const noexcept { return heap != nullptr; }
 };

@@ -1,25 +1,87 @@
 #pragma once
-// A transport moves data to PEs whose memory this process cannot map (other hosts). The
-// node-local path never goes through this interface: it is inlined as memcpy / atomic_ref on
-// the peer's mapped segment (see route.hpp). The UCX transport implements it.
+// A remote transport moves data to PEs whose memory this process cannot map (PEs on other
+// hosts). The node-local path never goes through it: that is inlined in the core as memcpy /
+// atomic_ref on the peer's mapped segment (route.hpp). Backends live in their own folders
+// (ucx/) and never include each other; the core sees only this interface and create_remote().
+//
+// Addresses are (segment, offset) pairs: the offset of a symmetric object within the owner's
+// heap or static-data segment, which is the same on every PE. Data-path calls are noexcept;
+// a failure ends the job through Setup::fatal with the operation, the PE and the cause.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
 
-#include "core/ops.hpp"
+#include "transport/amo_op.hpp"
 
-namespace shmem {
+namespace shmem::transport {
+
+enum class Seg : std::uint8_t { kHeap = 0, kData = 1 };
+
+// The control-plane exchange the core lends a transport during set-up (the bootstrap store):
+// every PE of the job calls allgather with the same tag and gets every PE's blob, by PE.
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  virtual std::vector<std::string> allgather(const std::string& tag, const std::string& mine) = 0;
+};
+
+struct Setup {
+  int me = 0;
+  int npes = 1;
+  std::vector<char> remote;  // remote[pe] != 0: this transport serves pe
+  std::vector<std::string> hosts;  // every PE's host name (for messages)
+  void* heap_base = nullptr;
+  std::size_t heap_size = 0;
+  void* data_base = nullptr;
+  std::size_t data_size = 0;
+  int thread_level = 0;            // the spec's numbering; 3 = SHMEM_THREAD_MULTIPLE
+  std::string progress_thread = "auto";  // auto | on | off
+  Exchange* exchange = nullptr;
+  // Ends the job with `message` (never returns). Called from any thread.
+  std::function<void(const std::string& message)> fatal;
+  // Writes a line to the library's log (level: 0 debug, 1 info, 2 warning). Backends are
+  // loaded as plugins with no logger of their own.
+  std::function<void(int level, const std::string& message)> log;
+};
 
 class RemoteTransport {
  public:
   virtual ~RemoteTransport() = default;
   virtual const char* name() const noexcept = 0;
-  // `remote` is the symmetric address as seen by the target PE (already translated).
-  virtual void put(const void* src, std::size_t bytes, int pe, std::uintptr_t remote, bool blocking) noexcept = 0;
-  virtual void get(void* dst, std::size_t bytes, int pe, std::uintptr_t remote, bool blocking) noexcept = 0;
-  virtual std::uint64_t amo(core::AmoOp op, std::size_t width, int pe, std::uintptr_t remote, std::uint64_t value,
-                            std::uint64_t cond) noexcept = 0;
-  virtual void quiet() noexcept = 0;
+  // What the transport chose, for shmem-info and SHMEM_INFO ("ucx 1.13.1: tcp (eth0) ...").
+  virtual std::string describe() const = 0;
+
+  // Blocking forms return when the local buffer may be reused (put) or holds the data (get);
+  // nbi forms return at once and complete at quiet. `op` names the caller for messages.
+  virtual void put(int pe, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, bool nbi,
+                   const char* op) noexcept = 0;
+  virtual void get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_t bytes, bool nbi,
+                   const char* op) noexcept = 0;
+  // width is 4 or 8. Fetching operations return the old value; with `fetch_to` set the call is
+  // nonblocking and the old value is stored there by quiet.
+  virtual std::uint64_t amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op, std::size_t width,
+                            std::uint64_t value, std::uint64_t cond, void* fetch_to, const char* op) noexcept = 0;
+  // Orders every operation issued before it before every one issued after it (per target).
   virtual void fence() noexcept = 0;
+  // Completes every operation issued so far (all targets); `pe` >= 0 completes only that target's.
+  virtual void quiet(int pe = -1) noexcept = 0;
+  // Drives the transport once (waits call it while they spin, when it needs driving).
+  virtual void progress() noexcept = 0;
+  // True when waits on local memory must call progress() to see remote updates (no progress
+  // thread, and the transport emulates RMA in software).
+  virtual bool waits_need_progress() const noexcept = 0;
+  // Finalize has begun (every PE is past its last data-path call): from now on a peer that
+  // disconnects has left, not failed.
+  virtual void closing() noexcept = 0;
 };
 
-}  // namespace shmem
+// The transports this build has, comma-separated ("ucx" or "").
+const char* available();
+// Creates the transport named by `which` ("auto" or "ucx"); collective over every PE of the
+// job (all call it, with the same `which`). Throws Error when unavailable or on failure.
+std::unique_ptr<RemoteTransport> create_remote(const std::string& which, const Setup& setup);
+
+}  // namespace shmem::transport

@@ -3,12 +3,14 @@
 // malloc(0) is NULL, free(NULL) is harmless; thousands of mixed alloc/free/realloc steps in
 // the same order on every PE, with PE 0 checking every PE got the same offsets and marker
 // puts proving each block is the same object everywhere; the heap is still usable after;
-// shmem_ptr gives working direct pointers to every PE; addr_accessible / pe_accessible.
+// shmem_ptr gives working direct pointers to every PE of this host (NULL for other hosts);
+// SHMEM_TEAM_SHARED is this host's PEs; addr_accessible / pe_accessible.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <unistd.h>
 #include <vector>
 
 #include "pe_check.h"
@@ -255,19 +257,41 @@ void direct_pointers() {
   shmem_barrier_all();
   CHECK_PTR_EQ(shmem_ptr(block, me), block);
   CHECK_PTR_EQ(shmem_ptr(&static_word, me), &static_word);
+  // SHMEM_TEAM_SHARED is exactly the PEs whose host name is ours (every PE tells every other
+  // its name's hash with a put), and shmem_ptr is non-NULL exactly for them; PEs on other
+  // hosts are written with puts instead. Every PE stays accessible.
+  constexpr int kMaxHashPes = 64;
+  static long host_hash[kMaxHashPes];
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  long my_hash = 1469598103934665603L;
+  for (const char* c = host; *c; ++c) my_hash = (my_hash ^ *c) * 1099511628211L;
+  for (int pe = 0; pe < n && n <= kMaxHashPes; ++pe) shmem_long_p(&host_hash[me], my_hash, pe);
+  shmem_barrier_all();
   for (int pe = 0; pe < n; ++pe) {
+    const bool same_host = shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED) >= 0;
+    if (n <= kMaxHashPes)
+      CHECKF(same_host == (host_hash[pe] == my_hash), "PE %d: SHMEM_TEAM_SHARED membership %d, but same host name %d",
+             pe, (int)same_host, (int)(host_hash[pe] == my_hash));
     auto* q = static_cast<long*>(shmem_ptr(block, pe));
-    CHECKF(q != nullptr, "shmem_ptr(heap, %d) is NULL on a single host", pe);
-    if (q) q[me % 64] = 1000 + me;  // a plain store into another PE's memory
     auto* s = static_cast<long*>(shmem_ptr(static_array, pe));
-    CHECKF(s != nullptr, "shmem_ptr(static, %d) is NULL on a single host", pe);
+    if (same_host) {
+      CHECKF(q != nullptr, "shmem_ptr(heap, %d) is NULL for a PE of this host", pe);
+      CHECKF(s != nullptr, "shmem_ptr(static, %d) is NULL for a PE of this host", pe);
+    } else {
+      CHECKF(q == nullptr, "shmem_ptr(heap, %d) is not NULL for a PE on another host", pe);
+      CHECKF(s == nullptr, "shmem_ptr(static, %d) is not NULL for a PE on another host", pe);
+    }
+    if (q) q[me % 64] = 1000 + me;  // a plain store into another PE's memory
+    else shmem_long_p(block + me % 64, 1000 + me, pe);
     if (s) s[me % 64] = 2000 + me;
+    else shmem_long_p(static_array + me % 64, 2000 + me, pe);
     CHECK_EQ(shmem_pe_accessible(pe), 1);
     CHECK_EQ(shmem_addr_accessible(block, pe), 1);
     CHECK_EQ(shmem_addr_accessible(&static_word, pe), 1);
     CHECK_EQ(shmem_addr_accessible(static_array + 63, pe), 1);
   }
-  shmem_barrier_all();  // (a barrier orders the plain stores too: same host, same memory)
+  shmem_barrier_all();  // (a barrier orders the plain stores too, and completes the puts)
   for (int pe = 0; pe < n && pe < 64; ++pe) {
     CHECK_EQ(block[pe], 1000 + pe);
     CHECK_EQ(static_array[pe], 2000 + pe);

@@ -161,7 +161,11 @@ std::vector<PeerSegments> FdExchange::exchange(const std::vector<int>& peers, co
                                                const SegmentDesc& data, std::chrono::milliseconds timeout) {
   // 1. Connect to every peer and send our request; connect() completes from the listen
   //    backlog without the peer accepting, so nobody waits on anybody here.
+  //    A peer whose socket does not exist here is in another network namespace (or on another
+  //    machine with the same host name): not node-local. Reachability is symmetric, so that
+  //    peer does not ask us either.
   std::vector<util::UniqueFd> out;
+  std::vector<int> reached;
   out.reserve(peers.size());
   for (int pe : peers) {
     util::UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -169,20 +173,27 @@ std::vector<PeerSegments> FdExchange::exchange(const std::vector<int>& peers, co
     set_timeout(s.get(), timeout);
     socklen_t len;
     sockaddr_un a = abstract_addr(job_id_, pe, &len);
-    if (::connect(s.get(), reinterpret_cast<sockaddr*>(&a), len) != 0) fail("connecting to PE " + std::to_string(pe));
+    if (::connect(s.get(), reinterpret_cast<sockaddr*>(&a), len) != 0) {
+      if (errno == ECONNREFUSED || errno == ENOENT) {
+        SHMEM_DEBUG_LOG("shm", "PE %d is not reachable over shared memory (another network namespace): remote", pe);
+        continue;
+      }
+      fail("connecting to PE " + std::to_string(pe));
+    }
     Hello h{kMagic, my_pe_, static_cast<std::uint32_t>(secret_.size())};
     if (!write_full(s.get(), &h, sizeof h) || !write_full(s.get(), secret_.data(), secret_.size()))
       fail("sending to PE " + std::to_string(pe));
     out.push_back(std::move(s));
+    reached.push_back(pe);
   }
   // 2. Serve every peer's request.
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (std::size_t served = 0; served < peers.size();) {
+  for (std::size_t served = 0; served < reached.size();) {
     pollfd p{listener_.get(), POLLIN, 0};
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0)
       throw Error(Errc::kTimeout, "segment exchange: only " + std::to_string(served) + " of " +
-                                      std::to_string(peers.size()) + " node peers asked for our segments within " +
+                                      std::to_string(reached.size()) + " node peers asked for our segments within " +
                                       std::to_string(timeout.count() / 1000) + " s (SHMEM_BOOTSTRAP_TIMEOUT)");
     int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
     if (r < 0 && errno != EINTR) fail("poll");
@@ -194,8 +205,8 @@ std::vector<PeerSegments> FdExchange::exchange(const std::vector<int>& peers, co
   }
   // 3. Collect the answers.
   std::vector<PeerSegments> result;
-  result.reserve(peers.size());
-  for (std::size_t i = 0; i < peers.size(); ++i) result.push_back(receive(out[i].get(), peers[i]));
+  result.reserve(reached.size());
+  for (std::size_t i = 0; i < reached.size(); ++i) result.push_back(receive(out[i].get(), reached[i]));
   listener_.reset();
   return result;
 }

@@ -29,7 +29,8 @@ class FdExchange {
   // Starts listening. Call exchange() only after every peer has constructed its FdExchange
   // (the caller runs a store barrier in between).
   FdExchange(const std::string& job_id, int my_pe, const std::string& secret);
-  // Fetches the segments of each PE in `peers` while serving ours to every peer that asks.
+  // Fetches the segments of each PE in `peers` that is reachable over this host's abstract
+  // sockets, while serving ours to every peer that asks. Unreachable peers are left out.
   std::vector<PeerSegments> exchange(const std::vector<int>& peers, const SegmentDesc& heap,
                                      const SegmentDesc& data, std::chrono::milliseconds timeout);
 

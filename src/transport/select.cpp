@@ -1,0 +1,77 @@
+// Chooses and loads the remote transport. Backends are plugins next to libshmem
+// (plugin_abi.hpp says why); this file is the only place that knows their names.
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "base/error.hpp"
+#include "transport/plugin_abi.hpp"
+#include "transport/transport.hpp"
+#include "util/plugin_dir.hpp"
+
+namespace shmem::transport {
+namespace {
+
+constexpr const char* kUcxPlugin = "libshmem_transport_ucx.so";
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// Loads the UCX plugin (once per process: the handle is never closed, as UCX cannot be
+// unloaded safely) and returns its entry table.
+const PluginEntry& ucx_plugin() {
+  static const PluginEntry* entry = [] {
+    const std::string path = util::plugin_dir() + "/" + kUcxPlugin;
+    if (!exists(path))
+      throw Error(Errc::kNotSupported,
+                  "PEs on other hosts need the UCX transport, but " + path +
+                      " is not there: this shmem was built without UCX (Debian: apt-get install libucx-dev, then "
+                      "rebuild), or set SHMEM_BOOTSTRAP_PLUGIN_DIR to the directory holding it");
+    // UCX installs handlers for SIGSEGV, SIGBUS, ... when libucs loads, unless told not to:
+    // a crashing PE must die of its signal as it does without UCX (the launcher reports it).
+    ::setenv("UCX_HANDLE_ERRORS", "none", 0);
+    ::setenv("UCX_ERROR_SIGNALS", "", 0);
+    // TCP connections whose peer host vanished (link down, no reset) fail within seconds.
+    ::setenv("UCX_TCP_KEEPIDLE", "1s", 0);
+    ::setenv("UCX_TCP_KEEPINTVL", "1s", 0);
+    void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      const char* why = ::dlerror();
+      throw Error(Errc::kInternal, "cannot load " + path + ": " + (why ? why : "unknown dlopen error"));
+    }
+    auto fn = reinterpret_cast<PluginEntryFn>(::dlsym(h, "shmem_transport_plugin"));
+    const PluginEntry* e = fn ? fn() : nullptr;
+    if (!e || std::string(e->abi) != SHMEM_TRANSPORT_PLUGIN_ABI)
+      throw Error(Errc::kInternal, path + " is not a transport plugin of this library build (ABI " +
+                                       (e ? e->abi : "missing") + ", expected " SHMEM_TRANSPORT_PLUGIN_ABI ")");
+    return e;
+  }();
+  return *entry;
+}
+
+}  // namespace
+
+const char* available() {
+  try {
+    return exists(util::plugin_dir() + "/" + kUcxPlugin) ? "ucx" : "";
+  } catch (const Error&) {
+    return "";
+  }
+}
+
+std::unique_ptr<RemoteTransport> create_remote(const std::string& which, const Setup& setup) {
+  if (which == "none")
+    throw Error(Errc::kNotSupported,
+                "PEs of this job run on different hosts, but SHMEM_TRANSPORT=none allows node-local PEs only");
+  if (which != "auto" && which != "ucx")
+    throw Error(Errc::kInvalidValue, "SHMEM_TRANSPORT=" + which + " is not a transport (expected auto, ucx or none)");
+  const PluginEntry& e = ucx_plugin();
+  std::string error;
+  RemoteTransport* t = e.create(setup, &error);
+  if (!t) throw Error(Errc::kBootstrap, "the UCX transport (UCX " + std::string(e.version) + ") failed to start: " + error);
+  return std::unique_ptr<RemoteTransport>(t);
+}
+
+}  // namespace shmem::transport

@@ -1,0 +1,26 @@
+// The UCX transport's plugin entry point (libshmem_transport_ucx.so).
+#include <exception>
+
+#include "transport/plugin_abi.hpp"
+#include "transport/ucx/ucx_transport.hpp"
+
+namespace {
+
+shmem::transport::RemoteTransport* create(const shmem::transport::Setup& setup, std::string* error) {
+  try {
+    return shmem::transport::ucx::create(setup).release();
+  } catch (const std::exception& e) {
+    *error = e.what();
+  } catch (...) {
+    *error = "unknown error";
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const shmem::transport::PluginEntry* shmem_transport_plugin() {
+  static const std::string version = shmem::transport::ucx::library_version();
+  static const shmem::transport::PluginEntry entry{SHMEM_TRANSPORT_PLUGIN_ABI, "ucx", version.c_str(), &create};
+  return &entry;
+}

@@ -1,0 +1,50 @@
+#include "transport/ucx/progress_thread.hpp"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace shmem::transport::ucx {
+
+ProgressThread::ProgressThread(ucp_worker_h worker) : worker_(worker) {
+  ucs_status_t st = ucp_worker_get_efd(worker_, &worker_fd_);
+  if (st != UCS_OK)
+    throw std::runtime_error(std::string("ucp_worker_get_efd: ") + ucs_status_string(st));
+  epoll_ = util::UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
+  wake_ = util::UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!epoll_ || !wake_) throw std::runtime_error("progress thread: epoll/eventfd failed");
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = worker_fd_;
+  ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, worker_fd_, &ev);
+  ev.data.fd = wake_.get();
+  ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev);
+  thread_ = std::thread([this] { run(); });
+}
+
+ProgressThread::~ProgressThread() {
+  stop_.store(true, std::memory_order_release);
+  const std::uint64_t one = 1;
+  [[maybe_unused]] ssize_t w = ::write(wake_.get(), &one, sizeof one);
+  if (thread_.joinable()) thread_.join();
+}
+
+void ProgressThread::run() noexcept {
+  while (!stop_.load(std::memory_order_acquire)) {
+    while (ucp_worker_progress(worker_) != 0) {
+    }
+    // Arm, then sleep until the worker has an event. BUSY: events arrived meanwhile.
+    const ucs_status_t st = ucp_worker_arm(worker_);
+    if (st == UCS_ERR_BUSY) continue;
+    epoll_event evs[2];
+    // The timeout only bounds how long UCX's own timers (keepalive, which detects a lost
+    // host) may wait for an event.
+    ::epoll_wait(epoll_.get(), evs, 2, 100);
+  }
+}
+
+}  // namespace shmem::transport::ucx

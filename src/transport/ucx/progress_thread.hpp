@@ -1,0 +1,35 @@
+#pragma once
+// Drives a UCX worker while the PE's own threads are busy computing. UCX's TCP transport (and
+// any transport without hardware RMA/atomics) performs a peer's put, get or atomic only when
+// the *target's* worker is progressed; without this thread a PE in a long computation would
+// stall every peer that reads or writes its memory. The thread sleeps on the worker's event
+// descriptor when there is nothing to do (ucp_worker_arm), so an idle job costs no CPU.
+#include <ucp/api/ucp.h>
+
+#include <atomic>
+#include <thread>
+
+#include "util/unique_fd.hpp"
+
+namespace shmem::transport::ucx {
+
+class ProgressThread {
+ public:
+  // The worker must have been created with UCS_THREAD_MODE_MULTI and UCP_FEATURE_WAKEUP.
+  // Throws std::runtime_error when the worker has no event descriptor.
+  explicit ProgressThread(ucp_worker_h worker);
+  ~ProgressThread();  // stops and joins
+  ProgressThread(const ProgressThread&) = delete;
+  ProgressThread& operator=(const ProgressThread&) = delete;
+
+ private:
+  void run() noexcept;
+
+  ucp_worker_h worker_;
+  int worker_fd_ = -1;  // owned by the worker
+  util::UniqueFd epoll_, wake_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace shmem::transport::ucx

@@ -1,0 +1,383 @@
+// UCX transport. Every operation targets (PE, segment, offset): the endpoint and the rkey of
+// that segment were set up at init, so the data path is one indexed lookup and one UCP call.
+//
+// Completion: a blocking put returns once UCX has released the source buffer (local
+// completion, as shmem_put requires); blocking gets and fetching atomics wait for the reply;
+// nbi operations carry a callback that only records a failure, and complete at quiet
+// (ucp_worker_flush). fence is ucp_worker_fence. The worker is thread-safe (MULTI), so the
+// progress thread, waits that poll, and application threads may all drive it.
+#include "transport/ucx/ucx_transport.hpp"
+
+#include <sched.h>
+#include <stdio.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include "transport/ucx/blob.hpp"
+#include "transport/ucx/handles.hpp"
+#include "transport/ucx/progress_thread.hpp"
+
+namespace shmem::transport::ucx {
+namespace {
+
+[[noreturn]] void throw_status(const std::string& what, ucs_status_t st) {
+  throw std::runtime_error(what + " failed: " + ucs_status_string(st));
+}
+
+const char* amo_name(AmoOp op) {
+  switch (op) {
+    case AmoOp::kFetch: return "atomic_fetch";
+    case AmoOp::kSet: return "atomic_set";
+    case AmoOp::kSwap: return "atomic_swap";
+    case AmoOp::kCompareSwap: return "atomic_compare_swap";
+    case AmoOp::kFetchInc: return "atomic_fetch_inc";
+    case AmoOp::kInc: return "atomic_inc";
+    case AmoOp::kFetchAdd: return "atomic_fetch_add";
+    case AmoOp::kAdd: return "atomic_add";
+    case AmoOp::kFetchAnd: return "atomic_fetch_and";
+    case AmoOp::kAnd: return "atomic_and";
+    case AmoOp::kFetchOr: return "atomic_fetch_or";
+    case AmoOp::kOr: return "atomic_or";
+    case AmoOp::kFetchXor: return "atomic_fetch_xor";
+    case AmoOp::kXor: return "atomic_xor";
+  }
+  return "atomic";
+}
+
+// The UCP opcode and operand of an OpenSHMEM atomic. fetch/inc map to add; set maps to swap
+// (UCP's swap always returns the old value).
+ucp_atomic_op_t ucp_opcode(AmoOp op, std::uint64_t* operand) {
+  switch (op) {
+    case AmoOp::kFetch: *operand = 0; return UCP_ATOMIC_OP_ADD;
+    case AmoOp::kSet: case AmoOp::kSwap: return UCP_ATOMIC_OP_SWAP;
+    case AmoOp::kCompareSwap: return UCP_ATOMIC_OP_CSWAP;
+    case AmoOp::kFetchInc: case AmoOp::kInc: *operand = 1; return UCP_ATOMIC_OP_ADD;
+    case AmoOp::kFetchAdd: case AmoOp::kAdd: return UCP_ATOMIC_OP_ADD;
+    case AmoOp::kFetchAnd: case AmoOp::kAnd: return UCP_ATOMIC_OP_AND;
+    case AmoOp::kFetchOr: case AmoOp::kOr: return UCP_ATOMIC_OP_OR;
+    case AmoOp::kFetchXor: case AmoOp::kXor: return UCP_ATOMIC_OP_XOR;
+  }
+  return UCP_ATOMIC_OP_ADD;
+}
+
+// The transports an endpoint's lanes use, from ucp_ep_print_info. Lines look like
+//   "lane[0]:  0:tcp/eth0.0 md[0]  -> md[0]/tcp/sysdev[255] am am_bw#0 keepalive wireup"
+// *rma is set when some lane carries RMA or atomics itself (otherwise UCX emulates them with
+// active messages, which the target's CPU serves).
+std::set<std::string> ep_transports(ucp_ep_h ep, std::string* raw, bool* rma) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::set<std::string> out;
+  *rma = false;
+  FILE* f = open_memstream(&buf, &len);
+  if (!f) return out;
+  ucp_ep_print_info(ep, f);
+  std::fclose(f);
+  std::string text(buf, len);
+  std::free(buf);
+  if (raw) *raw = text;
+  std::size_t pos = 0;
+  while ((pos = text.find("lane[", pos)) != std::string::npos) {
+    const std::size_t eol = text.find('\n', pos);
+    const std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+    pos = eol == std::string::npos ? text.size() : eol;
+    const std::size_t colon = line.find(':', line.find(']'));  // "lane[0]:"
+    if (colon == std::string::npos) continue;
+    std::size_t start = line.find(':', colon + 1);  // " 0:tcp/eth0.0"
+    if (start == std::string::npos) continue;
+    ++start;
+    const std::size_t end = line.find_first_of(" \t", start);
+    std::string tl = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (auto dot = tl.rfind('.'); dot != std::string::npos && tl.find('/') < dot) tl.resize(dot);
+    if (tl.empty()) continue;
+    const bool carries_rma = line.find(" rma") != std::string::npos || line.find(" amo") != std::string::npos;
+    if (carries_rma) *rma = true;
+    out.insert(tl + (carries_rma ? " (rma)" : ""));
+  }
+  return out;
+}
+
+// Transports that perform RMA and atomics without the target's CPU.
+bool hardware_rma(const std::string& tl) {
+  for (const char* hw : {"rc_", "dc_", "ud_", "cuda_ipc", "xpmem", "cma", "knem"})
+    if (tl.rfind(hw, 0) == 0) return true;
+  return false;
+}
+
+class UcxTransport;
+
+struct Peer {
+  UcxTransport* owner = nullptr;
+  int pe = -1;
+  ucp_ep_h ep = nullptr;
+  Rkey rkey[2];
+  std::uint64_t base[2] = {0, 0};
+};
+
+class UcxTransport final : public RemoteTransport {
+ public:
+  explicit UcxTransport(const Setup& s);
+  ~UcxTransport() override;
+
+  const char* name() const noexcept override { return "ucx"; }
+  std::string describe() const override { return describe_; }
+
+  void put(int pe, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, bool nbi,
+           const char* op) noexcept override {
+    Peer& p = peers_[static_cast<std::size_t>(pe)];
+    ucp_request_param_t prm{};
+    if (nbi) nbi_param(prm, p);
+    ucs_status_ptr_t r = ucp_put_nbx(p.ep, src, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
+    complete(r, nbi, op, pe);
+  }
+
+  void get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_t bytes, bool nbi,
+           const char* op) noexcept override {
+    Peer& p = peers_[static_cast<std::size_t>(pe)];
+    ucp_request_param_t prm{};
+    if (nbi) nbi_param(prm, p);
+    ucs_status_ptr_t r = ucp_get_nbx(p.ep, dst, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
+    complete(r, nbi, op, pe);
+  }
+
+  std::uint64_t amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op, std::size_t width, std::uint64_t value,
+                    std::uint64_t cond, void* fetch_to, const char* op) noexcept override {
+    Peer& p = peers_[static_cast<std::size_t>(pe)];
+    const char* what = op ? op : amo_name(amo_op);
+    std::uint64_t operand = value;
+    const ucp_atomic_op_t code = ucp_opcode(amo_op, &operand);
+    // CSWAP: buffer holds the comparand, the reply buffer the new value (and then the result).
+    std::uint64_t reply = 0;
+    if (amo_op == AmoOp::kCompareSwap) {
+      reply = value;
+      operand = cond;
+    }
+    std::uint32_t operand32 = static_cast<std::uint32_t>(operand), reply32 = static_cast<std::uint32_t>(reply);
+    const bool wide = width == 8;
+    const bool wants_reply = amo_fetches(amo_op) || code == UCP_ATOMIC_OP_SWAP || code == UCP_ATOMIC_OP_CSWAP;
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    prm.datatype = ucp_dt_make_contig(wide ? 8 : 4);
+    if (wants_reply) {
+      prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+      prm.reply_buffer = wide ? static_cast<void*>(&reply) : static_cast<void*>(&reply32);
+    }
+    // Operand and reply live on this stack frame, so the call waits for completion even when
+    // the caller asked for the nonblocking form (the spec allows completing it early).
+    ucs_status_ptr_t r = ucp_atomic_op_nbx(p.ep, code, wide ? static_cast<void*>(&operand) : static_cast<void*>(&operand32),
+                                           1, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
+    complete(r, false, what, pe);
+    const std::uint64_t old = wide ? reply : reply32;
+    if (fetch_to) std::memcpy(fetch_to, wide ? static_cast<const void*>(&reply) : static_cast<const void*>(&reply32), width);
+    return amo_fetches(amo_op) ? old : 0;
+  }
+
+  void fence() noexcept override {
+    const ucs_status_t st = ucp_worker_fence(worker_.get());
+    if (st != UCS_OK) fail("shmem_fence", -1, st);
+  }
+
+  void quiet(int pe) noexcept override {
+    ucp_request_param_t prm{};
+    ucs_status_ptr_t r = pe < 0 ? ucp_worker_flush_nbx(worker_.get(), &prm)
+                                : ucp_ep_flush_nbx(peers_[static_cast<std::size_t>(pe)].ep, &prm);
+    complete(r, false, "shmem_quiet", pe);
+  }
+
+  void progress() noexcept override { ucp_worker_progress(worker_.get()); }
+  bool waits_need_progress() const noexcept override { return software_; }
+
+  // Called for endpoint errors (a lost peer) and failed nbi operations.
+  void peer_failed(int pe, ucs_status_t st, const char* what) noexcept {
+    if (closing_.load(std::memory_order_acquire)) return;
+    fail(what, pe, st);
+  }
+  void closing() noexcept override { closing_.store(true, std::memory_order_release); }
+
+ private:
+  static void nbi_done(void* request, ucs_status_t st, void* user) {
+    auto* p = static_cast<Peer*>(user);
+    if (st != UCS_OK && st != UCS_ERR_CANCELED) p->owner->peer_failed(p->pe, st, "a nonblocking operation (nbi)");
+    ucp_request_free(request);
+  }
+  static void ep_error(void* arg, ucp_ep_h, ucs_status_t st) {
+    auto* p = static_cast<Peer*>(arg);
+    p->owner->peer_failed(p->pe, st, "the connection");
+  }
+  static void nbi_param(ucp_request_param_t& prm, Peer& p) {
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    prm.cb.send = nbi_done;
+    prm.user_data = &p;
+  }
+
+  // Blocking: waits for `r` with progress; nbi: only checks the immediate status.
+  void complete(ucs_status_ptr_t r, bool nbi, const char* op, int pe) noexcept {
+    if (r == nullptr) return;
+    if (UCS_PTR_IS_ERR(r)) fail(op, pe, UCS_PTR_STATUS(r));
+    if (nbi) return;  // the callback frees it
+    ucs_status_t st;
+    unsigned spins = 0;
+    while ((st = ucp_request_check_status(r)) == UCS_INPROGRESS) {
+      if (ucp_worker_progress(worker_.get()) == 0 && ++spins % 1024 == 0) sched_yield();
+    }
+    ucp_request_free(r);
+    if (st != UCS_OK) fail(op, pe, st);
+  }
+
+  [[noreturn]] void fail(const char* op, int pe, ucs_status_t st) noexcept {
+    std::string msg = std::string(op ? op : "UCX operation");
+    if (pe >= 0) {
+      msg += " to PE " + std::to_string(pe);
+      if (static_cast<std::size_t>(pe) < setup_.hosts.size()) msg += " (host '" + setup_.hosts[pe] + "')";
+    }
+    msg += " failed: UCX reports '" + std::string(ucs_status_string(st)) + "'";
+    if (st == UCS_ERR_CONNECTION_RESET || st == UCS_ERR_ENDPOINT_TIMEOUT || st == UCS_ERR_UNREACHABLE ||
+        st == UCS_ERR_TIMED_OUT)
+      msg += " (the PE or its host is gone)";
+    setup_.fatal(msg);
+    std::abort();  // fatal does not return
+  }
+
+  Setup setup_;
+  Context ctx_;
+  Worker worker_;
+  MemMap mem_[2];
+  std::vector<Peer> peers_;
+  std::unique_ptr<ProgressThread> progress_;
+  bool software_ = true;
+  std::atomic<bool> closing_{false};
+  std::string describe_;
+};
+
+UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::size_t>(s.npes)) {
+  ucp_config_t* raw_cfg = nullptr;
+  ucs_status_t st = ucp_config_read(nullptr, nullptr, &raw_cfg);
+  if (st != UCS_OK) throw_status("ucp_config_read", st);
+  Config cfg(raw_cfg);
+  // A lost host must end the job within seconds: check peers every second (unless the user
+  // chose otherwise). UCX notices a dead endpoint through these checks and its own errors.
+  if (!std::getenv("UCX_KEEPALIVE_INTERVAL")) ucp_config_modify(cfg.get(), "KEEPALIVE_INTERVAL", "1s");
+
+  int nremote = 0;
+  for (char r : s.remote) nremote += r != 0;
+  ucp_params_t prm{};
+  prm.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_NAME;
+  prm.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+  prm.estimated_num_eps = static_cast<size_t>(nremote);
+  prm.name = "shmem";
+  ucp_context_h ctx = nullptr;
+  st = ucp_init(&prm, cfg.get(), &ctx);
+  if (st != UCS_OK) throw_status("ucp_init", st);
+  ctx_.reset(ctx);
+
+  ucp_worker_params_t wp{};
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wp.thread_mode = UCS_THREAD_MODE_MULTI;
+  ucp_worker_h w = nullptr;
+  st = ucp_worker_create(ctx_.get(), &wp, &w);
+  if (st != UCS_OK) throw_status("ucp_worker_create", st);
+  worker_.reset(w);
+
+  PeerBlob mine;
+  void* bases[2] = {s.heap_base, s.data_base};
+  std::size_t sizes[2] = {s.heap_size, s.data_size};
+  for (int seg = 0; seg < 2; ++seg) {
+    mine.base[seg] = reinterpret_cast<std::uint64_t>(bases[seg]);
+    if (sizes[seg] == 0) continue;
+    ucp_mem_map_params_t mp{};
+    mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+    mp.address = bases[seg];
+    mp.length = sizes[seg];
+    ucp_mem_h memh = nullptr;
+    st = ucp_mem_map(ctx_.get(), &mp, &memh);
+    if (st != UCS_OK) throw_status(seg == 0 ? "ucp_mem_map (symmetric heap)" : "ucp_mem_map (static data)", st);
+    mem_[seg] = MemMap(ctx_.get(), memh);
+    mine.rkey[seg] = packed_rkey(ctx_.get(), memh, &st);
+    if (st != UCS_OK) throw_status("ucp_rkey_pack", st);
+  }
+  mine.worker_address = worker_address(worker_.get(), &st);
+  if (st != UCS_OK) throw_status("ucp_worker_get_address", st);
+
+  const std::vector<std::string> all = s.exchange->allgather("ucx", encode(mine));
+  std::set<std::string> tls;
+  bool software = false;
+  for (int pe = 0; pe < s.npes; ++pe) {
+    Peer& p = peers_[static_cast<std::size_t>(pe)];
+    p.owner = this;
+    p.pe = pe;
+    if (!s.remote[static_cast<std::size_t>(pe)]) continue;
+    auto blob = decode(all[static_cast<std::size_t>(pe)]);
+    if (!blob)
+      throw std::runtime_error("PE " + std::to_string(pe) + " published no UCX address (a different build of the library?)");
+    ucp_ep_params_t ep{};
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                    UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep.address = reinterpret_cast<const ucp_address_t*>(blob->worker_address.data());
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = ep_error;
+    ep.err_handler.arg = &p;
+    st = ucp_ep_create(worker_.get(), &ep, &p.ep);
+    if (st != UCS_OK) throw_status("ucp_ep_create to PE " + std::to_string(pe), st);
+    for (int seg = 0; seg < 2; ++seg) {
+      p.base[seg] = blob->base[seg];
+      if (blob->rkey[seg].empty()) continue;
+      ucp_rkey_h k = nullptr;
+      st = ucp_ep_rkey_unpack(p.ep, blob->rkey[seg].data(), &k);
+      if (st != UCS_OK) throw_status("ucp_ep_rkey_unpack for PE " + std::to_string(pe), st);
+      p.rkey[seg].reset(k);
+    }
+    std::string raw;
+    bool rma = false;
+    for (const auto& t : ep_transports(p.ep, &raw, &rma)) {
+      tls.insert(t);
+      if (!rma || (t.find(" (rma)") != std::string::npos && !hardware_rma(t))) software = true;
+    }
+    if (s.log) s.log(0, "endpoint to PE " + std::to_string(pe) + ":\n" + raw);
+  }
+  software_ = software || tls.empty();
+  const bool thread = s.progress_thread == "on" || (s.progress_thread == "auto" && software_);
+  if (thread) progress_ = std::make_unique<ProgressThread>(worker_.get());
+  describe_ = "ucx " + library_version() + ":";
+  for (const auto& t : tls) describe_ += " " + t;
+  if (tls.empty()) describe_ += " (no lanes reported)";
+  describe_ += software_ ? " (RMA/AMO emulated by the target's CPU" : " (hardware RMA/AMO";
+  describe_ += thread ? ", progress thread on)" : ", progress thread off)";
+}
+
+UcxTransport::~UcxTransport() {
+  closing();
+  progress_.reset();
+  for (auto& p : peers_) {
+    p.rkey[0].reset();
+    p.rkey[1].reset();
+    if (!p.ep) continue;
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    prm.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucs_status_ptr_t r = ucp_ep_close_nbx(p.ep, &prm);
+    if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
+      for (int i = 0; i < 1000000 && ucp_request_check_status(r) == UCS_INPROGRESS; ++i) ucp_worker_progress(worker_.get());
+      ucp_request_free(r);
+    }
+    p.ep = nullptr;
+  }
+  mem_[0].reset();
+  mem_[1].reset();
+}
+
+}  // namespace
+
+std::unique_ptr<RemoteTransport> create(const Setup& setup) { return std::make_unique<UcxTransport>(setup); }
+
+std::string library_version() {
+  unsigned major = 0, minor = 0, release = 0;
+  ucp_get_version(&major, &minor, &release);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
+}
+
+}  // namespace shmem::transport::ucx

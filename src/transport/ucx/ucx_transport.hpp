@@ -1,0 +1,15 @@
+#pragma once
+// The UCX backend: one UCP context and worker per Runtime, an endpoint and the rkeys of the
+// heap and static-data segments per remote PE, exchanged once at set-up.
+#include <memory>
+#include <string>
+
+#include "transport/transport.hpp"
+
+namespace shmem::transport::ucx {
+
+// Throws std::runtime_error naming the UCX call and status on failure.
+std::unique_ptr<RemoteTransport> create(const Setup& setup);
+std::string library_version();
+
+}  // namespace shmem::transport::ucx
