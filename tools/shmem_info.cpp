@@ -4,6 +4,7 @@
 //   shmem-info --markdown the table as Markdown (source of docs/config.md)
 // Exit status 1 when a variable in the environment has an invalid value, 2 on bad usage.
 #include <cstdio>
+#include <unistd.h>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "base/config.hpp"
 #include "base/log.hpp"
+#include "transport/transport.hpp"
 
 #ifndef SHMEM_PROJECT_VERSION
 #define SHMEM_PROJECT_VERSION "unknown"
@@ -104,9 +106,33 @@ std::string json_string(std::string_view s) {
   return o + "\"";
 }
 
+// Where the plugins are: SHMEM_BOOTSTRAP_PLUGIN_DIR, else the library directory next to ours
+// (build tree: build/bin -> build/lib; installed: PREFIX/bin -> PREFIX/<libdir>).
+std::string plugin_dir_for_info() {
+  if (std::string d = shmem::config_raw("SHMEM_BOOTSTRAP_PLUGIN_DIR"); !d.empty()) return d;
+  char self[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(".");
+  dir = dir.substr(0, dir.rfind('/'));
+  const std::string up = dir.substr(0, dir.rfind('/'));
+  for (const std::string& cand : {up + "/" SHMEM_INSTALL_LIBDIR, up + "/lib"})
+    if (access((cand + "/" SHMEM_LIBRARY_FILE).c_str(), F_OK) == 0) return cand;
+  return up + "/lib";
+}
+
+void print_transports() {
+  std::printf("Transports:\n");
+  std::printf("  PEs on this host:    shared memory (memfd segments mapped by every node-local PE: loads, stores, "
+              "CPU atomics)\n");
+  for (const auto& line : shmem::transport::probe_remote(plugin_dir_for_info()))
+    std::printf("  PEs on other hosts:  %s\n", line.c_str());
+  std::printf("  (which one a job uses is decided per peer at init: SHMEM_LOG_LEVEL=INFO prints it)\n\n");
+}
+
 void print_text(const std::vector<VarState>& vars, const std::string& global_error) {
   std::printf("shmem %s (%s)\n", SHMEM_PROJECT_VERSION, SHMEM_LIBRARY_FILE);
   std::printf("OpenSHMEM specification %s\n\n", kSpecVersion);
+  print_transports();
   std::printf("Configuration variables (value: from the environment, else the default):\n");
   for (const auto& s : vars) {
     std::printf("\n%s\n", s.info->name);

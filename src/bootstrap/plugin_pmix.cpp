@@ -11,6 +11,7 @@
 #include "bootstrap/plugin_loader.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "bootstrap/store_address.hpp"
 
 namespace shmem::bootstrap {
 namespace {
@@ -122,13 +123,15 @@ std::unique_ptr<StoreServer> meet_over_pmix(PmixClient& pmix, LaunchSpec& l, con
     std::string value;
     try {
       StoreServer::Options o;
-      o.bind_host = "127.0.0.1";  // every PE of this build shares one host (checked below)
+      // PEs may run on other hosts: listen on every interface and publish the address they
+      // reach us at (bootstrap/store_address.hpp).
+      o.bind_host = "0.0.0.0";
       o.port = 0;
       o.tls = l.tls;
       const bool fresh_secret = o.tls.secret.empty();
       if (fresh_secret) o.tls.secret = random_hex(32);
       server = std::make_unique<StoreServer>(o);
-      value = std::string(kFormat) + " " + o.bind_host + " " + std::to_string(server->port()) + " m" +
+      value = std::string(kFormat) + " " + reachable_store_address() + " " + std::to_string(server->port()) + " m" +
               random_hex(8) + " " + (fresh_secret ? o.tls.secret : "-") + " " + host;
     } catch (const std::exception& e) {
       server.reset();
@@ -138,11 +141,9 @@ std::unique_ptr<StoreServer> meet_over_pmix(PmixClient& pmix, LaunchSpec& l, con
   }
   pmix.fence(timeout_s);
   const Published got = parse(pmix.get(0, key, timeout_s));
-  if (got.host != host)
-    throw Error(Errc::kNotSupported, "PE " + std::to_string(l.pe) + " runs on host '" + host + "' and PE 0 on '" +
-                                         got.host +
-                                         "': this build has no network transport yet, so all PEs must share one host");
-  l.store_host = got.store_host;
+  // PE 0 on this host: reach its store over loopback (its published address may be one that
+  // only other hosts use).
+  l.store_host = got.host == host ? std::string("127.0.0.1") : got.store_host;
   l.store_port = static_cast<std::uint16_t>(got.port);
   l.host_store = false;  // rank 0 hands its server over; nobody else starts one
   l.job_id = got.job_id;

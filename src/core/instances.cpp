@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 
+#include "bootstrap/store_address.hpp"
 #include "bootstrap/plugin_mpi.hpp"
 #include "bootstrap/plugin_pmix.hpp"
 #include "base/error.hpp"
@@ -119,9 +120,9 @@ void make_uid(Process& p, void* out) {
   unsigned char job[8];
   RAND_bytes(job, sizeof job);
   std::snprintf(b.job, sizeof b.job, "u%s", hex(job, sizeof job).c_str());
-  // SHMEM_UID_SESSION_ID (the seed's variable) fixes host:port; by default loopback, since
-  // every PE of this build shares one host.
-  std::string host = "127.0.0.1";
+  // SHMEM_UID_SESSION_ID (the seed's variable) fixes host:port; by default an address that
+  // PEs on other hosts can reach (SHMEM_BOOTSTRAP_ADDR / SHMEM_BOOTSTRAP_IFACE / automatic).
+  std::string host = bootstrap::reachable_store_address();
   std::uint16_t port = 0;
   if (const char* sid = std::getenv("SHMEM_UID_SESSION_ID"); sid && *sid)
     std::tie(host, port) = bootstrap::parse_host_port(sid, "SHMEM_UID_SESSION_ID");

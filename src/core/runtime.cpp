@@ -15,7 +15,7 @@
 #include "base/log.hpp"
 #include "core/team.hpp"
 #include "transport/transport.hpp"
-#include "transport/shm/fd_exchange.hpp"
+#include "transport/node.hpp"
 
 namespace shmem {
 namespace {
@@ -83,6 +83,11 @@ Runtime::Runtime(RuntimeSetup setup)
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
                                               to_ms(connect_timeout_s_), store_server_.get());
     connect_peers();
+    // oshrun ends a single-host job itself; a PE on another host also watches the store, so
+    // that losing the launcher's host (a link down) ends it too.
+    if (!watcher_ && remote_)
+      watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
+                                              to_ms(connect_timeout_s_), store_server_.get());
   }
   create_predefined_teams();
   agree_on_rings();
@@ -218,11 +223,11 @@ void Runtime::connect_peers() {
   }
   if (job_id_.empty()) job_id_ = std::to_string(getppid());
   if (instance_id_ != 0) job_id_ += "-i" + std::to_string(instance_id_);
-  FdExchange ex(job_id_, me_, secret_);
+  auto ex = transport::listen_node(job_id_, me_, secret_);
   store_->barrier("shm-listen", npes_, timeout);
-  SegmentDesc heap{heap_.fd.get(), heap_.size, heap_lo_};
-  SegmentDesc data{data_->fd, data_->size, data_lo_};
-  auto segs = ex.exchange(candidates, heap, data, timeout);
+  transport::SegmentDesc heap{heap_.fd.get(), heap_.size, heap_lo_};
+  transport::SegmentDesc data{data_->fd, data_->size, data_lo_};
+  auto segs = ex->exchange(candidates, heap, data, timeout);
   for (auto& s : segs) {
     if (s.heap.size != heap_.size)
       throw Error(Errc::kInvalidValue, "PE " + std::to_string(s.pe) + " has a symmetric heap of " +
@@ -268,8 +273,8 @@ void Runtime::start_transport(const std::vector<char>& remote) {
     abort_job(1);
   };
   s.log = [](int level, const std::string& msg) {
-    log::write(level <= 0 ? log::Level::kDebug : level == 1 ? log::Level::kInfo : log::Level::kWarn, "transport", "%s",
-               msg.c_str());
+    const log::Level l = level <= 0 ? log::Level::kDebug : level == 1 ? log::Level::kInfo : log::Level::kWarn;
+    if (log::enabled(l)) log::write(l, "transport", "%s", msg.c_str());
   };
   remote_ = transport::create_remote(cfg_.transport, s);
   for (int pe = 0; pe < npes_; ++pe)
@@ -327,6 +332,11 @@ std::string Runtime::describe(const void* addr) const {
 void Runtime::print_info() const {
   std::printf("%s, OpenSHMEM 1.6, %d PE%s, symmetric heap %zu bytes per PE\n", core::library_name(), npes_,
               npes_ == 1 ? "" : "s", static_cast<std::size_t>(cfg_.symmetric_size));
+  int nlocal = 0;
+  for (int pe = 0; pe < npes_; ++pe) nlocal += routes_[pe].local();
+  std::printf("Transports: %d PE%s on this host over shared memory", nlocal, nlocal == 1 ? "" : "s");
+  if (remote_) std::printf("; %d on other hosts over %s", npes_ - nlocal, remote_->describe().c_str());
+  std::printf("\n");
   if (cfg_.info) {
     std::printf("Environment variables:\n");
     for (const auto& v : config_vars()) {

@@ -16,6 +16,8 @@ struct PluginEntry {
   const char* version;  // the backend library's version ("1.13.1")
   // Returns a new transport, or nullptr with *error set.
   RemoteTransport* (*create)(const Setup& setup, std::string* error);
+  // What the backend would use on this host, without peers (for shmem-info).
+  std::string (*probe)();
 };
 
 #define SHMEM_TRANSPORT_PLUGIN_ABI "shmem-transport-1/" SHMEM_VERSION_STRING

@@ -21,9 +21,9 @@ bool exists(const std::string& path) {
 
 // Loads the UCX plugin (once per process: the handle is never closed, as UCX cannot be
 // unloaded safely) and returns its entry table.
-const PluginEntry& ucx_plugin() {
-  static const PluginEntry* entry = [] {
-    const std::string path = util::plugin_dir() + "/" + kUcxPlugin;
+const PluginEntry& ucx_plugin(const std::string& dir) {
+  static const PluginEntry* entry = [&] {
+    const std::string path = dir + "/" + kUcxPlugin;
     if (!exists(path))
       throw Error(Errc::kNotSupported,
                   "PEs on other hosts need the UCX transport, but " + path +
@@ -61,13 +61,24 @@ const char* available() {
   }
 }
 
+std::vector<std::string> probe_remote(const std::string& dir) {
+  const std::string path = dir + "/" + kUcxPlugin;
+  if (!exists(path)) return {"ucx: not built (" + path + " is missing; Debian: apt-get install libucx-dev, rebuild)"};
+  try {
+    const PluginEntry& e = ucx_plugin(dir);
+    return {"ucx " + std::string(e.version) + " (" + path + "): " + e.probe()};
+  } catch (const Error& err) {
+    return {std::string("ucx: ") + err.what()};
+  }
+}
+
 std::unique_ptr<RemoteTransport> create_remote(const std::string& which, const Setup& setup) {
   if (which == "none")
     throw Error(Errc::kNotSupported,
                 "PEs of this job run on different hosts, but SHMEM_TRANSPORT=none allows node-local PEs only");
   if (which != "auto" && which != "ucx")
     throw Error(Errc::kInvalidValue, "SHMEM_TRANSPORT=" + which + " is not a transport (expected auto, ucx or none)");
-  const PluginEntry& e = ucx_plugin();
+  const PluginEntry& e = ucx_plugin(util::plugin_dir());
   std::string error;
   RemoteTransport* t = e.create(setup, &error);
   if (!t) throw Error(Errc::kBootstrap, "the UCX transport (UCX " + std::string(e.version) + ") failed to start: " + error);

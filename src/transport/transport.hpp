@@ -80,6 +80,9 @@ class RemoteTransport {
 
 // The transports this build has, comma-separated ("ucx" or "").
 const char* available();
+// For shmem-info: what each backend found in `plugin_dir` would use on this host, one line
+// each ("ucx 1.13.1 (/usr/lib/libshmem_transport_ucx.so): tcp/eth0, tcp/lo").
+std::vector<std::string> probe_remote(const std::string& plugin_dir);
 // Creates the transport named by `which` ("auto" or "ucx"); collective over every PE of the
 // job (all call it, with the same `which`). Throws Error when unavailable or on failure.
 std::unique_ptr<RemoteTransport> create_remote(const std::string& which, const Setup& setup);

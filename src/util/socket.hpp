@@ -42,6 +42,9 @@ std::string format_address(const sockaddr* sa, socklen_t len);
 // SO_RCVTIMEO / SO_SNDTIMEO; zero means block forever.
 void set_io_timeouts(int fd, std::chrono::milliseconds recv, std::chrono::milliseconds send) noexcept;
 void set_nodelay(int fd) noexcept;
+// TCP keepalive and user timeout: a lost peer host is noticed within about 3 s (tcp_connect
+// and tcp_accept set it on every connection).
+void set_keepalive(int fd) noexcept;
 
 // Blocking exact-size I/O (retries EINTR; send uses MSG_NOSIGNAL). A receive timeout set with
 // set_io_timeouts shows up as kTimeout.

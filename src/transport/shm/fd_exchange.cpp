@@ -11,7 +11,7 @@
 #include "base/error.hpp"
 #include "base/log.hpp"
 
-namespace shmem {
+namespace shmem::transport::shm {
 namespace {
 
 constexpr std::uint32_t kMagic = 0x53484d46;  // "SHMF"
@@ -211,4 +211,12 @@ std::vector<PeerSegments> FdExchange::exchange(const std::vector<int>& peers, co
   return result;
 }
 
-}  // namespace shmem
+}  // namespace shmem::transport::shm
+
+namespace shmem::transport {
+
+std::unique_ptr<NodeExchange> listen_node(const std::string& job_id, int my_pe, const std::string& secret) {
+  return std::make_unique<shm::FdExchange>(job_id, my_pe, secret);
+}
+
+}  // namespace shmem::transport

@@ -8,23 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "transport/node.hpp"
 #include "util/unique_fd.hpp"
 
-namespace shmem {
+namespace shmem::transport::shm {
 
-struct SegmentDesc {
-  int fd = -1;
-  std::uint64_t size = 0;
-  std::uint64_t addr = 0;  // where the owner maps it (informational; peers map anywhere)
-};
-
-struct PeerSegments {
-  int pe = -1;
-  util::UniqueFd heap_fd, data_fd;
-  SegmentDesc heap, data;  // sizes and owner addresses (fd fields unused)
-};
-
-class FdExchange {
+class FdExchange final : public NodeExchange {
  public:
   // Starts listening. Call exchange() only after every peer has constructed its FdExchange
   // (the caller runs a store barrier in between).
@@ -32,7 +21,7 @@ class FdExchange {
   // Fetches the segments of each PE in `peers` that is reachable over this host's abstract
   // sockets, while serving ours to every peer that asks. Unreachable peers are left out.
   std::vector<PeerSegments> exchange(const std::vector<int>& peers, const SegmentDesc& heap,
-                                     const SegmentDesc& data, std::chrono::milliseconds timeout);
+                                     const SegmentDesc& data, std::chrono::milliseconds timeout) override;
 
  private:
   std::string job_id_;
@@ -41,4 +30,4 @@ class FdExchange {
   util::UniqueFd listener_;
 };
 
-}  // namespace shmem
+}  // namespace shmem::transport::shm

@@ -17,10 +17,18 @@ shmem::transport::RemoteTransport* create(const shmem::transport::Setup& setup, 
   return nullptr;
 }
 
+std::string probe() {
+  try {
+    return shmem::transport::ucx::probe();
+  } catch (const std::exception& e) {
+    return std::string("UCX cannot start here: ") + e.what();
+  }
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const shmem::transport::PluginEntry* shmem_transport_plugin() {
   static const std::string version = shmem::transport::ucx::library_version();
-  static const shmem::transport::PluginEntry entry{SHMEM_TRANSPORT_PLUGIN_ABI, "ucx", version.c_str(), &create};
+  static const shmem::transport::PluginEntry entry{SHMEM_TRANSPORT_PLUGIN_ABI, "ucx", version.c_str(), &create, &probe};
   return &entry;
 }

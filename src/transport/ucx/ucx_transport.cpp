@@ -12,6 +12,8 @@
 #include <stdio.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -198,6 +200,7 @@ class UcxTransport final : public RemoteTransport {
     fail(what, pe, st);
   }
   void closing() noexcept override { closing_.store(true, std::memory_order_release); }
+  bool is_closing() const noexcept { return closing_.load(std::memory_order_acquire); }
 
  private:
   static void nbi_done(void* request, ucs_status_t st, void* user) {
@@ -207,6 +210,9 @@ class UcxTransport final : public RemoteTransport {
   }
   static void ep_error(void* arg, ucp_ep_h, ucs_status_t st) {
     auto* p = static_cast<Peer*>(arg);
+    // A peer that went away because the job is failing elsewhere is not the cause: give the
+    // launcher or the job watcher, which name the first failure, a moment to end us first.
+    if (!p->owner->is_closing()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
     p->owner->peer_failed(p->pe, st, "the connection");
   }
   static void nbi_param(ucp_request_param_t& prm, Peer& p) {
@@ -373,6 +379,42 @@ UcxTransport::~UcxTransport() {
 }  // namespace
 
 std::unique_ptr<RemoteTransport> create(const Setup& setup) { return std::make_unique<UcxTransport>(setup); }
+
+std::string probe() {
+  ucp_config_t* raw_cfg = nullptr;
+  ucs_status_t st = ucp_config_read(nullptr, nullptr, &raw_cfg);
+  if (st != UCS_OK) throw_status("ucp_config_read", st);
+  Config cfg(raw_cfg);
+  ucp_params_t prm{};
+  prm.field_mask = UCP_PARAM_FIELD_FEATURES;
+  prm.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+  ucp_context_h ctx = nullptr;
+  st = ucp_init(&prm, cfg.get(), &ctx);
+  if (st != UCS_OK) throw_status("ucp_init", st);
+  Context owner(ctx);
+  char* buf = nullptr;
+  size_t len = 0;
+  FILE* f = open_memstream(&buf, &len);
+  if (!f) return "?";
+  ucp_context_print_info(ctx, f);
+  std::fclose(f);
+  std::string text(buf, len);
+  std::free(buf);
+  // "#     resource 2  :  md 1  dev 2  flags -- tcp/eth0"
+  std::string out;
+  std::size_t pos = 0;
+  while ((pos = text.find("resource", pos)) != std::string::npos) {
+    const std::size_t eol = text.find('\n', pos);
+    const std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+    pos = eol == std::string::npos ? text.size() : eol;
+    const std::size_t sp = line.find_last_of(" \t");
+    if (sp == std::string::npos || line.find("--") == std::string::npos) continue;
+    const std::string tl = line.substr(sp + 1);
+    if (tl.rfind("self/", 0) == 0) continue;
+    out += (out.empty() ? "" : ", ") + tl;
+  }
+  return out.empty() ? std::string("no network resources") : out;
+}
 
 std::string library_version() {
   unsigned major = 0, minor = 0, release = 0;

@@ -1,0 +1,13 @@
+#pragma once
+// The address a job's bootstrap store listens on when PEs on other hosts must reach it.
+#include <string>
+
+namespace shmem::bootstrap {
+
+// SHMEM_BOOTSTRAP_ADDR when set; else the IPv4 address of SHMEM_BOOTSTRAP_IFACE (an error
+// naming the interface when it has none); else the first interface that is up, not loopback
+// and has an IPv4 address; else 127.0.0.1 (a machine without a network: one host only).
+// Throws Error(kInvalidValue) naming the variable on bad settings.
+std::string reachable_store_address();
+
+}  // namespace shmem::bootstrap
