@@ -10,7 +10,8 @@
 
 namespace shmem::transport::ucx {
 
-ProgressThread::ProgressThread(ucp_worker_h worker) : worker_(worker) {
+ProgressThread::ProgressThread(ucp_worker_h worker, const std::atomic<std::uint64_t>* app_polls)
+    : worker_(worker), app_polls_(app_polls) {
   ucs_status_t st = ucp_worker_get_efd(worker_, &worker_fd_);
   if (st != UCS_OK)
     throw std::runtime_error(std::string("ucp_worker_get_efd: ") + ucs_status_string(st));
@@ -23,6 +24,9 @@ ProgressThread::ProgressThread(ucp_worker_h worker) : worker_(worker) {
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, worker_fd_, &ev);
   ev.data.fd = wake_.get();
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev);
+  wake_epoll_ = util::UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
+  if (!wake_epoll_) throw std::runtime_error("progress thread: epoll failed");
+  ::epoll_ctl(wake_epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -34,7 +38,17 @@ ProgressThread::~ProgressThread() {
 }
 
 void ProgressThread::run() noexcept {
+  std::uint64_t seen = app_polls_->load(std::memory_order_relaxed);
   while (!stop_.load(std::memory_order_acquire)) {
+    const std::uint64_t now = app_polls_->load(std::memory_order_relaxed);
+    if (now != seen) {
+      // The application drives the worker itself right now: check back in a millisecond.
+      seen = now;
+      epoll_event ev;
+      const int wake_only = wake_epoll_.get();
+      ::epoll_wait(wake_only, &ev, 1, 1);
+      continue;
+    }
     while (ucp_worker_progress(worker_) != 0) {
     }
     // Arm, then sleep until the worker has an event. BUSY: events arrived meanwhile.

@@ -191,7 +191,10 @@ class UcxTransport final : public RemoteTransport {
     complete(r, false, "shmem_quiet", pe);
   }
 
-  void progress() noexcept override { ucp_worker_progress(worker_.get()); }
+  void progress() noexcept override {
+    app_polls_.fetch_add(1, std::memory_order_relaxed);
+    ucp_worker_progress(worker_.get());
+  }
   bool waits_need_progress() const noexcept override { return software_; }
 
   // Called for endpoint errors (a lost peer) and failed nbi operations.
@@ -229,6 +232,7 @@ class UcxTransport final : public RemoteTransport {
     ucs_status_t st;
     unsigned spins = 0;
     while ((st = ucp_request_check_status(r)) == UCS_INPROGRESS) {
+      app_polls_.fetch_add(1, std::memory_order_relaxed);
       if (ucp_worker_progress(worker_.get()) == 0 && ++spins % 1024 == 0) sched_yield();
     }
     ucp_request_free(r);
@@ -257,6 +261,7 @@ class UcxTransport final : public RemoteTransport {
   std::unique_ptr<ProgressThread> progress_;
   bool software_ = true;
   std::atomic<bool> closing_{false};
+  std::atomic<std::uint64_t> app_polls_{0};  // the application's progress calls (progress_thread.hpp)
   std::string describe_;
 };
 
@@ -347,7 +352,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   }
   software_ = software || tls.empty();
   const bool thread = s.progress_thread == "on" || (s.progress_thread == "auto" && software_);
-  if (thread) progress_ = std::make_unique<ProgressThread>(worker_.get());
+  if (thread) progress_ = std::make_unique<ProgressThread>(worker_.get(), &app_polls_);
   describe_ = "ucx " + library_version() + ":";
   for (const auto& t : tls) describe_ += " " + t;
   if (tls.empty()) describe_ += " (no lanes reported)";
