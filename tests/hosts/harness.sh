@@ -5,6 +5,8 @@
 #                     interface hnet0 at 10.213.7.(10+i)/24; exports SHMEM_HARNESS_ID and
 #                     HARNESS_AGENT (the ssh-compatible agent: "$HARNESS_AGENT h2 CMD...")
 #   harness_down      removes everything harness_up made (also run on EXIT, INT and TERM)
+#   harness_exec hI LINE  "$HARNESS_AGENT" hI LINE, ended (SIGTERM, then SIGKILL) after
+#                     $HARNESS_JOB_TIMEOUT s (45): a hung job fails the test with status 124
 #   harness_addr hI   the address of host hI
 #   harness_ns hI     its network namespace name
 #   harness_pids      the pids of every process in any of this run's hosts
@@ -21,12 +23,14 @@ HARNESS_SUBNET=10.213.7
 HARNESS_MAX_HOSTS=16
 HARNESS_HOSTS=""
 HARNESS_UP=""
+HARNESS_JOB_TIMEOUT=${HARNESS_JOB_TIMEOUT:-45}
 
 harness_die() {
   echo "FAIL [harness]: $*" >&2
   exit 1
 }
 
+harness_exec() { timeout -k 5 "$HARNESS_JOB_TIMEOUT" "$HARNESS_AGENT" "$@"; }
 harness_addr() { echo "$HARNESS_SUBNET.$((10 + ${1#h}))"; }
 harness_ns() { echo "shx-$SHMEM_HARNESS_ID-$1"; }
 
@@ -101,7 +105,8 @@ harness_up() {
   harness_clean_stale
   HARNESS_UP=1
   local br=shxb$SHMEM_HARNESS_ID
-  out=$(ip link add "$br" type bridge 2>&1) || harness_die "cannot create a bridge ($br): $out"
+  out=$(ip link add "$br" type bridge 2>&1) ||
+    harness_die "cannot create a bridge ($br): $out (the namespace hosts need root with CAP_NET_ADMIN; CI runs these tests as root)"
   # Bridged traffic must not meet the host's iptables FORWARD rules (br_netfilter).
   ip link set "$br" type bridge nf_call_iptables 0 nf_call_ip6tables 0 nf_call_arptables 0 2>/dev/null
   ip link set "$br" up || harness_die "cannot bring up bridge $br"

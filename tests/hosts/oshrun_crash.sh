@@ -13,7 +13,8 @@ harness_up 2
 on_h1() {
   local line="exec $OSHRUN --rsh $AG" w
   for w in "$@"; do line+=" '$w'"; done
-  run "$AG" h1 "$line"
+  run harness_exec h1 "$line"
+  [ "$RC" != 124 ] || fail "oshrun $*: still running after $HARNESS_JOB_TIMEOUT s (hang guard)"
 }
 no_processes_left() {
   local limit=$(( $(now_ms) + 3000 ))
@@ -34,6 +35,17 @@ grep -q "NOT STOPPED" "$WORK/out" "$WORK/err" && fail "shmem PE crash on h2: a P
 no_processes_left "shmem PE crash on h2"
 check_no_leftovers "shmem PE crash on h2"
 pass "a shmem PE crashing on a remote host ends the job (${t} ms), nothing left"
+
+# shmem_global_exit(7) from a PE on h2 ends every PE there with status 7, and no failure report.
+t0=$(now_ms)
+on_h1 --hosts h2:2 "$PE_FAIL" global-exit
+t=$(( $(now_ms) - t0 ))
+expect_rc 7 "global exit on h2"
+grep -q "NOT STOPPED" "$WORK/out" "$WORK/err" && fail "global exit on h2: a PE went on"
+grep -q "^oshrun:" "$WORK/err" && fail "global exit on h2: unexpected report: $(grep '^oshrun:' "$WORK/err")"
+[ "$t" -lt 10000 ] || fail "global exit on h2: took ${t} ms (hang guard)"
+no_processes_left "global exit on h2"
+pass "shmem_global_exit(7) on a remote host ends the job with 7 (${t} ms)"
 
 # A plain PE on h2 crashes while PEs on h1 and h2 run.
 t0=$(now_ms)

@@ -12,7 +12,8 @@ harness_up 4
 on_h1() {
   local line="exec $OSHRUN --rsh $AG" w
   for w in "$@"; do line+=" '${w//\'/\'\\\'\'}'"; done
-  run "$AG" h1 "$line"
+  run harness_exec h1 "$line"
+  [ "$RC" != 124 ] || fail "oshrun $*: still running after $HARNESS_JOB_TIMEOUT s (hang guard)"
 }
 no_processes_left() {
   local limit=$(( $(now_ms) + 3000 ))

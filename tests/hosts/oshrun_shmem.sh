@@ -18,7 +18,8 @@ on_h1() {
   shift
   line+=" $OSHRUN --rsh $AG"
   for w in "$@"; do line+=" '$w'"; done
-  run "$AG" h1 "$line"
+  run harness_exec h1 "$line"
+  [ "$RC" != 124 ] || fail "oshrun $*: still running after $HARNESS_JOB_TIMEOUT s (hang guard)"
 }
 WRAP='echo "store=$SHMEM_STORE_ADDR host=$(hostname) tls=${SHMEM_BOOTSTRAP_TLS:-default}"; exec "$0"'
 

@@ -66,14 +66,20 @@ const char* usage_text() {
          "  -h, --help            print this help and exit\n"
          "\n"
          "Each PE gets SHMEM_PE, SHMEM_NPES, SHMEM_STORE_ADDR, SHMEM_JOB_ID and\n"
-         "SHMEM_JOB_SECRET. PE 0 reads oshrun's standard input; the others read /dev/null.\n"
+         "SHMEM_JOB_SECRET. PE 0 reads oshrun's standard input when it runs on this host;\n"
+         "the others read /dev/null. A PE on another host is started as\n"
+         "  AGENT HOST 'oshrun' --remote-exec --pe R --host HOST -- '/abs/program' 'args'...\n"
+         "(same paths and working directory there); its environment and the secret travel\n"
+         "on the agent's stdin, never on a command line. With such a PE the store listens on\n"
+         "SHMEM_BOOTSTRAP_ADDR, else SHMEM_BOOTSTRAP_IFACE's address, else the first up,\n"
+         "non-loopback IPv4 address (docs/launchers.md, \"Several hosts\").\n"
          "SIGINT, SIGTERM and SIGHUP are forwarded to every PE, followed by SIGKILL after 1 s.\n"
          "When a PE fails (non-zero exit, signal, or store connection lost before\n"
          "shmem_finalize) oshrun names it once and ends the other PEs the same way.\n"
          "\n"
          "exit status: 0 when every PE exits 0; the status of the first PE that fails\n"
-         "(128+signal when it was killed); 2 for bad usage; 127 when the program cannot\n"
-         "be executed.\n";
+         "(128+signal when it was killed); 2 for bad usage; 127 when the program (or the\n"
+         "agent) cannot be executed; 255 when an agent failed (ssh's convention).\n";
 }
 
 Args parse_args(int argc, const char* const* argv) {

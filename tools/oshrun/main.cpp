@@ -119,11 +119,16 @@ Placement plan(const Args& args) {
   return p;
 }
 
+std::string working_directory() {
+  char buf[4096];
+  if (!::getcwd(buf, sizeof buf))
+    throw shmem::Error(shmem::Errc::kInternal, std::string("getcwd: ") + std::strerror(errno));
+  return buf;
+}
+
 std::string absolute_path(const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;
-  char buf[4096];
-  if (!::getcwd(buf, sizeof buf)) return path;
-  return std::string(buf) + "/" + path;
+  return working_directory() + "/" + path;
 }
 
 std::string self_executable() {
@@ -190,9 +195,7 @@ int launch(const Args& args, const Placement& place) {
     }
     remote.oshrun_path = self_executable();
     remote.program = absolute_path(path);
-    remote.cwd = absolute_path(".");
-    remote.cwd.resize(remote.cwd.size() - 2);  // "/x/." -> "/x"
-    if (remote.cwd.empty()) remote.cwd = "/";
+    remote.cwd = working_directory();
     remote.agent_env = std::make_unique<CStringArray>(agent_environment(environ));
   }
 
