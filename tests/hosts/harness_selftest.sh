@@ -85,4 +85,11 @@ for how in exit1 sigterm sigkill; do
   [ -z "$(leftovers "$id")" ] || fail "$how: left behind: $(leftovers "$id")"
 done
 pass "cleanup after a failing test, after SIGTERM, and of a SIGKILLed run's leftovers"
+# with-hosts: the command sees the hosts, its status is passed on, nothing remains.
+run "$HARNESS_DIR/with-hosts" 2 sh -c 'echo "id=$SHMEM_HARNESS_ID"; "$HARNESS_AGENT" h2 hostname; exit 3'
+expect_rc 3 "with-hosts"
+expect_out '^h2$' "with-hosts"
+id=$(sed -n 's/^id=//p' "$WORK/out")
+[ -n "$id" ] && [ -z "$(leftovers "$id")" ] || fail "with-hosts: left behind: $(leftovers "$id")"
+pass "with-hosts N COMMAND: hosts for one command, its status, nothing left"
 check_no_leftovers "harness"
