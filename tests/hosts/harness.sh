@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Test hosts made of network namespaces on this machine (sourced by the tests in this folder;
 # see README.md). Needs root, `ip` (iproute2) and `unshare` (util-linux).
 #
@@ -42,8 +43,8 @@ harness_pids() {
 
 # Kills what runs in namespace $1, then deletes it. Bounded: 50 rounds of 20 ms at most.
 _harness_remove_ns() {
-  local ns=$1 pids round
-  for round in $(seq 50); do
+  local ns=$1 pids
+  for _ in $(seq 50); do
     pids=$(ip netns pids "$ns" 2>/dev/null)
     [ -z "$pids" ] && break
     # shellcheck disable=SC2086
@@ -95,7 +96,7 @@ harness_check() {
 
 harness_up() {
   local n=$1 i ns out
-  [ "$n" -ge 1 ] && [ "$n" -le "$HARNESS_MAX_HOSTS" ] || harness_die "harness_up: 1 to $HARNESS_MAX_HOSTS hosts, not '$n'"
+  { [ "$n" -ge 1 ] && [ "$n" -le "$HARNESS_MAX_HOSTS" ]; } 2>/dev/null || harness_die "harness_up: 1 to $HARNESS_MAX_HOSTS hosts, not '$n'"
   harness_check
   export SHMEM_HARNESS_ID=$$
   export HARNESS_AGENT
@@ -117,14 +118,16 @@ harness_up() {
     local veth=shxv${SHMEM_HARNESS_ID}x$i
     out=$(ip link add "$veth" type veth peer name hnet0 netns "$ns" 2>&1) ||
       harness_die "cannot create a veth pair for h$i: $out"
-    ip link set "$veth" master "$br" && ip link set "$veth" up &&
+    if ! { ip link set "$veth" master "$br" && ip link set "$veth" up &&
       ip -n "$ns" link set lo up &&
       ip -n "$ns" addr add "$(harness_addr "h$i")/24" dev hnet0 &&
-      ip -n "$ns" link set hnet0 up || harness_die "cannot configure host h$i ($ns)"
+      ip -n "$ns" link set hnet0 up; }; then
+      harness_die "cannot configure host h$i ($ns)"
+    fi
   done
   # Wait (bounded) until every hnet0 has left the "tentative"/down state the kernel starts in.
-  local round ready
-  for round in $(seq 100); do
+  local ready
+  for _ in $(seq 100); do
     ready=1
     for i in $(seq "$n"); do
       ip -n "$(harness_ns "h$i")" -o link show hnet0 2>/dev/null | grep -q 'state UP' || ready=""
