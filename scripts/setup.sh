@@ -6,8 +6,9 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 
 PKGS=(cmake g++ make pkg-config libssl-dev openssl libgtest-dev python3 python3-dev pybind11-dev python3-numpy python3-pytest procps
-      libopenmpi-dev openmpi-bin libpmix-dev
-      libucx-dev)  # MPI and PMIx: the bootstrap plugins (docs/launchers.md)
+      libopenmpi-dev openmpi-bin libpmix-dev)  # MPI and PMIx: the bootstrap plugins (docs/launchers.md)
+PKGS+=(libucx-dev)  # the UCX transport plugin (PEs on other hosts)
+PKGS+=(iproute2 hostname util-linux)  # the namespace hosts of tests/hosts (ip, hostname, unshare)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,8 +7,12 @@
 namespace oshrun {
 
 struct Args {
-  int npes = 0;
+  int npes = 0;  // 0 with a host list: one PE per slot
   bool tag_output = false;
+  std::string hosts;      // --hosts H1[:n1],H2[:n2],...
+  std::string hostfile;   // --hostfile FILE
+  std::string rsh;        // --rsh AGENT ("" = SHMEM_RSH, default ssh)
+  std::vector<std::string> exports;  // -x NAME=VALUE, resolved (NAME alone takes our value)
   bool help = false;
   bool version = false;
   std::vector<std::string> command;  // program and its arguments

@@ -51,7 +51,22 @@ bool is_job_var(std::string_view entry) {
   return false;
 }
 
+std::string_view name_of(std::string_view entry) { return entry.substr(0, entry.find('=')); }
+
 }  // namespace
+
+bool is_job_variable(std::string_view name) {
+  for (auto v : kJobVars)
+    if (name == v) return true;
+  return false;
+}
+
+std::vector<std::string> agent_environment(char* const* base_env) {
+  std::vector<std::string> env;
+  for (char* const* e = base_env; e && *e; ++e)
+    if (!is_job_var(*e)) env.emplace_back(*e);
+  return env;
+}
 
 JobIdentity make_job_identity() {
   JobIdentity j;
@@ -73,10 +88,16 @@ shmem::bootstrap::TlsConfig store_tls_from_env(const std::string& secret_hex) {
 }
 
 std::vector<std::string> pe_environment(char* const* base_env, int rank, int npes,
-                                        const std::string& store_addr, const JobIdentity& job) {
+                                        const std::string& store_addr, const JobIdentity& job,
+                                        const std::vector<std::string>& overrides) {
   std::vector<std::string> env;
-  for (char* const* e = base_env; e && *e; ++e)
-    if (!is_job_var(*e)) env.emplace_back(*e);
+  for (char* const* e = base_env; e && *e; ++e) {
+    if (is_job_var(*e)) continue;
+    bool overridden = false;
+    for (const auto& o : overrides) overridden = overridden || name_of(o) == name_of(*e);
+    if (!overridden) env.emplace_back(*e);
+  }
+  for (const auto& o : overrides) env.push_back(o);
   env.push_back("SHMEM_PE=" + std::to_string(rank));
   env.push_back("SHMEM_NPES=" + std::to_string(npes));
   env.push_back("SHMEM_STORE_ADDR=" + store_addr);

@@ -1,6 +1,7 @@
 #pragma once
 // What every PE of one job shares: identity, secret, store settings, environment.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bootstrap/tls.hpp"
@@ -20,8 +21,17 @@ JobIdentity make_job_identity();
 // reading SHMEM_JOB_SECRET uses too. Throws shmem::Error(kInvalidValue) on bad settings.
 shmem::bootstrap::TlsConfig store_tls_from_env(const std::string& secret_hex);
 
-// The environment of PE `rank`: the launcher's own, with the job variables replaced.
+// The environment of PE `rank`: the launcher's own, with the job variables replaced and
+// `overrides` ("NAME=VALUE", from -x) added or replacing the launcher's values.
 std::vector<std::string> pe_environment(char* const* base_env, int rank, int npes,
-                                        const std::string& store_addr, const JobIdentity& job);
+                                        const std::string& store_addr, const JobIdentity& job,
+                                        const std::vector<std::string>& overrides = {});
+
+// The environment of a remote-shell agent: the launcher's own without the job variables
+// (the agent never needs the secret; the PE's environment reaches it on the agent's stdin).
+std::vector<std::string> agent_environment(char* const* base_env);
+
+// True for the variables oshrun sets itself (SHMEM_PE, ..., SHMEM_JOB_SECRET).
+bool is_job_variable(std::string_view name);
 
 }  // namespace oshrun

@@ -1,5 +1,7 @@
-// oshrun / shmemrun: starts N PEs of a program on this host around an in-process bootstrap
-// store, forwards their output and signals, and ends the job as soon as one PE fails.
+// oshrun / shmemrun: starts N PEs of a program on this host (or on several hosts, through an
+// ssh-compatible agent) around an in-process bootstrap store, forwards their output and
+// signals, and ends the job as soon as one PE fails. `oshrun --remote-exec` is the stub that
+// runs a PE on another host (remote.hpp).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -12,16 +14,22 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bootstrap/store.hpp"
+#include "base/config.hpp"
 #include "base/error.hpp"
 #include "oshrun/args.hpp"
 #include "oshrun/events.hpp"
+#include "oshrun/hosts.hpp"
 #include "oshrun/job.hpp"
 #include "oshrun/output.hpp"
+#include "oshrun/remote.hpp"
 #include "oshrun/spawn.hpp"
+#include "oshrun/store_addr.hpp"
 #include "oshrun/supervisor.hpp"
+#include "util/ifaddr.hpp"
 #include "util/unique_fd.hpp"
 
 #ifndef SHMEM_PROJECT_VERSION
@@ -77,12 +85,118 @@ void kill_and_reap(const std::vector<SpawnedChild>& children) {
   }
 }
 
-int launch(const Args& args) {
+// Where each rank runs: "" for this host, else the host name as listed.
+struct Placement {
+  int npes = 0;
+  std::vector<std::string> host_of_rank;
+  bool multi_host = false;
+};
+
+Placement plan(const Args& args) {
+  Placement p;
+  if (args.hosts.empty() && args.hostfile.empty()) {
+    p.npes = args.npes;
+    p.host_of_rank.assign(static_cast<std::size_t>(p.npes), "");
+    return p;
+  }
+  std::vector<HostSlots> hosts = args.hostfile.empty() ? parse_host_list(args.hosts)
+                                                        : read_hostfile(args.hostfile);
+  auto placement = place_ranks(hosts, args.npes, args.hostfile.empty() ? "--hosts" : "--hostfile");
+  std::vector<shmem::util::InterfaceAddress> addrs;
+  try {
+    addrs = shmem::util::ipv4_interfaces();
+  } catch (const std::exception&) {
+    // Without the address list, only names identify this host.
+  }
+  const std::string me = this_hostname();
+  p.npes = static_cast<int>(placement.size());
+  for (std::size_t idx : placement) {
+    const std::string& h = hosts[idx].host;
+    bool local = is_local_host(h, me, addrs);
+    p.host_of_rank.push_back(local ? "" : h);
+    p.multi_host = p.multi_host || !local;
+  }
+  return p;
+}
+
+std::string working_directory() {
+  char buf[4096];
+  if (!::getcwd(buf, sizeof buf))
+    throw shmem::Error(shmem::Errc::kInternal, std::string("getcwd: ") + std::strerror(errno));
+  return buf;
+}
+
+std::string absolute_path(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  return working_directory() + "/" + path;
+}
+
+std::string self_executable() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) throw shmem::Error(shmem::Errc::kInternal, std::string("readlink /proc/self/exe: ") + std::strerror(errno));
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+// How PEs on other hosts are started (all ranks share it).
+struct RemoteLaunch {
+  std::vector<std::string> agent;  // the agent's words (--rsh / SHMEM_RSH)
+  std::string agent_path;          // agent[0] resolved
+  std::string oshrun_path;         // this program, for the stub on the other side
+  std::string program;             // absolute path of the PE program
+  std::string cwd;
+  std::unique_ptr<CStringArray> agent_env;
+};
+
+// The agent's stdin: the environment block (written now; the pipe is sized to hold it, so
+// this never blocks), then control lines from the supervisor.
+std::pair<UniqueFd, UniqueFd> control_pipe(const std::string& block) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw shmem::Error(shmem::Errc::kInternal, std::string("pipe2: ") + std::strerror(errno));
+  UniqueFd r(fds[0]), w(fds[1]);
+  int cap = ::fcntl(w.get(), F_GETPIPE_SZ);
+  if (cap >= 0 && static_cast<std::size_t>(cap) < block.size() + 4096)
+    cap = ::fcntl(w.get(), F_SETPIPE_SZ, static_cast<int>(block.size() + 4096));
+  if (cap < 0 || static_cast<std::size_t>(cap) < block.size())
+    throw shmem::Error(shmem::Errc::kInvalidValue,
+                       "the environment for PEs on other hosts is too large (" + std::to_string(block.size()) +
+                           " bytes; it must fit a pipe: /proc/sys/fs/pipe-max-size)");
+  ::fcntl(w.get(), F_SETFL, O_NONBLOCK);
+  if (::write(w.get(), block.data(), block.size()) != static_cast<ssize_t>(block.size()))
+    throw shmem::Error(shmem::Errc::kInternal, std::string("writing the environment block: ") + std::strerror(errno));
+  return {std::move(r), std::move(w)};
+}
+
+int launch(const Args& args, const Placement& place) {
   int exec_err = 0;
   std::string path = resolve_program(args.command[0], &exec_err);
   if (path.empty()) {
     say("cannot execute '" + args.command[0] + "': " + std::strerror(exec_err));
     return kExitCannotExec;
+  }
+  const int npes = place.npes;
+
+  RemoteLaunch remote;
+  if (place.multi_host) {
+    std::string setting = args.rsh.empty() ? shmem::config_raw("SHMEM_RSH") : args.rsh;
+    const char* knob = args.rsh.empty() ? "SHMEM_RSH" : "--rsh";
+    remote.agent = split_agent(setting);
+    if (remote.agent.empty()) {
+      say(std::string(knob) + " is empty: it names the agent that starts PEs on other hosts (e.g. ssh)");
+      return kExitUsage;
+    }
+    int e = 0;
+    remote.agent_path = resolve_program(remote.agent[0], &e);
+    if (remote.agent_path.empty()) {
+      say("cannot start the agent for PEs on other hosts: '" + remote.agent[0] + "' (" + knob + "=" + setting +
+          "): " + std::strerror(e));
+      return kExitCannotExec;
+    }
+    remote.oshrun_path = self_executable();
+    remote.program = absolute_path(path);
+    remote.cwd = working_directory();
+    remote.agent_env = std::make_unique<CStringArray>(agent_environment(environ));
   }
 
   // Signals become events on a signalfd. They are blocked before any store thread exists,
@@ -108,10 +222,17 @@ int launch(const Args& args) {
   JobIdentity job;
   StoreEventQueue events;  // outlives the server, whose threads push into it
   std::unique_ptr<shmem::bootstrap::StoreServer> store;
+  std::string bind_host;
+  try {
+    bind_host = store_bind_address(place.multi_host);
+  } catch (const std::exception& e) {
+    say(std::string("cannot choose where the bootstrap store listens: ") + e.what());
+    return kExitLaunchFailed;
+  }
   try {
     job = make_job_identity();
     shmem::bootstrap::StoreServer::Options opts;
-    opts.bind_host = "127.0.0.1";
+    opts.bind_host = bind_host;
     opts.port = 0;
     opts.tls = store_tls_from_env(job.secret_hex);
     opts.on_rank_lost = [&events](int rank, const std::string& reason) {
@@ -122,58 +243,99 @@ int launch(const Args& args) {
     };
     store = std::make_unique<shmem::bootstrap::StoreServer>(std::move(opts));
   } catch (const std::exception& e) {
-    say(std::string("cannot start the bootstrap store: ") + e.what());
+    std::string where = place.multi_host ? " on " + bind_host + " (SHMEM_BOOTSTRAP_ADDR / SHMEM_BOOTSTRAP_IFACE)" : "";
+    say("cannot start the bootstrap store" + where + ": " + e.what());
     return kExitLaunchFailed;
   }
-  const std::string store_addr = "127.0.0.1:" + std::to_string(store->port());
+  const std::string store_addr = bind_host + ":" + std::to_string(store->port());
 
-  ensure_fd_limit(args.npes);
+  ensure_fd_limit(npes);
   UniqueFd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   CStringArray argv(args.command);
-  std::vector<CStringArray> envs;
-  envs.reserve(static_cast<std::size_t>(args.npes));
-  for (int r = 0; r < args.npes; ++r)
-    envs.emplace_back(pe_environment(environ, r, args.npes, store_addr, job));
+  std::vector<CStringArray> envs;  // local PEs: what they exec with; remote: agent argv
+  std::vector<std::string> blocks(static_cast<std::size_t>(npes));
+  envs.reserve(static_cast<std::size_t>(npes));
+  std::vector<CStringArray> agent_argvs;
+  agent_argvs.reserve(static_cast<std::size_t>(npes));
+  for (int r = 0; r < npes; ++r) {
+    auto env = pe_environment(environ, r, npes, store_addr, job, args.exports);
+    const std::string& host = place.host_of_rank[static_cast<std::size_t>(r)];
+    if (host.empty()) {
+      envs.emplace_back(std::move(env));
+      agent_argvs.emplace_back(std::vector<std::string>{});
+      continue;
+    }
+    blocks[static_cast<std::size_t>(r)] = encode_remote_block(remote.cwd, env);
+    envs.emplace_back(std::vector<std::string>{});
+    std::vector<std::string> words = remote.agent;
+    std::vector<std::string> cmd = args.command;
+    cmd[0] = remote.program;
+    words.push_back(host);
+    words.push_back(remote_command_line(remote.oshrun_path, r, host, cmd));
+    agent_argvs.emplace_back(std::move(words));
+  }
 
   std::vector<SpawnedChild> children;
-  children.reserve(static_cast<std::size_t>(args.npes));
+  std::vector<UniqueFd> controls(static_cast<std::size_t>(npes));
+  children.reserve(static_cast<std::size_t>(npes));
   try {
-    for (int r = 0; r < args.npes; ++r) {
+    for (int r = 0; r < npes; ++r) {
+      const auto ur = static_cast<std::size_t>(r);
       SpawnRequest req;
-      req.path = path;
-      req.argv = &argv;
-      req.envp = &envs[static_cast<std::size_t>(r)];
-      req.stdin_fd = r == 0 ? -1 : dev_null.get();  // only PE 0 reads our stdin
       req.child_sigmask = original;
+      if (place.host_of_rank[ur].empty()) {
+        req.path = path;
+        req.argv = &argv;
+        req.envp = &envs[ur];
+        req.stdin_fd = r == 0 ? -1 : dev_null.get();  // only PE 0 reads our stdin
+        children.push_back(spawn_child(req));
+        continue;
+      }
+      auto [ctl_r, ctl_w] = control_pipe(blocks[ur]);
+      std::memset(blocks[ur].data(), 0, blocks[ur].size());  // it held the secret
+      req.path = remote.agent_path;
+      req.argv = &agent_argvs[ur];
+      req.envp = remote.agent_env.get();
+      req.stdin_fd = ctl_r.get();
+      req.new_process_group = true;
       children.push_back(spawn_child(req));
+      controls[ur] = std::move(ctl_w);
     }
   } catch (const std::exception& e) {
     say(std::string("cannot start PE ") + std::to_string(children.size()) + ": " + e.what());
     kill_and_reap(children);
     return kExitLaunchFailed;
   }
-  for (auto& c : children) {
-    if (int e = wait_exec_result(c)) exec_err = exec_err ? exec_err : e;
+  int agent_err = 0;
+  for (int r = 0; r < npes; ++r) {
+    int e = wait_exec_result(children[static_cast<std::size_t>(r)]);
+    if (!e) continue;
+    if (place.host_of_rank[static_cast<std::size_t>(r)].empty()) exec_err = exec_err ? exec_err : e;
+    else agent_err = agent_err ? agent_err : e;
   }
-  if (exec_err) {
-    std::string why = std::strerror(exec_err);
+  if (exec_err || agent_err) {
+    int err = exec_err ? exec_err : agent_err;
+    std::string name = exec_err ? args.command[0] : remote.agent_path;
+    std::string why = std::strerror(err);
     // The file exists (we checked), so ENOENT from execve means its #! interpreter does not.
-    if (exec_err == ENOENT) why += " (the interpreter named on its #! line?)";
-    say("cannot execute '" + args.command[0] + "': " + why);
+    if (err == ENOENT) why += " (the interpreter named on its #! line?)";
+    say(std::string("cannot execute ") + (exec_err ? "" : "the agent for PEs on other hosts ") + "'" + name +
+        "': " + why);
     kill_and_reap(children);
     return kExitCannotExec;
   }
 
   // Lines stay whole per PE; a last partial line gets a newline when another PE's output
   // could follow it on the same line.
-  const bool terminate_partial = args.tag_output || args.npes > 1;
+  const bool terminate_partial = args.tag_output || npes > 1;
   std::vector<PeProcess> pes;
   pes.reserve(children.size());
   for (std::size_t r = 0; r < children.size(); ++r) {
     std::string prefix = args.tag_output ? "[PE " + std::to_string(r) + "] " : "";
     pes.push_back(PeProcess{static_cast<int>(r), children[r].pid, std::move(children[r].out),
                             std::move(children[r].err), LineForwarder(1, prefix, terminate_partial),
-                            LineForwarder(2, prefix, terminate_partial)});
+                            LineForwarder(2, prefix, terminate_partial), false, 0, place.host_of_rank[r],
+                            std::move(controls[r])});
   }
   auto* srv = store.get();
   StoreHooks hooks;
@@ -190,6 +352,7 @@ int launch(const Args& args) {
 int main(int argc, char** argv) {
   using namespace oshrun;
   ensure_std_fds();
+  if (argc > 1 && std::string_view(argv[1]) == kRemoteExecOption) return remote_exec_main(argc, argv);
   Args args;
   try {
     args = parse_args(argc, argv);
@@ -206,8 +369,16 @@ int main(int argc, char** argv) {
     write_fully(1, std::string("oshrun (shmem) ") + SHMEM_PROJECT_VERSION + "\n");
     return 0;
   }
+  Placement place;
   try {
-    return launch(args);
+    place = plan(args);
+  } catch (const UsageError& e) {
+    std::string msg = std::string("oshrun: ") + e.what() + "\nTry 'oshrun --help' for more information.\n";
+    write_fully(2, msg);
+    return kExitUsage;
+  }
+  try {
+    return launch(args, place);
   } catch (const std::exception& e) {
     say(e.what());
     return kExitLaunchFailed;

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 #include "base/error.hpp"
 
@@ -44,8 +45,9 @@ std::pair<UniqueFd, UniqueFd> make_pipe() {
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(errno);
   // The launcher may have died between fork and prctl; then nobody would kill us later.
   if (::getppid() != launcher) ::_exit(137);
+  if (req.new_process_group && ::setpgid(0, 0) != 0) fail(errno);
   if (req.stdin_fd >= 0 && ::dup2(req.stdin_fd, 0) < 0) fail(errno);
-  if (::dup2(out_w, 1) < 0 || ::dup2(err_w, 2) < 0) fail(errno);
+  if (out_w >= 0 && (::dup2(out_w, 1) < 0 || ::dup2(err_w, 2) < 0)) fail(errno);
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   ::sigaction(SIGPIPE, &dfl, nullptr);
@@ -91,16 +93,21 @@ CStringArray::CStringArray(std::vector<std::string> items) : items_(std::move(it
 }
 
 SpawnedChild spawn_child(const SpawnRequest& req) {
-  auto [out_r, out_w] = make_pipe();
-  auto [err_r, err_w] = make_pipe();
+  UniqueFd out_r, out_w, err_r, err_w;
+  if (req.capture_output) {
+    std::tie(out_r, out_w) = make_pipe();
+    std::tie(err_r, err_w) = make_pipe();
+  }
   auto [st_r, st_w] = make_pipe();
   pid_t launcher = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0)
     throw shmem::Error(shmem::Errc::kInternal, std::string("fork: ") + std::strerror(errno));
   if (pid == 0) exec_child(req, launcher, out_w.get(), err_w.get(), st_w.get());
-  ::fcntl(out_r.get(), F_SETFL, O_NONBLOCK);
-  ::fcntl(err_r.get(), F_SETFL, O_NONBLOCK);
+  if (out_r) {
+    ::fcntl(out_r.get(), F_SETFL, O_NONBLOCK);
+    ::fcntl(err_r.get(), F_SETFL, O_NONBLOCK);
+  }
   SpawnedChild c;
   c.pid = pid;
   c.out = std::move(out_r);

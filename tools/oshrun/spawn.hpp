@@ -33,12 +33,14 @@ struct SpawnRequest {
   const CStringArray* envp;
   int stdin_fd = -1;     // dup'ed onto 0 in the child (-1: inherit)
   sigset_t child_sigmask;  // the mask the program starts with
+  bool capture_output = true;      // false: the child inherits our stdout/stderr
+  bool new_process_group = false;  // a remote agent: a terminal's ^C reaches it only through us
 };
 
 struct SpawnedChild {
   pid_t pid = -1;
-  shmem::util::UniqueFd out;   // read end of the child's stdout
-  shmem::util::UniqueFd err;   // read end of the child's stderr
+  shmem::util::UniqueFd out;   // read end of the child's stdout (capture_output)
+  shmem::util::UniqueFd err;   // read end of the child's stderr (capture_output)
   shmem::util::UniqueFd exec_status;  // EOF = exec succeeded; an int errno = exec failed
 };
 

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "oshrun/remote.hpp"
+
 namespace oshrun {
 
 std::string describe_wait_status(int st) {
@@ -45,6 +47,7 @@ Supervisor::Supervisor(std::vector<PeProcess> pes, int signal_fd, StoreEventQueu
     : pes_(std::move(pes)), signal_fd_(signal_fd), events_(events), hooks_(std::move(hooks)) {}
 
 std::string Supervisor::describe(const PeProcess& pe) const {
+  if (!pe.host.empty()) return "PE " + std::to_string(pe.rank) + " (host " + pe.host + ")";
   return "PE " + std::to_string(pe.rank) + " (pid " + std::to_string(pe.pid) + ")";
 }
 
@@ -203,7 +206,8 @@ void Supervisor::on_pe_exit(PeProcess& pe) {
     // most likely a consequence. Name the root cause once its grace period settles it.
     return;
   }
-  fail(describe(pe) + " " + describe_wait_status(st), exit_code_for(st));
+  fail(describe(pe) + " " + (pe.host.empty() ? describe_wait_status(st) : describe_remote_status(st)),
+       exit_code_for(st));
 }
 
 void Supervisor::on_store_events() {
@@ -227,7 +231,7 @@ void Supervisor::on_store_events() {
         fail(describe(pe) + " lost before shmem_finalize: " + reason, 1);
       continue;
     }
-    lost_.emplace(ev.rank, Lost{Clock::now() + kLostGrace, reason});
+    lost_.emplace(ev.rank, Lost{Clock::now() + (pe.host.empty() ? kLostGrace : kRemoteLostGrace), reason});
   }
 }
 
@@ -266,8 +270,18 @@ void Supervisor::stop_all(int sig) {
 
 void Supervisor::signal_running(int sig, int except_rank) {
   // Unreaped PEs keep their pid (zombies at worst), so these pids cannot have been reused.
-  for (auto& pe : pes_)
-    if (!pe.exited && pe.rank != except_rank) ::kill(pe.pid, sig);
+  for (auto& pe : pes_) {
+    if (pe.exited || pe.rank == except_rank) continue;
+    if (!pe.control) {
+      ::kill(pe.pid, sig);
+      continue;
+    }
+    // A remote PE: the stub there signals it. Should the line not fit (the agent stopped
+    // reading), ending the agent closes the stub's stdin, which ends the PE as well.
+    std::string line = "signal " + std::to_string(sig) + "\n";
+    if (::write(pe.control.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+      ::kill(pe.pid, SIGKILL);
+  }
 }
 
 void Supervisor::finish_outputs() {

@@ -24,6 +24,10 @@ struct PeProcess {
   LineForwarder err_fwd;
   bool exited = false;
   int wait_status = 0;
+  // A PE on another host: `pid` is its agent, and signals go as "signal N" lines down
+  // `control` (the agent's stdin) to the stub there (see remote.hpp). Empty for local PEs.
+  std::string host;
+  shmem::util::UniqueFd control;
 };
 
 // What the supervisor needs from the store (kept abstract so the loop does not own it).
@@ -51,6 +55,8 @@ class Supervisor {
   // A PE whose store connection dropped gets this long to show its exit status, which
   // names the cause better than "connection lost".
   static constexpr std::chrono::milliseconds kLostGrace{250};
+  // A remote PE's exit status comes back through its agent (ssh teardown, the network).
+  static constexpr std::chrono::milliseconds kRemoteLostGrace{1000};
   // At the end, how long a PE that exited 0 may take to be seen as finalized by the store.
   static constexpr std::chrono::milliseconds kFinalizeGrace{500};
 
