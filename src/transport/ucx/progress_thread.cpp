@@ -10,8 +10,9 @@
 
 namespace shmem::transport::ucx {
 
-ProgressThread::ProgressThread(ucp_worker_h worker, const std::atomic<std::uint64_t>* app_polls)
-    : worker_(worker), app_polls_(app_polls) {
+ProgressThread::ProgressThread(ucp_worker_h worker, const std::atomic<std::uint64_t>* app_polls,
+                               std::mutex* worker_mu)
+    : worker_(worker), app_polls_(app_polls), mu_(worker_mu) {
   ucs_status_t st = ucp_worker_get_efd(worker_, &worker_fd_);
   if (st != UCS_OK)
     throw std::runtime_error(std::string("ucp_worker_get_efd: ") + ucs_status_string(st));
@@ -41,18 +42,25 @@ void ProgressThread::run() noexcept {
   std::uint64_t seen = app_polls_->load(std::memory_order_relaxed);
   while (!stop_.load(std::memory_order_acquire)) {
     const std::uint64_t now = app_polls_->load(std::memory_order_relaxed);
+    epoll_event ev;
     if (now != seen) {
       // The application drives the worker itself right now: check back in a millisecond.
       seen = now;
-      epoll_event ev;
-      const int wake_only = wake_epoll_.get();
-      ::epoll_wait(wake_only, &ev, 1, 1);
+      ::epoll_wait(wake_epoll_.get(), &ev, 1, 1);
       continue;
     }
-    while (ucp_worker_progress(worker_) != 0) {
+    ucs_status_t st;
+    {
+      std::unique_lock<std::mutex> lk(*mu_, std::try_to_lock);
+      if (!lk.owns_lock()) {  // the application is in the worker: it progresses
+        ::epoll_wait(wake_epoll_.get(), &ev, 1, 1);
+        continue;
+      }
+      while (ucp_worker_progress(worker_) != 0) {
+      }
+      // Arm, then sleep until the worker has an event. BUSY: events arrived meanwhile.
+      st = ucp_worker_arm(worker_);
     }
-    // Arm, then sleep until the worker has an event. BUSY: events arrived meanwhile.
-    const ucs_status_t st = ucp_worker_arm(worker_);
     if (st == UCS_ERR_BUSY) continue;
     epoll_event evs[2];
     // The timeout only bounds how long UCX's own timers (keepalive, which detects a lost

@@ -7,6 +7,7 @@
 #include <ucp/api/ucp.h>
 
 #include <atomic>
+#include <mutex>
 #include <cstdint>
 #include <thread>
 
@@ -16,13 +17,14 @@ namespace shmem::transport::ucx {
 
 class ProgressThread {
  public:
-  // The worker must have been created with UCS_THREAD_MODE_MULTI and UCP_FEATURE_WAKEUP.
+  // Every call into the worker holds `worker_mu` (the transport's lock; the worker is
+  // SERIALIZED); the worker needs UCP_FEATURE_WAKEUP.
   // `app_polls` counts the application's own progress calls (waits that spin drive the
   // worker): while it moves, the thread stays out of the way and only checks back every
   // millisecond, so that a PE waiting for a peer does not also pay for this thread's wake-up
   // and the worker's lock on every message. Throws std::runtime_error when the worker has no
   // event descriptor.
-  ProgressThread(ucp_worker_h worker, const std::atomic<std::uint64_t>* app_polls);
+  ProgressThread(ucp_worker_h worker, const std::atomic<std::uint64_t>* app_polls, std::mutex* worker_mu);
   ~ProgressThread();  // stops and joins
   ProgressThread(const ProgressThread&) = delete;
   ProgressThread& operator=(const ProgressThread&) = delete;
@@ -32,6 +34,7 @@ class ProgressThread {
 
   ucp_worker_h worker_;
   const std::atomic<std::uint64_t>* app_polls_;
+  std::mutex* mu_;
   int worker_fd_ = -1;  // owned by the worker
   util::UniqueFd epoll_, wake_epoll_, wake_;
   std::atomic<bool> stop_{false};

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include <atomic>
+#include <mutex>
 #include <chrono>
 #include <thread>
 #include <cstdlib>
@@ -134,8 +135,10 @@ class UcxTransport final : public RemoteTransport {
     Peer& p = peers_[static_cast<std::size_t>(pe)];
     ucp_request_param_t prm{};
     if (nbi) nbi_param(prm, p);
+    std::unique_lock<std::mutex> lk(mu_);
+    issued();
     ucs_status_ptr_t r = ucp_put_nbx(p.ep, src, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
-    complete(r, nbi, op, pe);
+    complete(lk, r, nbi, op, pe);
   }
 
   void get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_t bytes, bool nbi,
@@ -143,8 +146,10 @@ class UcxTransport final : public RemoteTransport {
     Peer& p = peers_[static_cast<std::size_t>(pe)];
     ucp_request_param_t prm{};
     if (nbi) nbi_param(prm, p);
+    std::unique_lock<std::mutex> lk(mu_);
+    issued();
     ucs_status_ptr_t r = ucp_get_nbx(p.ep, dst, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
-    complete(r, nbi, op, pe);
+    complete(lk, r, nbi, op, pe);
   }
 
   std::uint64_t amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op, std::size_t width, std::uint64_t value,
@@ -171,28 +176,35 @@ class UcxTransport final : public RemoteTransport {
     }
     // Operand and reply live on this stack frame, so the call waits for completion even when
     // the caller asked for the nonblocking form (the spec allows completing it early).
+    std::unique_lock<std::mutex> lk(mu_);
+    issued();
     ucs_status_ptr_t r = ucp_atomic_op_nbx(p.ep, code, wide ? static_cast<void*>(&operand) : static_cast<void*>(&operand32),
                                            1, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
-    complete(r, false, what, pe);
+    complete(lk, r, false, what, pe);
+    lk.unlock();
     const std::uint64_t old = wide ? reply : reply32;
     if (fetch_to) std::memcpy(fetch_to, wide ? static_cast<const void*>(&reply) : static_cast<const void*>(&reply32), width);
     return amo_fetches(amo_op) ? old : 0;
   }
 
   void fence() noexcept override {
+    std::lock_guard<std::mutex> lk(mu_);
     const ucs_status_t st = ucp_worker_fence(worker_.get());
     if (st != UCS_OK) fail("shmem_fence", -1, st);
   }
 
   void quiet(int pe) noexcept override {
     ucp_request_param_t prm{};
+    std::unique_lock<std::mutex> lk(mu_);
+    issued();
     ucs_status_ptr_t r = pe < 0 ? ucp_worker_flush_nbx(worker_.get(), &prm)
                                 : ucp_ep_flush_nbx(peers_[static_cast<std::size_t>(pe)].ep, &prm);
-    complete(r, false, "shmem_quiet", pe);
+    complete(lk, r, false, "shmem_quiet", pe);
   }
 
   void progress() noexcept override {
     app_polls_.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lk(mu_);
     ucp_worker_progress(worker_.get());
   }
   bool waits_need_progress() const noexcept override { return software_; }
@@ -224,19 +236,36 @@ class UcxTransport final : public RemoteTransport {
     prm.user_data = &p;
   }
 
-  // Blocking: waits for `r` with progress; nbi: only checks the immediate status.
-  void complete(ucs_status_ptr_t r, bool nbi, const char* op, int pe) noexcept {
+  // The application issues an operation (lk held): the progress thread stays out of the way
+  // while it is busy, so every 32nd operation also serves the peers' requests.
+  void issued() noexcept {
+    if (app_polls_.fetch_add(1, std::memory_order_relaxed) % 32 == 0) ucp_worker_progress(worker_.get());
+  }
+
+  // Blocking: waits for `r` with progress (the lock is dropped between polls, never held
+  // while yielding); nbi: only checks the immediate status.
+  void complete(std::unique_lock<std::mutex>& lk, ucs_status_ptr_t r, bool nbi, const char* op, int pe) noexcept {
     if (r == nullptr) return;
-    if (UCS_PTR_IS_ERR(r)) fail(op, pe, UCS_PTR_STATUS(r));
+    if (UCS_PTR_IS_ERR(r)) {
+      lk.unlock();
+      fail(op, pe, UCS_PTR_STATUS(r));
+    }
     if (nbi) return;  // the callback frees it
     ucs_status_t st;
     unsigned spins = 0;
     while ((st = ucp_request_check_status(r)) == UCS_INPROGRESS) {
       app_polls_.fetch_add(1, std::memory_order_relaxed);
-      if (ucp_worker_progress(worker_.get()) == 0 && ++spins % 1024 == 0) sched_yield();
+      if (ucp_worker_progress(worker_.get()) == 0 && ++spins % 256 == 0) {
+        lk.unlock();
+        sched_yield();
+        lk.lock();
+      }
     }
     ucp_request_free(r);
-    if (st != UCS_OK) fail(op, pe, st);
+    if (st != UCS_OK) {
+      lk.unlock();
+      fail(op, pe, st);
+    }
   }
 
   [[noreturn]] void fail(const char* op, int pe, ucs_status_t st) noexcept {
@@ -261,7 +290,11 @@ class UcxTransport final : public RemoteTransport {
   std::unique_ptr<ProgressThread> progress_;
   bool software_ = true;
   std::atomic<bool> closing_{false};
-  std::atomic<std::uint64_t> app_polls_{0};  // the application's progress calls (progress_thread.hpp)
+  std::atomic<std::uint64_t> app_polls_{0};
+  // Serialises every call into the worker (created UCS_THREAD_MODE_SERIALIZED): a futex-based
+  // mutex sleeps under contention where UCX's MULTI mode spins, which on a node with more
+  // threads than CPUs starves the thread that holds the lock.
+  std::mutex mu_;  // the application's progress calls (progress_thread.hpp)
   std::string describe_;
 };
 
@@ -288,7 +321,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
 
   ucp_worker_params_t wp{};
   wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-  wp.thread_mode = UCS_THREAD_MODE_MULTI;
+  wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
   ucp_worker_h w = nullptr;
   st = ucp_worker_create(ctx_.get(), &wp, &w);
   if (st != UCS_OK) throw_status("ucp_worker_create", st);
@@ -352,7 +385,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   }
   software_ = software || tls.empty();
   const bool thread = s.progress_thread == "on" || (s.progress_thread == "auto" && software_);
-  if (thread) progress_ = std::make_unique<ProgressThread>(worker_.get(), &app_polls_);
+  if (thread) progress_ = std::make_unique<ProgressThread>(worker_.get(), &app_polls_, &mu_);
   describe_ = "ucx " + library_version() + ":";
   for (const auto& t : tls) describe_ += " " + t;
   if (tls.empty()) describe_ += " (no lanes reported)";
@@ -362,7 +395,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
 
 UcxTransport::~UcxTransport() {
   closing();
-  progress_.reset();
+  progress_.reset();  // joined: from here on this thread is the worker's only user
   for (auto& p : peers_) {
     p.rkey[0].reset();
     p.rkey[1].reset();
