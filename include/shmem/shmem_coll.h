@@ -73,22 +73,6 @@ SHMEM_REDUCE_SUM_TYPE_TABLE(SHMEM_DECL_REDUCE_SUM_)
 
 #ifdef __cplusplus
 }
-/* C++ under GCC: the complex reductions and scans also take float _Complex* / double _Complex*. */
-extern "C++" {
-#define SHMEM_CXX_GNU_COMPLEX_(GT, N, ST, OPNAME)                                                     \
-  inline int shmem_##N##_##OPNAME(shmem_team_t team, GT* dest, const GT* source, size_t nreduce) noexcept { \
-    return shmem_##N##_##OPNAME(team, reinterpret_cast<ST*>(dest), reinterpret_cast<const ST*>(source),   \
-                                nreduce);                                                                  \
-  }
-#define SHMEM_CXX_GNU_COMPLEX_REDUCE_(GT, N, ST) \
-  SHMEM_CXX_GNU_COMPLEX_(GT, N, ST, sum_reduce)  \
-  SHMEM_CXX_GNU_COMPLEX_(GT, N, ST, prod_reduce) \
-  SHMEM_CXX_GNU_COMPLEX_(GT, N, ST, sum_inscan)  \
-  SHMEM_CXX_GNU_COMPLEX_(GT, N, ST, sum_exscan)
-SHMEM_REDUCE_GNU_COMPLEX_TYPE_TABLE(SHMEM_CXX_GNU_COMPLEX_REDUCE_)
-#undef SHMEM_CXX_GNU_COMPLEX_REDUCE_
-#undef SHMEM_CXX_GNU_COMPLEX_
-}  // extern "C++"
 #endif
 
 #endif /* SHMEM_SHMEM_COLL_H */

@@ -95,21 +95,6 @@ SHMEM_REDUCE_COMPLEX_TYPE_TABLE(SHMEM_DECL_TO_ALL_ARITH_)
 
 #ifdef __cplusplus
 }
-/* C++ under GCC: the complex _to_all forms also take float _Complex* / double _Complex*. */
-extern "C++" {
-#define SHMEM_CXX_GNU_COMPLEX_TO_ALL_(GT, N, ST, OPNAME)                                                 \
-  inline void shmem_##N##_##OPNAME(GT* dest, const GT* source, int nreduce, int PE_start, int logPE_stride, \
-                                   int PE_size, GT* pWrk, long* pSync) noexcept {                        \
-    shmem_##N##_##OPNAME(reinterpret_cast<ST*>(dest), reinterpret_cast<const ST*>(source), nreduce,         \
-                         PE_start, logPE_stride, PE_size, reinterpret_cast<ST*>(pWrk), pSync);              \
-  }
-#define SHMEM_CXX_GNU_COMPLEX_TO_ALLS_(GT, N, ST)          \
-  SHMEM_CXX_GNU_COMPLEX_TO_ALL_(GT, N, ST, sum_to_all)     \
-  SHMEM_CXX_GNU_COMPLEX_TO_ALL_(GT, N, ST, prod_to_all)
-SHMEM_REDUCE_GNU_COMPLEX_TYPE_TABLE(SHMEM_CXX_GNU_COMPLEX_TO_ALLS_)
-#undef SHMEM_CXX_GNU_COMPLEX_TO_ALLS_
-#undef SHMEM_CXX_GNU_COMPLEX_TO_ALL_
-}  // extern "C++"
 #endif
 
 #endif /* SHMEM_SHMEM_COLL_LEGACY_H */

@@ -215,7 +215,8 @@ extern "C++" {
 #define SHMEM_REDUCE_COMPLEX_TYPE_TABLE(X) SHMEM_REDUCE_COMPLEX_TYPE_TABLE_A(X, )
 /* C++ under GCC (and Clang, which defines __GNUC__): the C types float _Complex / double _Complex
  * exist as an extension, and programs ported from C pass them. The complex reductions accept
- * them too, as inline overloads forwarding to the std::complex functions (same layout).
+ * them too through the generic names (shmem_sum_reduce ...), as inline overloads forwarding to
+ * the std::complex functions (same layout).
  * X(GNU_TYPE, TYPENAME, STD_TYPE). */
 #if defined(__cplusplus) && defined(__GNUC__)
 __extension__ typedef __complex__ float shmem_gnu_complexf_t_;
