@@ -48,9 +48,9 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_BINDIR}" OR CMAKE_INSTALL_BINDIR MATCHES "/")
   message(FATAL_ERROR "oshcc assumes CMAKE_INSTALL_BINDIR is one level deep (got ${CMAKE_INSTALL_BINDIR})")
 endif()
 set(_shmem_wrapper_dir ${CMAKE_BINARY_DIR}/tools/install)
-shmem_oshcc_configure(${_shmem_wrapper_dir}/oshcc oshcc C CC cc
+shmem_oshcc_configure(${_shmem_wrapper_dir}/oshcc oshcc C SHMEM_CC ${CMAKE_C_COMPILER}
   "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}" "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
-shmem_oshcc_configure(${_shmem_wrapper_dir}/oshc++ oshc++ C++ CXX c++
+shmem_oshcc_configure(${_shmem_wrapper_dir}/oshc++ oshc++ C++ SHMEM_CXX ${CMAKE_CXX_COMPILER}
   "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}" "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
 install(PROGRAMS ${_shmem_wrapper_dir}/oshcc ${_shmem_wrapper_dir}/oshc++
   DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT devel)

@@ -182,6 +182,50 @@ typedef struct shmemx_team_view {
 } shmemx_team_view_t;
 SHMEM_API int shmemx_team_view(shmem_team_t team, shmemx_team_view_t* view) SHMEM_NOEXCEPT;
 
+/* ---- Sandia OpenSHMEM compatibility: shmemx_ names of routines 1.5/1.6 standardised ---------
+ * Each behaves exactly as the standard routine named without the x (shmem_TYPENAME_ibput ...).
+ * SHMEMX_TEAM_NODE is the team of the PEs on this node, i.e. SHMEM_TEAM_SHARED. See
+ * docs/porting.md. */
+#define SHMEMX_TEAM_NODE SHMEM_TEAM_SHARED
+
+#define SHMEMX_DECL_IB_(NAME, T)                                                                           \
+  SHMEM_API void shmemx_##NAME##_ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, \
+                                       size_t nblocks, int pe) SHMEM_NOEXCEPT;                              \
+  SHMEM_API void shmemx_ctx_##NAME##_ibput(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst,         \
+                                           ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) SHMEM_NOEXCEPT; \
+  SHMEM_API void shmemx_##NAME##_ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, \
+                                       size_t nblocks, int pe) SHMEM_NOEXCEPT;                              \
+  SHMEM_API void shmemx_ctx_##NAME##_ibget(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst,         \
+                                           ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) SHMEM_NOEXCEPT;
+#define SHMEMX_DECL_IB_TYPED_(T, N) SHMEMX_DECL_IB_(N, T)
+SHMEM_RMA_TYPE_TABLE(SHMEMX_DECL_IB_TYPED_)
+#undef SHMEMX_DECL_IB_TYPED_
+#undef SHMEMX_DECL_IB_
+#define SHMEMX_DECL_IB_SIZED_(S)                                                                           \
+  SHMEM_API void shmemx_ibput##S(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, \
+                                 size_t nblocks, int pe) SHMEM_NOEXCEPT;                                    \
+  SHMEM_API void shmemx_ctx_ibput##S(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst,         \
+                                     ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) SHMEM_NOEXCEPT;   \
+  SHMEM_API void shmemx_ibget##S(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, \
+                                 size_t nblocks, int pe) SHMEM_NOEXCEPT;                                    \
+  SHMEM_API void shmemx_ctx_ibget##S(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst,         \
+                                     ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) SHMEM_NOEXCEPT;
+SHMEM_RMA_SIZE_TABLE(SHMEMX_DECL_IB_SIZED_)
+#undef SHMEMX_DECL_IB_SIZED_
+
+SHMEM_API void shmemx_signal_add(uint64_t* sig_addr, uint64_t signal, int pe) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_ctx_signal_add(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_signal_set(uint64_t* sig_addr, uint64_t signal, int pe) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) SHMEM_NOEXCEPT;
+
+#define SHMEMX_DECL_SCAN_(T, N)                                                                            \
+  SHMEM_API int shmemx_##N##_sum_inscan(shmem_team_t team, T* dest, const T* source, size_t nelems)        \
+      SHMEM_NOEXCEPT;                                                                                       \
+  SHMEM_API int shmemx_##N##_sum_exscan(shmem_team_t team, T* dest, const T* source, size_t nelems)        \
+      SHMEM_NOEXCEPT;
+SHMEM_REDUCE_SUM_TYPE_TABLE(SHMEMX_DECL_SCAN_)
+#undef SHMEMX_DECL_SCAN_
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 
 PKGS=(cmake g++ make pkg-config libssl-dev openssl libgtest-dev python3 python3-dev pybind11-dev python3-numpy python3-pytest procps
+      autoconf automake  # tests/tools/oshcc_buildsys.sh: CC=oshcc ./configure
       libopenmpi-dev openmpi-bin libpmix-dev)  # MPI and PMIx: the bootstrap plugins (docs/launchers.md)
 PKGS+=(libucx-dev)  # the UCX transport plugin (PEs on other hosts)
 PKGS+=(iproute2 hostname util-linux)  # the namespace hosts of tests/hosts (ip, hostname, unshare)

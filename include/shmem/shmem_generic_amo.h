@@ -231,7 +231,7 @@ SHMEM_P2P_TYPE_TABLE_BASE(SHMEM_CXX_TEST_)
                  (T * ivars, size_t nelems, size_t* indices, const int* status, int cmp,                  \
                   const T* cmp_values),                                                                   \
                  (ivars, nelems, indices, status, cmp, cmp_values))
-SHMEM_AMO_STD_TYPE_TABLE_BASE(SHMEM_CXX_P2P_MULTI_)
+SHMEM_P2P_MULTI_TYPE_TABLE_BASE(SHMEM_CXX_P2P_MULTI_)
 #undef SHMEM_CXX_P2P_MULTI_
 }  // extern "C++"
 

@@ -71,6 +71,21 @@ SHMEM_RMA_TYPE_TABLE_BASE(SHMEM_CXX_COLL_)
 SHMEM_REDUCE_BIT_TYPE_TABLE_BASE(SHMEM_CXX_REDUCE_BIT_)
 SHMEM_REDUCE_MINMAX_TYPE_TABLE_BASE(SHMEM_CXX_REDUCE_MINMAX_)
 SHMEM_REDUCE_SUM_TYPE_TABLE_BASE(SHMEM_CXX_REDUCE_SUM_)
+/* float _Complex* / double _Complex* under GCC (see SHMEM_REDUCE_GNU_COMPLEX_TYPE_TABLE): the
+ * generic names only, forwarding to the typed std::complex functions (same layout). The typed
+ * names keep one C++ signature each, so that &shmem_complexd_sum_reduce stays unambiguous. */
+#define SHMEM_CXX_REDUCE_GNU_COMPLEX_1_(GT, ST, NAME, FN)                                            \
+  inline int NAME(shmem_team_t team, GT* dest, const GT* source, size_t nreduce) noexcept {         \
+    return FN(team, reinterpret_cast<ST*>(dest), reinterpret_cast<const ST*>(source), nreduce);     \
+  }
+#define SHMEM_CXX_REDUCE_GNU_COMPLEX_(GT, N, ST)                                               \
+  SHMEM_CXX_REDUCE_GNU_COMPLEX_1_(GT, ST, shmem_sum_reduce, shmem_##N##_sum_reduce)            \
+  SHMEM_CXX_REDUCE_GNU_COMPLEX_1_(GT, ST, shmem_prod_reduce, shmem_##N##_prod_reduce)          \
+  SHMEM_CXX_REDUCE_GNU_COMPLEX_1_(GT, ST, shmem_sum_inscan, shmem_##N##_sum_inscan)            \
+  SHMEM_CXX_REDUCE_GNU_COMPLEX_1_(GT, ST, shmem_sum_exscan, shmem_##N##_sum_exscan)
+SHMEM_REDUCE_GNU_COMPLEX_TYPE_TABLE(SHMEM_CXX_REDUCE_GNU_COMPLEX_)
+#undef SHMEM_CXX_REDUCE_GNU_COMPLEX_
+#undef SHMEM_CXX_REDUCE_GNU_COMPLEX_1_
 #undef SHMEM_CXX_REDUCE_BIT_
 #undef SHMEM_CXX_REDUCE_MINMAX_
 #undef SHMEM_CXX_REDUCE_SUM_

@@ -1,7 +1,7 @@
 /*
  * shmem/shmem_generic_rma.h - generic RMA and put-with-signal names, each with an optional
  * leading context: shmem_{put,get,put_nbi,get_nbi,p,g,iput,iget,ibput,ibget,put_signal,
- * put_signal_nbi}. TYPE: the standard RMA types (SHMEM_RMA_TYPE_TABLE_BASE). Selection is by
+ * put_signal_nbi}, and shmem_signal_{set,add} with an optional context. TYPE: the standard RMA types (SHMEM_RMA_TYPE_TABLE_BASE). Selection is by
  * the first non-context argument (dest, or source for shmem_g). Included by shmem/shmem_generic.h.
  */
 #ifndef SHMEM_SHMEM_GENERIC_RMA_H
@@ -22,6 +22,13 @@
 #define shmem_ibget(...) SHMEM_G_RMA_(_ibget, __VA_ARGS__)
 #define shmem_put_signal(...) SHMEM_G_RMA_(_put_signal, __VA_ARGS__)
 #define shmem_put_signal_nbi(...) SHMEM_G_RMA_(_put_signal_nbi, __VA_ARGS__)
+/* shmem_signal_{set,add}([ctx,] sig_addr, signal, pe) (1.6 synopsis): the ctx form when the
+ * first argument is a shmem_ctx_t. Inside the expansion the name is the function again. */
+#define SHMEM_G_SIGNAL_(S, ...)                                              \
+  _Generic(SHMEM_G_ARG1_(__VA_ARGS__, 0), shmem_ctx_t: shmem_ctx_signal_##S, \
+           default: shmem_signal_##S)(__VA_ARGS__)
+#define shmem_signal_set(...) SHMEM_G_SIGNAL_(set, __VA_ARGS__)
+#define shmem_signal_add(...) SHMEM_G_SIGNAL_(add, __VA_ARGS__)
 
 #elif defined(SHMEM_HAVE_CXX_OVERLOADS_)
 
@@ -64,6 +71,13 @@ extern "C++" {
                      (dest, source, nelems, sig_addr, signal, sig_op, pe))
 SHMEM_RMA_TYPE_TABLE_BASE(SHMEM_CXX_RMA_)
 #undef SHMEM_CXX_RMA_
+/* shmem_signal_{set,add}(ctx, sig_addr, signal, pe) beside the C functions without ctx. */
+inline void shmem_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) noexcept {
+  shmem_ctx_signal_set(ctx, sig_addr, signal, pe);
+}
+inline void shmem_signal_add(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) noexcept {
+  shmem_ctx_signal_add(ctx, sig_addr, signal, pe);
+}
 }  // extern "C++"
 
 #endif

@@ -37,7 +37,7 @@ SHMEM_API void shmem_ctx_session_stop(shmem_ctx_t ctx) SHMEM_NOEXCEPT;
 SHMEM_P2P_TYPE_TABLE(SHMEM_DECL_P2P_)
 #undef SHMEM_DECL_P2P_
 
-/* Multiple-variable forms: the standard AMO types. */
+/* Multiple-variable forms: the standard AMO types, and short / unsigned short (an extension). */
 #define SHMEM_DECL_P2P_MULTI_(T, N)                                                                          \
   SHMEM_API void shmem_##N##_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp,             \
                                             T cmp_value) SHMEM_NOEXCEPT;                                     \

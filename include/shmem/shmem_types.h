@@ -113,9 +113,10 @@
 #define SHMEM_AMO_BIT_TYPE_TABLE(X) SHMEM_AMO_BIT_TYPE_TABLE_BASE(X) SHMEM_AMO_BIT_TYPE_TABLE_ALIAS(X)
 
 /* ---- Point-to-point synchronization types (p2psynctypes): wait_until, test ------------------
- * = the standard AMO types plus short and unsigned short (deprecated since 1.5). The multi-element
- * forms (wait_until_{all,any,some}[_vector], test_{all,any,some}[_vector]) are defined for the
- * standard AMO types only. */
+ * = the standard AMO types plus short and unsigned short (deprecated since 1.5). The spec defines
+ * the multi-element forms (wait_until_{all,any,some}[_vector], test_{all,any,some}[_vector]) for
+ * the standard AMO types; like Sandia OpenSHMEM and OSHMEM this library also has them for short
+ * and unsigned short (an extension programs written for those rely on). */
 #define SHMEM_P2P_DEPRECATED_TYPE_TABLE_A(X, ...) \
   X(short, short __VA_ARGS__)                     \
   X(unsigned short, ushort __VA_ARGS__)
@@ -125,8 +126,10 @@
 #define SHMEM_P2P_TYPE_TABLE_BASE(X) SHMEM_P2P_TYPE_TABLE_BASE_A(X, )
 #define SHMEM_P2P_TYPE_TABLE_ALIAS(X) SHMEM_AMO_STD_TYPE_TABLE_ALIAS(X)
 #define SHMEM_P2P_TYPE_TABLE(X) SHMEM_P2P_TYPE_TABLE_BASE(X) SHMEM_P2P_TYPE_TABLE_ALIAS(X)
-#define SHMEM_P2P_MULTI_TYPE_TABLE(X) SHMEM_AMO_STD_TYPE_TABLE(X)
-#define SHMEM_P2P_MULTI_TYPE_TABLE_BASE_A(X, ...) SHMEM_AMO_STD_TYPE_TABLE_BASE_A(X, __VA_ARGS__)
+#define SHMEM_P2P_MULTI_TYPE_TABLE(X) SHMEM_P2P_DEPRECATED_TYPE_TABLE(X) SHMEM_AMO_STD_TYPE_TABLE(X)
+#define SHMEM_P2P_MULTI_TYPE_TABLE_BASE_A(X, ...) \
+  SHMEM_P2P_DEPRECATED_TYPE_TABLE_A(X, __VA_ARGS__) SHMEM_AMO_STD_TYPE_TABLE_BASE_A(X, __VA_ARGS__)
+#define SHMEM_P2P_MULTI_TYPE_TABLE_BASE(X) SHMEM_P2P_MULTI_TYPE_TABLE_BASE_A(X, )
 
 /* ---- Deprecated (1.4) AMO names -------------------------------------------------------------
  * shmem_TYPENAME_{cswap,finc,inc,fadd,add}: TYPE one of {int, long, long long}.
@@ -210,6 +213,20 @@ extern "C++" {
 #define SHMEM_REDUCE_COMPLEX_TYPE_TABLE_A(X, ...)
 #endif
 #define SHMEM_REDUCE_COMPLEX_TYPE_TABLE(X) SHMEM_REDUCE_COMPLEX_TYPE_TABLE_A(X, )
+/* C++ under GCC (and Clang, which defines __GNUC__): the C types float _Complex / double _Complex
+ * exist as an extension, and programs ported from C pass them. The complex reductions accept
+ * them too through the generic names (shmem_sum_reduce ...), as inline overloads forwarding to
+ * the std::complex functions (same layout).
+ * X(GNU_TYPE, TYPENAME, STD_TYPE). */
+#if defined(__cplusplus) && defined(__GNUC__)
+__extension__ typedef __complex__ float shmem_gnu_complexf_t_;
+__extension__ typedef __complex__ double shmem_gnu_complexd_t_;
+#define SHMEM_REDUCE_GNU_COMPLEX_TYPE_TABLE(X)              \
+  X(shmem_gnu_complexd_t_, complexd, SHMEM_COMPLEXD_T_)     \
+  X(shmem_gnu_complexf_t_, complexf, SHMEM_COMPLEXF_T_)
+#else
+#define SHMEM_REDUCE_GNU_COMPLEX_TYPE_TABLE(X)
+#endif
 #define SHMEM_REDUCE_SUM_TYPE_TABLE_BASE_A(X, ...) \
   SHMEM_RMA_TYPE_TABLE_BASE_A(X, __VA_ARGS__) SHMEM_REDUCE_COMPLEX_TYPE_TABLE_A(X, __VA_ARGS__)
 #define SHMEM_REDUCE_SUM_TYPE_TABLE_BASE(X) SHMEM_REDUCE_SUM_TYPE_TABLE_BASE_A(X, )

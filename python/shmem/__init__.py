@@ -10,8 +10,23 @@ The names, argument order and behaviour follow shmem4py (``from shmem4py import 
     shmem.put(dst, shmem.array([me] * 4, dtype="i8"), (me + 1) % npes)
     shmem.barrier_all()
 """
-from . import _core
-from ._errors import ShmemError, ShmemTypeError, ShmemValueError, code_name
+try:
+    import numpy as _numpy  # noqa: F401 (the bindings need it; say which interpreter has it)
+    from . import _core
+except ImportError as _e:
+    from ._build import PYTHON as _built_for, PYTHON_VERSION as _built_version
+    import os as _os
+    import sys as _sys
+    _same = (_os.path.realpath(_sys.executable) == _os.path.realpath(_built_for)
+             and _sys.prefix == _sys.base_prefix)  # a venv of the same python is another interpreter
+    if _same and "numpy" in str(_e):
+        _hint = "install numpy for it (Debian: apt-get install python3-numpy)"
+    else:
+        _hint = (f"this shmem was built for {_built_for} (Python {_built_version}, which has numpy); run "
+                 f"`{_built_for} script.py` or `{_built_for} -m shmem.run -n N script.py` instead")
+    raise ImportError(f"shmem cannot be imported by {_sys.executable}: {_e}; {_hint}") from None
+from ._errors import ShmemError, ShmemTypeError, ShmemValueError, ShmemKeyError, ShmemOpError, code_name
+from ._rc import rc
 from ._setup import (
     MAJOR_VERSION, MINOR_VERSION, VENDOR_STRING, MAX_NAME_LEN,
     THREAD, THREAD_SINGLE, THREAD_FUNNELED, THREAD_SERIALIZED, THREAD_MULTIPLE,

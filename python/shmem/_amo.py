@@ -8,7 +8,7 @@ import enum as _enum
 import operator as _operator
 
 from . import _core
-from ._errors import ShmemValueError
+from ._errors import ShmemOpError
 from ._team import ctx_handle as _ctx
 
 try:
@@ -41,7 +41,7 @@ def _op(op) -> str:
     try:
         return AMO(str(op).lower()).value
     except ValueError:
-        raise ShmemValueError(-1, f"op={op!r} is not an AMO (set, inc, add, and, or, xor)") from None
+        raise ShmemOpError(-1, f"op={op!r} is not an AMO (set, inc, add, and, or, xor)") from None
 
 
 def _amo(name, target, value, pe, ctx, cond=None):

@@ -5,7 +5,7 @@ import operator as _operator
 
 from . import _core
 from ._amo import _StrEnum
-from ._errors import ShmemError, ShmemValueError
+from ._errors import ShmemError, ShmemOpError, ShmemValueError
 from ._team import Team, team_handle as _team
 
 
@@ -91,7 +91,7 @@ def reduce(target, source, op=OP_SUM, size=None, team=None) -> None:
     try:
         name = OP(str(op).lower()).value
     except ValueError:
-        raise ShmemValueError(-1, f"op={op!r} is not a reduction (and, or, xor, max, min, sum, prod)") from None
+        raise ShmemOpError(-1, f"op={op!r} is not a reduction (and, or, xor, max, min, sum, prod)") from None
     _core.reduce(name, _team(team), target, source, size)
 
 

@@ -37,9 +37,22 @@ class ShmemError(RuntimeError):
         return f"{self.message} [code {self.code}: {code_name(self.code)}]"
 
 
-class ShmemValueError(ShmemError, ValueError):
+# shmem4py checks many arguments with ``assert`` (size, dtype and shape mismatches) and reaches
+# unknown operation names through ``getattr`` (AttributeError), and a second free pops a missing
+# key (KeyError). Programs written for it catch those, so the errors below derive from them as
+# well: ``except AssertionError`` still catches a size mismatch here, ``except KeyError`` a
+# double free, ``except AttributeError`` an unknown op.
+class ShmemValueError(ShmemError, ValueError, AssertionError):
     """A bad argument value (size, PE, shape, non-symmetric or freed memory), found before any transfer."""
 
 
-class ShmemTypeError(ShmemError, TypeError):
+class ShmemTypeError(ShmemError, TypeError, AssertionError):
     """A bad argument type or dtype, found before any transfer."""
+
+
+class ShmemKeyError(ShmemValueError, KeyError):
+    """Memory freed twice (shmem4py raises KeyError there)."""
+
+
+class ShmemOpError(ShmemValueError, AttributeError):
+    """An unknown AMO or reduction operation name (shmem4py raises AttributeError there)."""

@@ -106,7 +106,8 @@ def addr_accessible(addr, pe: int) -> bool:
 
 def ptr(target, pe: int):
     """Return an array over PE ``pe``'s copy of the symmetric array ``target``, read and
-    written with loads and stores, or None when that PE's memory cannot be mapped."""
+    written with loads and stores, or None when that PE's memory cannot be mapped (or
+    ``target`` is not symmetric, as in shmem4py)."""
     mem = _core.ptr(target, _operator.index(pe))
     if mem is None:
         return None
@@ -194,7 +195,9 @@ def _at_exit() -> None:
     if _uncaught:
         _flush()
         _core.global_exit(1)
-    _core.finalize()
+    from ._rc import _finalize_at_exit  # shmem.rc.finalize False: the program finalises itself
+    if _finalize_at_exit():
+        _core.finalize()
 
 
 _sys.excepthook = _excepthook

@@ -39,14 +39,21 @@ class Team:
     __slots__ = ("_handle",)
 
     def __init__(self, team=None) -> None:
+        # As in shmem4py: a copy of a Team, or TEAM_INVALID for None; anything else (a raw
+        # integer handle included) is a TypeError. The package makes teams from handles with
+        # Team._from_handle.
         if team is None:
             self._handle = _core.TEAM_INVALID
         elif isinstance(team, Team):
             self._handle = team._handle
-        elif isinstance(team, int):
-            self._handle = team
         else:
             raise ShmemTypeError(-1, f"team must be a Team or None (got {type(team).__name__})")
+
+    @classmethod
+    def _from_handle(cls, handle: int) -> "Team":
+        team = cls()
+        team._handle = handle
+        return team
 
     @property
     def handle(self) -> int:
@@ -85,8 +92,13 @@ class Team:
         return self._handle
 
     def destroy(self) -> None:
-        """Destroy the team (collective over it); a no-op for the predefined teams."""
+        """Destroy the team (collective over it). The predefined objects TEAM_WORLD, TEAM_SHARED
+        and TEAM_INVALID are left alone; a copy of one (``Team(TEAM_WORLD)``) becomes invalid
+        and the predefined team is untouched (shmem4py's rule: predefined by identity)."""
+        if self is TEAM_WORLD or self is TEAM_SHARED or self is TEAM_INVALID:
+            return
         if self._predefined():
+            self._handle = _core.TEAM_INVALID
             return
         handle = self._h()
         self._handle = _core.TEAM_INVALID
@@ -144,7 +156,7 @@ class Team:
         dest = team_handle(team)
         out = _core.team_translate_pe(self._h(), src_pe, dest)
         if out < 0:
-            raise ShmemError(-1, f"PE {src_pe} of {self!r} is not a member of {Team(dest)!r}")
+            raise ShmemError(-1, f"PE {src_pe} of {self!r} is not a member of {Team._from_handle(dest)!r}")
         return out
 
     def create_ctx(self, options: int = 0) -> "Ctx":
@@ -163,7 +175,7 @@ class Team:
 def _new_team(handle: int) -> Team:
     if handle != _core.TEAM_INVALID:
         _live_teams.add(handle)
-    return Team(handle)
+    return Team._from_handle(handle)
 
 
 def _num_contexts(config, kwargs):
@@ -176,9 +188,9 @@ def _num_contexts(config, kwargs):
     return None if value is None else _operator.index(value)
 
 
-TEAM_WORLD = Team(_core.TEAM_WORLD)
-TEAM_SHARED = Team(_core.TEAM_SHARED)
-TEAM_INVALID = Team(_core.TEAM_INVALID)
+TEAM_WORLD = Team._from_handle(_core.TEAM_WORLD)
+TEAM_SHARED = Team._from_handle(_core.TEAM_SHARED)
+TEAM_INVALID = Team._from_handle(_core.TEAM_INVALID)
 
 
 class Ctx:
@@ -188,14 +200,20 @@ class Ctx:
     __slots__ = ("_handle",)
 
     def __init__(self, ctx=None) -> None:
+        # As in shmem4py: a copy of a Ctx, or CTX_INVALID for None; anything else (a raw integer
+        # handle included: Ctx(0) is not the default context) is a TypeError.
         if ctx is None:
             self._handle = _core.CTX_INVALID
         elif isinstance(ctx, Ctx):
             self._handle = ctx._handle
-        elif isinstance(ctx, int):
-            self._handle = ctx
         else:
             raise ShmemTypeError(-1, f"ctx must be a Ctx or None (got {type(ctx).__name__})")
+
+    @classmethod
+    def _from_handle(cls, handle: int) -> "Ctx":
+        ctx = cls()
+        ctx._handle = handle
+        return ctx
 
     @property
     def handle(self) -> int:
@@ -232,7 +250,7 @@ class Ctx:
         else:
             handle = _core.team_create_ctx(team_handle(team), int(options))
         _live_ctxs.add(handle)
-        return Ctx(handle)
+        return Ctx._from_handle(handle)
 
     def _h(self) -> int:
         """The handle, refused once the context was destroyed (through any copy of it)."""
@@ -241,8 +259,13 @@ class Ctx:
         return self._handle
 
     def destroy(self) -> None:
-        """Quiet and destroy the context; a no-op for ``CTX_DEFAULT`` and ``CTX_INVALID``."""
+        """Quiet and destroy the context. The predefined objects CTX_DEFAULT and CTX_INVALID are
+        left alone; a copy of one (``Ctx(CTX_DEFAULT)``) becomes invalid and the default context
+        is untouched (shmem4py's rule: predefined by identity)."""
+        if self is CTX_DEFAULT or self is CTX_INVALID:
+            return
         if self._handle in (_core.CTX_DEFAULT, _core.CTX_INVALID):
+            self._handle = _core.CTX_INVALID
             return
         handle = self._h()
         self._handle = _core.CTX_INVALID
@@ -254,7 +277,7 @@ class Ctx:
         if not _core.HAVE_TEAMS and self._handle == _core.CTX_DEFAULT:
             return TEAM_WORLD
         _need_teams("Ctx.get_team")
-        return Team(_core.ctx_get_team(self._h()))
+        return Team._from_handle(_core.ctx_get_team(self._h()))
 
     def fence(self) -> None:
         """Order this context's operations to each PE."""
@@ -265,8 +288,8 @@ class Ctx:
         _core.quiet(self._h())
 
 
-CTX_DEFAULT = Ctx(_core.CTX_DEFAULT)
-CTX_INVALID = Ctx(_core.CTX_INVALID)
+CTX_DEFAULT = Ctx._from_handle(_core.CTX_DEFAULT)
+CTX_INVALID = Ctx._from_handle(_core.CTX_INVALID)
 
 
 def ctx_handle(ctx) -> int:

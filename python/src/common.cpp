@@ -21,6 +21,7 @@ std::string type_name(py::handle obj) { return py::type::handle_of(obj).attr("__
 void raise_error(int code, const std::string& msg) { raise_class("ShmemError", code, msg); }
 void raise_value(const std::string& msg) { raise_class("ShmemValueError", kArgumentCode, msg); }
 void raise_type(const std::string& msg) { raise_class("ShmemTypeError", kArgumentCode, msg); }
+void raise_key(const std::string& msg) { raise_class("ShmemKeyError", kArgumentCode, msg); }
 
 void check_rc(int rc, const char* func) {
   if (rc != 0)

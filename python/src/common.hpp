@@ -28,6 +28,7 @@ inline constexpr int kNotSupportedCode = -100;
 [[noreturn]] void raise_error(int code, const std::string& msg);  // shmem.ShmemError
 [[noreturn]] void raise_value(const std::string& msg);            // shmem.ShmemValueError
 [[noreturn]] void raise_type(const std::string& msg);             // shmem.ShmemTypeError
+[[noreturn]] void raise_key(const std::string& msg);              // shmem.ShmemKeyError (a KeyError too)
 // A nonzero return code of C function `func` becomes ShmemError.
 void check_rc(int rc, const char* func);
 
@@ -92,6 +93,8 @@ Operand operand(py::handle obj, const char* name, Access access, bool allow_stri
 // Raises unless `op` lies inside one live symmetric allocation: not freed, not a peer view from
 // shmem.ptr, not ordinary process memory.
 void require_symmetric(const Operand& op);
+// False for memory that is neither this package's nor on the symmetric heap (no error raised).
+bool maybe_symmetric(const Operand& op);
 // The same for a raw address range (the seed's integer-address API).
 void require_symmetric_addr(std::uintptr_t addr, std::size_t bytes, const char* name);
 // Raises unless `a` and `b` have the same element kind and size.

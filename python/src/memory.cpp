@@ -112,7 +112,7 @@ void free_mem(py::handle obj) {
                 "shmem.zeros, ...)");
   if (m->pe >= 0)
     raise_value("mem is a view of PE " + std::to_string(m->pe) + "'s memory from shmem.ptr; free the original");
-  if (m->block->freed) raise_value("double free: this symmetric memory was already freed");
+  if (m->block->freed) raise_key("double free: this symmetric memory was already freed");
   std::uintptr_t start = reinterpret_cast<std::uintptr_t>(m->data);
   if (py::isinstance<py::array>(obj)) {
     start = reinterpret_cast<std::uintptr_t>(py::reinterpret_borrow<py::array>(obj).data());
@@ -159,6 +159,12 @@ void require_symmetric(const Operand& op) {
   raise_value(std::string(op.name) +
               " is not symmetric: it must live on the symmetric heap (create it with shmem.array, "
               "shmem.zeros, shmem.empty, shmem.full, shmem.new_array or shmem.alloc)");
+}
+
+bool maybe_symmetric(const Operand& op) {
+  py::object keep;
+  if (owner_of(op.obj, keep) != nullptr) return true;  // ours (freed or a peer view: the caller decides)
+  return symmetric_range(reinterpret_cast<std::uintptr_t>(op.data), op.extent_bytes(), op.name);
 }
 
 void require_symmetric_addr(std::uintptr_t addr, std::size_t bytes, const char* name) {

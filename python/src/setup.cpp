@@ -76,7 +76,10 @@ void ensure_init() {
     g_state = State::kActive;
     return;
   }
-  do_init(SHMEM_THREAD_SINGLE);
+  // How to start is shmem.rc's (shmem4py's runtime configuration), read now, at first use; it
+  // raises when rc.initialize is False (the program initialises explicitly).
+  const int level = py::module_::import("shmem._rc").attr("_first_use")().cast<int>();
+  do_init(level);
 }
 
 void bind_setup(py::module_& m) {
@@ -128,7 +131,8 @@ void bind_setup(py::module_& m) {
   m.def("ptr", [](py::handle target, int pe) -> py::object {
     ensure_init();
     const Operand op = operand(target, "target", Access::kRead);
-    require_symmetric(op);
+    if (!maybe_symmetric(op)) return py::none();  // as shmem_ptr (and shmem4py): not accessible
+    require_symmetric(op);                         // freed memory and peer views are still errors
     if (pe < 0 || pe >= shmem_n_pes()) return py::none();
     void* p = shmem_ptr(op.data, pe);
     if (p == nullptr) return py::none();

@@ -8,6 +8,7 @@ namespace {
 // Completing everything on the context also completes what was issued to target_pes; the spec
 // notes pe_quiet may cost the same as quiet. npes == 0 returns at once, ignoring target_pes.
 void pe_quiet(const char* f, shmem_ctx_t h, const int* target_pes, size_t npes) noexcept {
+  if (h == SHMEM_CTX_INVALID) return;  // as for shmem_ctx_quiet
   shmem::Ctx* ctx = api::ctx_of(f, h);
   if (npes == 0) return;
   if (api::checking()) {
@@ -21,9 +22,17 @@ void pe_quiet(const char* f, shmem_ctx_t h, const int* target_pes, size_t npes) 
 extern "C" {
 
 void shmem_quiet(void) noexcept { shmem::core::quiet(api::ctx_of(__func__, SHMEM_CTX_DEFAULT)); }
-void shmem_ctx_quiet(shmem_ctx_t ctx) noexcept { shmem::core::quiet(api::ctx_of(__func__, ctx)); }
+// Spec (shmem_quiet.tex, shmem_fence.tex): "If ctx has the value SHMEM_CTX_INVALID, no operation
+// is performed." (RMA and AMO routines on it are undefined; ctx_of ends the job with a message.)
+void shmem_ctx_quiet(shmem_ctx_t ctx) noexcept {
+  if (ctx == SHMEM_CTX_INVALID) return;
+  shmem::core::quiet(api::ctx_of(__func__, ctx));
+}
 void shmem_fence(void) noexcept { shmem::core::fence(api::ctx_of(__func__, SHMEM_CTX_DEFAULT)); }
-void shmem_ctx_fence(shmem_ctx_t ctx) noexcept { shmem::core::fence(api::ctx_of(__func__, ctx)); }
+void shmem_ctx_fence(shmem_ctx_t ctx) noexcept {
+  if (ctx == SHMEM_CTX_INVALID) return;
+  shmem::core::fence(api::ctx_of(__func__, ctx));
+}
 
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int* target_pes, size_t npes) noexcept {
   pe_quiet(__func__, ctx, target_pes, npes);

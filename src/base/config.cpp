@@ -82,9 +82,28 @@ const std::vector<ConfigVarInfo>& config_vars() {
   return vars;
 }
 
+// Other implementations' names for a table variable (docs/porting.md): Sandia OpenSHMEM's and
+// Open MPI OSHMEM's SMA_SYMMETRIC_SIZE, and SHMEM_SYMMETRIC_HEAP_SIZE. The table's own name wins
+// when both are set. Returns the value set under an alias, or nullptr.
+const char* config_alias_value(std::string_view name) {
+  for (const ConfigAlias& a : config_aliases())
+    if (name == a.canonical)
+      if (const char* v = std::getenv(a.alias); v && *v) return v;
+  return nullptr;
+}
+
+const std::vector<ConfigAlias>& config_aliases() {
+  static const std::vector<ConfigAlias> aliases = {
+      {"SMA_SYMMETRIC_SIZE", "SHMEM_SYMMETRIC_SIZE"},
+      {"SHMEM_SYMMETRIC_HEAP_SIZE", "SHMEM_SYMMETRIC_SIZE"},
+  };
+  return aliases;
+}
+
 std::string config_raw(const char* name) {
   // An empty value means "unset", as in most shells' idiom VAR= command.
   if (const char* v = std::getenv(name); v && *v) return v;
+  if (const char* v = config_alias_value(name)) return v;
   for (const auto& var : config_vars())
     if (std::string_view(var.name) == name) return var.default_value;
   throw Error(Errc::kInternal, std::string("unknown configuration variable ") + name);

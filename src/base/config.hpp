@@ -41,7 +41,16 @@ struct ConfigVarInfo {
   const char* description;
 };
 const std::vector<ConfigVarInfo>& config_vars();
-// The environment value of a table variable, or its default.
+// Names other implementations use for a table variable, accepted as aliases of it (the table's
+// own name wins when both are set): SMA_SYMMETRIC_SIZE, SHMEM_SYMMETRIC_HEAP_SIZE.
+struct ConfigAlias {
+  const char* alias;
+  const char* canonical;
+};
+const std::vector<ConfigAlias>& config_aliases();
+// The value of the first alias of `name` that is set (non-empty), or nullptr.
+const char* config_alias_value(std::string_view name);
+// The environment value of a table variable (or of an alias of it), or its default.
 std::string config_raw(const char* name);
 
 // Strict parsers (exposed for tests). Each throws Error(kInvalidValue) naming `what`.

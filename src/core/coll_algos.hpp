@@ -126,7 +126,9 @@ void alltoalls(G& g, void* dest, const void* source, std::ptrdiff_t dst, std::pt
                std::size_t elem) noexcept {
   const int n = g.size(), me = g.me();
   g.sync();
-  for (int k = 0; k < n; ++k) {
+  // nelems 0: nothing is moved, and the buffers may be null (spec: "len is 0, pointer is null:
+  // supported"), so no peer address is looked up.
+  for (int k = 0; nelems != 0 && k < n; ++k) {
     const int pe = (me + k) % n;
     // From PE pe's source, the block destined to me; into my dest, the block slot of pe.
     const char* src = peer(g, source, pe);

@@ -34,6 +34,13 @@ bool compare(int cmp, T a, T b) noexcept {
   return false;
 }
 
+// Where the next test_any / wait_until_any scan starts. The spec (1.6, shmem_test_any): when
+// several entries satisfy the condition, "a series of calls ... must eventually return" each
+// of them, so a scan starts one past the index the previous call returned and wraps around.
+// The state belongs to the calling thread (each thread consumes its own flags; no sharing,
+// no locking, and no job-wide mutable state).
+thread_local std::size_t any_next_start = 0;
+
 template <class T>
 std::string text(T v) {
   return std::is_signed_v<T> ? std::to_string(static_cast<long long>(v)) : std::to_string(static_cast<unsigned long long>(v));
@@ -71,6 +78,20 @@ struct Waiter {
   std::size_t first_satisfied() const noexcept {
     for (std::size_t i = 0; i < n; ++i)
       if (eligible(i) && satisfied(i)) return i;
+    return SIZE_MAX;
+  }
+  // The _any selection: the first satisfied entry at or after this thread's rotating start
+  // (wrapping), which then moves one past it. SIZE_MAX (start unchanged) when none is.
+  std::size_t next_satisfied() const noexcept {
+    if (n == 0) return SIZE_MAX;
+    const std::size_t start = any_next_start % n;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = start + k < n ? start + k : start + k - n;
+      if (eligible(i) && satisfied(i)) {
+        any_next_start = i + 1;
+        return i;
+      }
+    }
     return SIZE_MAX;
   }
   std::size_t collect(std::size_t* indices) const noexcept {
@@ -160,7 +181,7 @@ std::size_t wait_until_any(WaitKind kind, volatile void* ivars, std::size_t n, c
     auto w = make<T>("shmem_wait_until_any", ivars, n, status, cmp, value, values);
     if (!w.any_eligible()) return SIZE_MAX;
     std::size_t found = SIZE_MAX;
-    w.block([&] { return (found = w.first_satisfied()) != SIZE_MAX; }, 0);
+    w.block([&] { return (found = w.next_satisfied()) != SIZE_MAX; }, 0);
     return found;
   });
 }
@@ -188,7 +209,7 @@ std::size_t test_any(WaitKind kind, volatile void* ivars, std::size_t n, const i
                      std::uint64_t value, const void* values) noexcept {
   return dispatch(kind, [&](auto t) {
     using T = decltype(t);
-    return make<T>("shmem_test_any", ivars, n, status, cmp, value, values).first_satisfied();
+    return make<T>("shmem_test_any", ivars, n, status, cmp, value, values).next_satisfied();
   });
 }
 

@@ -224,7 +224,7 @@ enum { NV = 8 };
     CHECK_EQ_AT(shmem_##N##_test_any_vector(iv, NV, NULL, SHMEM_CMP_EQ, cmpv), SIZE_MAX, "%s", #N); \
     shmem_barrier_all();                                                                        \
   }
-SHMEM_P2P_MULTI_TYPE_TABLE(DEFINE_MULTI)
+SHMEM_AMO_STD_TYPE_TABLE(DEFINE_MULTI) /* uses atomics: short forms are in tests/api/api_conform.c */
 #define RUN_MULTI(T, N) multi_local_##N(); multi_remote_##N();
 
 /* ---- deprecated ------------------------------------------------------------------------------- */
@@ -261,7 +261,7 @@ static void dep_long_forms(void) {
 int main(void) {
   shmem_init();
   SHMEM_P2P_TYPE_TABLE(RUN_SINGLE)
-  SHMEM_P2P_MULTI_TYPE_TABLE(RUN_MULTI)
+  SHMEM_AMO_STD_TYPE_TABLE(RUN_MULTI)
   SHMEM_WAIT_DEPRECATED_TYPE_TABLE(RUN_DEP_WAIT)
   dep_long_forms();
   if (shmem_my_pe() == 0 && pe_check_failures_ == 0) printf("pe_wait: OK\n");

@@ -12,25 +12,49 @@ for a in "$@"; do printf '%s\n' "$a"; done
 FAKE
 chmod +x "$WORK/fakecc"
 
-run env CC="$WORK/fakecc" "$OSHCC" -DMSG="a b" -o "$WORK/x y" hello.c
-expect_rc 0 "oshcc with fake CC"
+run env SHMEM_CC="$WORK/fakecc" "$OSHCC" -DMSG="a b" -o "$WORK/x y" hello.c
+expect_rc 0 "oshcc with fake SHMEM_CC"
 printf '%s\n' "-I$SHMEM_SOURCE_DIR/include" "-DMSG=a b" -o "$WORK/x y" hello.c \
-  "-L$SHMEM_LIB_DIR" -lshmem "-Wl,-rpath,$SHMEM_LIB_DIR" >"$WORK/expected"
+  "-L$SHMEM_LIB_DIR" -lshmem "-Wl,-rpath,$SHMEM_LIB_DIR" -lm -pthread >"$WORK/expected"
 diff "$WORK/expected" "$WORK/out" >/dev/null || fail "link command: $(tr '\n' ' ' <"$WORK/out")"
-for flag in -c -E -S -M -MM; do
-  run env CC="$WORK/fakecc" "$OSHCC" $flag hello.c
+for flag in -c -E -S -M -MM -fsyntax-only; do
+  run env SHMEM_CC="$WORK/fakecc" "$OSHCC" $flag hello.c
   grep -q -- -lshmem "$WORK/out" && fail "oshcc $flag must not add link flags"
   grep -qx -- "-I$SHMEM_SOURCE_DIR/include" "$WORK/out" || fail "oshcc $flag lacks the include path"
 done
-run env CXX="$WORK/fakecc" "$OSHCXX" -c hello.cpp
-expect_rc 0 "oshc++ with fake CXX"
-expect_out '^hello\.cpp$' "oshc++ uses CXX"
+run env SHMEM_CXX="$WORK/fakecc" "$OSHCXX" -c hello.cpp
+expect_rc 0 "oshc++ with fake SHMEM_CXX"
+expect_out '^hello\.cpp$' "oshc++ uses SHMEM_CXX"
 pass "flags and argument passing"
 
-run env CC=gcc "$OSHCC" --showme -O2 x.c
+# CC / CXX are the build system's variables, which point at the wrapper itself: never read.
+run env -u SHMEM_CC CC="$WORK/fakecc" "$OSHCC" --showme x.c
+expect_rc 0 "oshcc with CC set"
+grep -q fakecc "$WORK/out" && fail "oshcc took its compiler from CC: $(cat "$WORK/out")"
+run env -u SHMEM_CXX CXX="$WORK/fakecc" "$OSHCXX" --showme x.cpp
+grep -q fakecc "$WORK/out" && fail "oshc++ took its compiler from CXX: $(cat "$WORK/out")"
+# The default back end is the compiler the library was built with (an absolute path).
+run env -u SHMEM_CC "$OSHCC" --showme x.c
+expect_out "^/[^ ]+ -I$SHMEM_SOURCE_DIR/include x\.c " "default back end"
+pass "CC/CXX ignored; default back end is the build's compiler"
+
+# A back end that is the wrapper itself (directly, through a symlink or a launcher word) is
+# refused at once with a message naming the variable, instead of exec'ing itself forever.
+ln -s "$OSHCC" "$WORK/cc-link"
+for backend in "$OSHCC" "$WORK/cc-link" "env $OSHCC"; do
+  run timeout 20 env SHMEM_CC="$backend" "$OSHCC" -c x.c
+  expect_rc 1 "SHMEM_CC=$backend"
+  expect_err "oshcc itself.*set SHMEM_CC" "SHMEM_CC=$backend"
+done
+run timeout 20 env SHMEM_CXX="$OSHCXX" "$OSHCXX" -c x.cpp
+expect_rc 1 "SHMEM_CXX=oshc++"
+expect_err "oshc\+\+ itself.*set SHMEM_CXX" "SHMEM_CXX=oshc++"
+pass "a wrapper that would run itself stops with a message"
+
+run env SHMEM_CC=gcc "$OSHCC" --showme -O2 x.c
 expect_rc 0 "--showme"
-expect_out "^gcc -I$SHMEM_SOURCE_DIR/include -O2 x\.c -L$SHMEM_LIB_DIR -lshmem -Wl,-rpath,$SHMEM_LIB_DIR\$" "--showme"
-run env -u CXX "$OSHCXX" --showme -c x.cpp
+expect_out "^gcc -I$SHMEM_SOURCE_DIR/include -O2 x\.c -L$SHMEM_LIB_DIR -lshmem -Wl,-rpath,$SHMEM_LIB_DIR -lm -pthread\$" "--showme"
+run env SHMEM_CXX=c++ "$OSHCXX" --showme -c x.cpp
 expect_out "^c\+\+ -I$SHMEM_SOURCE_DIR/include -c x\.cpp\$" "oshc++ --showme"
 run "$OSHCC" --showme:link
 expect_out "-lshmem" "--showme:link"
