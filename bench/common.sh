@@ -61,3 +61,31 @@ bench_osh_env() {
     fi
   done
 }
+
+# bench_aggregate PREFIX -> "metric unit value" lines of the CSV files PREFIX.*.csv, in
+# first-seen order: the median over rounds for
+# the main lines, the best over rounds for *_min (smallest) and *_max (largest).
+bench_aggregate() {
+  local files=("$1".*.csv)
+  [[ -e ${files[0]} ]] || return 0
+  cat "${files[@]}" | awk -F, '
+    /^#/ || /^metric,/ || NF != 4 { next }
+    {
+      if (!($1 in n)) { order[++count] = $1; unit[$1] = $4 }
+      v[$1, ++n[$1]] = $3 + 0
+    }
+    END {
+      for (i = 1; i <= count; i++) {
+        m = order[i]; k = n[m]
+        for (a = 2; a <= k; a++) {            # insertion sort (mawk has no asort)
+          x = v[m, a]
+          for (b = a - 1; b >= 1 && v[m, b] > x; b--) v[m, b + 1] = v[m, b]
+          v[m, b + 1] = x
+        }
+        if (m ~ /_min$/) val = v[m, 1]
+        else if (m ~ /_max$/) val = v[m, k]
+        else val = (k % 2) ? v[m, (k + 1) / 2] : (v[m, k / 2] + v[m, k / 2 + 1]) / 2
+        print m, unit[m], val
+      }
+    }'
+}

@@ -123,32 +123,7 @@ if [[ -n ${RAW_DIR:-} ]]; then
 fi
 
 # ---- aggregate ---------------------------------------------------------------------------
-# aggregate LIB -> "metric unit value" lines, in first-seen order: the median over rounds for
-# the main lines, the best over rounds for *_min (smallest) and *_max (largest).
-aggregate() {
-  local files=("$tmp/$1".*.csv)
-  [[ -e ${files[0]} ]] || return 0
-  cat "${files[@]}" | awk -F, '
-    /^#/ || /^metric,/ || NF != 4 { next }
-    {
-      if (!($1 in n)) { order[++count] = $1; unit[$1] = $4 }
-      v[$1, ++n[$1]] = $3 + 0
-    }
-    END {
-      for (i = 1; i <= count; i++) {
-        m = order[i]; k = n[m]
-        for (a = 2; a <= k; a++) {            # insertion sort (mawk has no asort)
-          x = v[m, a]
-          for (b = a - 1; b >= 1 && v[m, b] > x; b--) v[m, b + 1] = v[m, b]
-          v[m, b + 1] = x
-        }
-        if (m ~ /_min$/) val = v[m, 1]
-        else if (m ~ /_max$/) val = v[m, k]
-        else val = (k % 2) ? v[m, (k + 1) / 2] : (v[m, k / 2] + v[m, k / 2 + 1]) / 2
-        print m, unit[m], val
-      }
-    }'
-}
+aggregate() { bench_aggregate "$tmp/$1"; }
 median_ms() { # median of the microsecond figures in file $1, in ms; "-" if none
   [[ -s $1 ]] || { echo -; return; }
   sort -n "$1" | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m / 1000 }'

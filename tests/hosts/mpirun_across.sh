@@ -1,0 +1,24 @@
+#!/bin/bash
+# shmem_init under Open MPI's mpirun with PEs on two namespace hosts (the PMIx plugin: PE 0
+# hosts the store on an address the other host reaches, published through PMIx): pe_rma and
+# pe_amo at 2 hosts x 1 PE and 2 hosts x 2 PEs, started through the harness agent.
+. "$(dirname "$0")/../tools/common.sh"
+. "$(dirname "$0")/harness.sh"
+: "${PE_RMA:?set by CTest}" "${PE_AMO:?set by CTest}" "${MPIRUN:?set by CTest}"
+snapshot
+harness_up 2
+for np in 2 4; do
+  hosts="h1:$((np / 2)),h2:$((np / 2))"
+  for prog in "$PE_RMA" "$PE_AMO"; do
+    run harness_exec h1 "exec $MPIRUN --allow-run-as-root --oversubscribe --host $hosts -np $np \
+      --mca plm_rsh_agent $HARNESS_AGENT --mca btl self,tcp --mca pml ob1 --mca osc ^rdma \
+      -x UCX_TLS -x UCX_NET_DEVICES -x SHMEM_LOG_LEVEL=INFO $prog"
+    [ "$RC" != 124 ] || fail "mpirun $hosts $(basename "$prog"): still running after $HARNESS_JOB_TIMEOUT s"
+    expect_rc 0 "mpirun $hosts $(basename "$prog")"
+    n=$(grep -cE "PE [0-9]+ on host 'h[12]': $((np / 2)) node-local PEs? over shared memory, $((np / 2)) remote over ucx [0-9.]+: tcp/hnet0" "$WORK/err" || true)
+    [ "$n" = "$np" ] || fail "mpirun $hosts: $n of $np PEs report UCX over tcp/hnet0 for the other host"
+    pass "mpirun --host $hosts $(basename "$prog"): PEs on both hosts, UCX over tcp/hnet0"
+  done
+done
+[ -z "$(harness_pids)" ] || fail "processes left in the hosts: $(harness_pids)"
+check_no_leftovers "mpirun across hosts"
