@@ -25,9 +25,8 @@ int main(void) {
   for (int i = 0; i < kWords; ++i) data[i] = (long)me * 100000 + i;
   shmem_barrier_all();
   if (n > 1 && me == busy) {
-    unsigned long spins = 0;
-    while (stop_flag == 0) ++spins; /* computing: not a single library call */
-    CHECK(spins > 0);
+    while (stop_flag == 0) { /* computing: not a single library call */
+    }
   } else if (n > 1) {
     long buf[kWords];
     for (int r = 0; r < kRounds; ++r) {
