@@ -19,7 +19,7 @@
  * last about CONTEND_REP_MS (calibrated on PE 0 and told to the others); value = median batch,
  * best = fastest batch, both per operation. The collectives alternate two pSync arrays, as the
  * specification allows. Results are checked after every batch (the broadcast, sum and gather
- * values, the ping-pong sequence); a failed check prints "CHECK FAILED" on stderr and the
+ * values, the ping-pong sequence; see op_broadcast for what may legally be seen); a failed check prints "CHECK FAILED" on stderr and the
  * program exits 1.
  *
  * Environment (all optional): CONTEND_REPS (7), CONTEND_REP_MS (10),
@@ -73,31 +73,39 @@ static void op_barrier(long n) {
   for (long i = 0; i < n; i++) shmem_barrier_all();
 }
 
+/* The root may run ahead (a pushed broadcast returns at the root before the others have
+ * looked), so a later broadcast can overwrite dest before a PE checks it: the root sends
+ * increasing values, and a PE checks that it got this call's value or a later one. The
+ * reduction and fcollect write one of two dest buffers, by call parity, like the pSync; a PE
+ * cannot get two calls ahead of a PE whose contribution it needs. */
 static void op_broadcast(long n) {
   for (long i = 0; i < n; i++) {
     if (me == 0) *src = (long)call_no + 1;
     shmem_broadcast64(dst, src, 1, 0, 0, 0, npes, psync[call_no++ & 1]);
-    if (me != 0 && *dst != (long)call_no) fail("broadcast8", "dest", *dst, (long)call_no);
+    if (me != 0 && *dst < (long)call_no) fail("broadcast8", "dest", *dst, (long)call_no);
   }
 }
 
 static void op_reduce(long n) {
   for (long i = 0; i < n; i++) {
     unsigned long k = call_no++ & 1;
+    long *out = dst + k * (unsigned long)npes;
     *src = me + 1;
-    shmem_long_sum_to_all(dst, src, 1, 0, 0, npes, pwrk[k], psync[k]);
+    shmem_long_sum_to_all(out, src, 1, 0, 0, npes, pwrk[k], psync[k]);
     long want = (long)npes * (npes + 1) / 2;
-    if (*dst != want) fail("reduce8", "sum", *dst, want);
+    if (*out != want) fail("reduce8", "sum", *out, want);
   }
 }
 
 static void op_fcollect(long n) {
   for (long i = 0; i < n; i++) {
-    *src = me * 1000 + (long)(call_no & 0xff);
+    unsigned long k = call_no & 1;
+    long *out = dst + k * (unsigned long)npes;
     long tag = (long)(call_no & 0xff);
-    shmem_fcollect64(dst, src, 1, 0, 0, npes, psync[call_no++ & 1]);
+    *src = me * 1000 + tag;
+    shmem_fcollect64(out, src, 1, 0, 0, npes, psync[call_no++ & 1]);
     for (int pe = 0; pe < npes; pe++)
-      if (dst[pe] != pe * 1000 + tag) fail("fcollect8", "gathered word", dst[pe], pe * 1000 + tag);
+      if (out[pe] != pe * 1000 + tag) fail("fcollect8", "gathered word", out[pe], pe * 1000 + tag);
   }
 }
 
@@ -159,7 +167,7 @@ int main(void) {
   rep_seconds = (double)env_long_in("contend", me, "CONTEND_REP_MS", 10, 1, 10000) * 1e-3;
   const char *only = getenv("CONTEND_ONLY");
 
-  long *words = shmem_malloc((size_t)(2 * PSYNC_LEN + 2 * PWRK_LEN + 3 + npes) * sizeof(long));
+  long *words = shmem_malloc((size_t)(2 * PSYNC_LEN + 2 * PWRK_LEN + 3 + 2 * npes) * sizeof(long));
   if (!words) {
     if (me == 0) fprintf(stderr, "contend: shmem_malloc failed\n");
     shmem_global_exit(1);
@@ -174,7 +182,7 @@ int main(void) {
   dst = src + 1;
   for (int i = 0; i < 2 * PSYNC_LEN; i++) words[i] = SHMEM_SYNC_VALUE;
   *flag = *control = *src = 0;
-  for (int pe = 0; pe < npes; pe++) dst[pe] = 0;
+  for (int pe = 0; pe < 2 * npes; pe++) dst[pe] = 0;
   shmem_barrier_all();
 
   static const struct {

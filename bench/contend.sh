@@ -34,8 +34,10 @@
 #   RAW_DIR                if set, every run's raw CSV is copied there
 #   SHMEM_SYMMETRIC_SIZE=64M   for both libraries
 #   OSHMEM_OSHCC=/usr/bin/oshcc  OSHMEM_OSHRUN=/usr/bin/oshrun
-#   OSHMEM_FLAGS           replaces the default extra oshrun flags for OSHMEM (compare.sh's,
-#                          plus --oversubscribe always: under taskset Open MPI counts fewer slots)
+#   OSHMEM_FLAGS           replaces the default extra oshrun flags for OSHMEM: compare.sh's,
+#                          plus --oversubscribe (under taskset Open MPI counts fewer slots) and
+#                          --bind-to none (Open MPI's own binding would override the taskset
+#                          mask of the scenario; ours does not bind either)
 #   PYTHON=/usr/bin/python3    interpreter for bench/plot_contend.py (needs matplotlib)
 #   CFLAGS="-O2"           compiler flags for both builds
 set -euo pipefail
@@ -127,11 +129,13 @@ else
 fi
 [[ $have_osh -eq 1 ]] || echo "== $osh_why; reporting ours only"
 
-osh_flags_contend() { # compare.sh's flags, plus --oversubscribe
+osh_flags_contend() { # compare.sh's flags, plus --oversubscribe and --bind-to none
   local f
   mapfile -t f < <(osh_flags "$1")
   printf '%s\n' "${f[@]}"
-  if [[ -z ${OSHMEM_FLAGS:-} && " ${f[*]} " != *" --oversubscribe "* ]]; then echo --oversubscribe; fi
+  [[ -z ${OSHMEM_FLAGS:-} ]] || return 0
+  if [[ " ${f[*]} " != *" --oversubscribe "* ]]; then echo --oversubscribe; fi
+  printf '%s\n' --bind-to none
 }
 
 # scenario_setup NAME -> sets npes, pin (taskset CPU list), and starts the busy processes
