@@ -16,8 +16,7 @@
 // yield phase keeps one more estimate, the yield spin: how long to go on spinning before a
 // yield, learnt like renting versus buying skis. A yield that took a slice-scale time (over
 // kLongYieldNs) raises it towards 3/4 of what that yield cost; a yield spin that runs out
-// without progress (the peer is probably queued behind this PE) cuts it to a quarter, and once
-// it is gone, raising it again waits for ever more long yields (learn_yield). It is
+// without progress (the peer is probably queued behind this PE) cuts it to a quarter. It is
 // used only when every PE has a CPU of its own (by mask and quota): next to busy processes it
 // keeps a PE on its CPU while its peer, running elsewhere, comes back; where PEs outnumber
 // CPUs it is zero and every yield hands over at once.
@@ -60,8 +59,6 @@ struct WaitPolicy {
   void* poll_arg = nullptr;
   mutable std::atomic<unsigned> spin_budget{kCap};  // the adaptive estimate (relaxed; a hint)
   mutable std::atomic<long> yield_spin_ns{0};       // spin this long before each yield (adaptive)
-  mutable std::atomic<unsigned> probe_skip{0};      // long yields to ignore after a failed probe
-  mutable std::atomic<unsigned> probe_left{0};      // ... of which this many are left
 
   // Sets the budget from SHMEM_WAIT_SPIN (-1: automatic) once oversubscribed is known.
   void configure_spin(std::int64_t wait_spin) noexcept;
@@ -88,45 +85,20 @@ struct WaitPolicy {
   // likely queued right behind this PE, and a yield is always the right move.
   bool yield_spins() const noexcept { return adaptive && !oversubscribed; }
   long yield_spin() const noexcept { return yield_spins() ? yield_spin_ns.load(std::memory_order_relaxed) : 0; }
-  // A yield that took `ns`, in a wait whose yield spin did not run out (after a fruitless spin
-  // the yield that follows says nothing new). While the yield spin is zero after failing, the
-  // next `probe_skip` long yields are ignored: the skip doubles with every failed probe and
-  // resets on a success, so where spinning does not help (a peer queued behind this PE and an
-  // outside process) probing costs ever less.
+  // A yield that took `ns`: one that took a slice-scale time, longer than twice the current
+  // yield spin, raises the spin to 3/4 of it (at least double, at most the cap).
   void learn_yield(long ns) const noexcept {
     if (!yield_spins() || ns <= kLongYieldNs) return;
     const long spin = yield_spin_ns.load(std::memory_order_relaxed);
     if (ns <= 2 * spin) return;
-    if (spin == 0) {
-      const unsigned left = probe_left.load(std::memory_order_relaxed);
-      if (left > 0) {
-        probe_left.store(left - 1, std::memory_order_relaxed);
-        return;
-      }
-    }
     long next = ns / 4 * 3;
     if (next < 2 * spin) next = 2 * spin;
     if (next > kMaxYieldSpinNs) next = kMaxYieldSpinNs;
     yield_spin_ns.store(next, std::memory_order_relaxed);
   }
-  // A yield spin of `spin` ended: with progress (`helped`), or ran out without it (cut to a
-  // quarter; below 1 us it is dropped, and the probe skip doubles).
-  void learn_yield_spin(long spin, bool helped) const noexcept {
-    if (!yield_spins() || spin <= 0) return;
-    if (helped) {
-      probe_skip.store(0, std::memory_order_relaxed);
-      probe_left.store(0, std::memory_order_relaxed);
-      return;
-    }
-    if (spin / 4 >= 1000) {
-      yield_spin_ns.store(spin / 4, std::memory_order_relaxed);
-      return;
-    }
-    yield_spin_ns.store(0, std::memory_order_relaxed);
-    const unsigned skip = probe_skip.load(std::memory_order_relaxed);
-    const unsigned next = skip == 0 ? 1 : (skip >= 1024 ? 1024 : skip * 2);
-    probe_skip.store(next, std::memory_order_relaxed);
-    probe_left.store(next, std::memory_order_relaxed);
+  // A yield spin of `spin` ran out without progress: cut to a quarter (below 1 us: dropped).
+  void learn_yield_spin_ran_out(long spin) const noexcept {
+    if (yield_spins() && spin > 0) yield_spin_ns.store(spin / 4 < 1000 ? 0 : spin / 4, std::memory_order_relaxed);
   }
 };
 
@@ -171,10 +143,7 @@ inline void yield_until(const WaitPolicy& pol, Done&& done, Report&& report, Sle
   bool spun_out = spin_ns == 0;
   for (;;) {
     pol.progress();
-    if (done()) {
-      if (!spun_out) pol.learn_yield_spin(spin_ns, true);
-      return;
-    }
+    if (done()) return;
     const double now = wait_clock();
     const double waited = now - start;
     if (pol.timeout_s > 0 && waited > pol.timeout_s) report(waited);
@@ -183,13 +152,12 @@ inline void yield_until(const WaitPolicy& pol, Done&& done, Report&& report, Sle
     } else if (now < spin_until) {
       cpu_relax();  // a yield would likely cost more than waiting here (see the header)
     } else {
-      const bool fruitless = !spun_out;
-      if (fruitless) {
+      if (!spun_out) {
         spun_out = true;
-        pol.learn_yield_spin(spin_ns, false);
+        pol.learn_yield_spin_ran_out(spin_ns);
       }
       sched_yield();
-      if (spin_ns == 0) pol.learn_yield(static_cast<long>((wait_clock() - now) * 1e9));
+      pol.learn_yield(static_cast<long>((wait_clock() - now) * 1e9));
     }
   }
 }

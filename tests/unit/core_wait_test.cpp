@@ -110,30 +110,14 @@ TEST(WaitYieldSpin, SliceLongYieldsRaiseItFruitlessSpinsCutIt) {
   EXPECT_EQ(p.yield_spin(), 0);
   p.learn_yield(1500000);  // 1.5 ms: lost a slice to a busy process
   EXPECT_EQ(p.yield_spin(), 1125000);
-  p.learn_yield_spin(p.yield_spin(), true);  // it helped: kept
+  p.learn_yield(1500000);  // not more than twice the spin: no change
   EXPECT_EQ(p.yield_spin(), 1125000);
-  p.learn_yield_spin(p.yield_spin(), false);  // ran out: a quarter
-  EXPECT_EQ(p.yield_spin(), 281250);
-  for (int i = 0; i < 10 && p.yield_spin() > 0; ++i) p.learn_yield_spin(p.yield_spin(), false);
+  p.learn_yield(100000000);  // capped
+  EXPECT_EQ(p.yield_spin(), WaitPolicy::kMaxYieldSpinNs);
+  p.learn_yield_spin_ran_out(p.yield_spin());
+  EXPECT_EQ(p.yield_spin(), WaitPolicy::kMaxYieldSpinNs / 4);
+  for (int i = 0; i < 10; ++i) p.learn_yield_spin_ran_out(p.yield_spin());
   EXPECT_EQ(p.yield_spin(), 0);  // below 1 us it is dropped
-  // The first failed probe: the next long yield is ignored, the one after raises it again.
-  p.learn_yield(1500000);
-  EXPECT_EQ(p.yield_spin(), 0);
-  p.learn_yield(100000000);
-  EXPECT_EQ(p.yield_spin(), WaitPolicy::kMaxYieldSpinNs);  // capped
-  // Failing again doubles the skip: two long yields ignored.
-  while (p.yield_spin() > 0) p.learn_yield_spin(p.yield_spin(), false);
-  p.learn_yield(1500000);
-  p.learn_yield(1500000);
-  EXPECT_EQ(p.yield_spin(), 0);
-  p.learn_yield(1500000);
-  EXPECT_EQ(p.yield_spin(), 1125000);
-  p.learn_yield_spin(p.yield_spin(), true);  // a success resets the skip
-  while (p.yield_spin() > 0) p.learn_yield_spin(p.yield_spin(), false);
-  p.learn_yield(1500000);
-  EXPECT_EQ(p.yield_spin(), 0);
-  p.learn_yield(1500000);
-  EXPECT_EQ(p.yield_spin(), 1125000);
 
   WaitPolicy fixed;
   fixed.configure_spin(10);
@@ -146,23 +130,22 @@ TEST(WaitYieldSpin, SliceLongYieldsRaiseItFruitlessSpinsCutIt) {
   EXPECT_EQ(crowded.yield_spin(), 0);  // PEs outnumber CPUs: always yield
 }
 
-// Two PEs sharing a CPU with an outside process: every spin runs out and every yield is long.
-// Probing must get ever rarer: over 1000 waits, at most ~log2 of them spin.
-TEST(WaitYieldSpin, FruitlessProbesGetRarer) {
-  WaitPolicy p;
-  adaptive(p, 4096, 8);
-  int probes = 0;
-  for (int wait = 0; wait < 1000; ++wait) {
-    const long spin = p.yield_spin();
-    if (spin > 0) {
-      ++probes;
-      p.learn_yield_spin(spin, false);
-    } else {
-      p.learn_yield(3000000);
-    }
+// Two PEs sharing a CPU, each spinning its whole yield spin before yielding to the other: the
+// spin must shrink round after round (each yield lasts about the other's spin), not lock in.
+TEST(WaitYieldSpin, SharingPeersDoNotLockInALongSpin) {
+  WaitPolicy a, b;
+  adaptive(a, 4096, 8);
+  adaptive(b, 4096, 8);
+  a.yield_spin_ns.store(WaitPolicy::kMaxYieldSpinNs);
+  b.yield_spin_ns.store(WaitPolicy::kMaxYieldSpinNs);
+  for (int round = 0; round < 60; ++round) {
+    WaitPolicy& w = round % 2 ? a : b;
+    const WaitPolicy& other = round % 2 ? b : a;
+    w.learn_yield_spin_ran_out(w.yield_spin());
+    w.learn_yield(other.yield_spin() + 2000);  // the yield lasts the other's spin
   }
-  EXPECT_LE(probes, 60);  // each probe cycle is a handful of cut-downs, cycles grow 2x apart
-  EXPECT_GE(probes, 1);
+  EXPECT_EQ(a.yield_spin(), 0);
+  EXPECT_EQ(b.yield_spin(), 0);
 }
 
 TEST(WaitSleep, NeverWhileYoungThenAFractionOfTheWaitCapped) {
