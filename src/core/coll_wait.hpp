@@ -10,7 +10,7 @@
 
 namespace shmem::coll {
 
-// Waits (spin, yield, sleep) until done(); past SHMEM_WAIT_TIMEOUT it reports what this PE was
+// Waits (adaptive spin, then yield; see wait.hpp) until done(); past SHMEM_WAIT_TIMEOUT it reports what this PE was
 // waiting for, on which word, and ends the job.
 template <class Done>
 void wait_word(Runtime& rt, const char* what, const void* word, Done&& done) noexcept {

@@ -77,7 +77,7 @@ void clear_lock(long* lock) noexcept {
 
 int test_lock(long* lock) noexcept {
   std::uint64_t* w = home_word(lock, "shmem_test_lock");
-  rt("shmem_test_lock").wait_policy().drive();  // callers poll it in loops (see ops_wait.cpp)
+  rt("shmem_test_lock").wait_policy().progress();  // callers poll it in loops (see ops_wait.cpp)
   if (!w) {
     const RemoteWord remote{rt("shmem_test_lock").default_ctx(), lock};
     std::uint64_t old = remote.op(AmoOp::kFetch);

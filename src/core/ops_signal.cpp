@@ -58,7 +58,7 @@ void signal_op(Ctx* ctx, std::uint64_t* sig_addr, std::uint64_t signal, int sig_
 }
 
 std::uint64_t signal_fetch(const std::uint64_t* sig_addr) noexcept {
-  if (Runtime* r = current_runtime()) r->wait_policy().drive();  // see ops_wait.cpp: polling loops
+  if (Runtime* r = current_runtime()) r->wait_policy().progress();  // see ops_wait.cpp: polling loops
   return std::atomic_ref<std::uint64_t>(*const_cast<std::uint64_t*>(sig_addr)).load(std::memory_order_acquire);
 }
 

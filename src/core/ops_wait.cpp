@@ -135,7 +135,7 @@ Waiter<T> make(const char* func, volatile void* ivars, std::size_t n, const int*
   check_cmp(func, cmp);
   // A program may poll with shmem_test in its own loop: each call drives a transport that
   // needs it (no-op on one host), so remote updates arrive without a progress thread.
-  if (Runtime* r = current_runtime()) r->wait_policy().drive();
+  if (Runtime* r = current_runtime()) r->wait_policy().progress();
   return Waiter<T>{func, ivars, n, status, cmp, static_cast<T>(value), static_cast<const T*>(values)};
 }
 

@@ -63,9 +63,8 @@ Runtime::Runtime(RuntimeSetup setup)
   routes_[me_].heap = heap_.map.bytes();
   routes_[me_].data = data_->base;
 
-  const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  wait_.oversubscribed = ncpu > 0 && npes_ > ncpu;
-  wait_.spin_iterations = cfg_.wait_spin >= 0 ? static_cast<unsigned>(cfg_.wait_spin) : wait_.oversubscribed ? 64 : 4096;
+  wait_.oversubscribed = cpus::pes_outnumber_cpus(npes_);  // affinity mask and cgroup quota (core/cpus.hpp)
+  wait_.configure_spin(cfg_.wait_spin);
   wait_.timeout_s = cfg_.wait_timeout;
 
   if (npes_ > 1) {

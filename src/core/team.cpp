@@ -106,10 +106,7 @@ void Team::central_sync() noexcept {
   }
   auto done = [&] { return gen.load(std::memory_order_acquire) != my_gen; };
   const WaitPolicy& pol = rt_->wait_policy();
-  for (unsigned i = 0; i < pol.spin_iterations; ++i) {
-    if (done()) return;
-    cpu_relax();
-  }
+  if (done() || spin_for(pol, done)) return;  // the adaptive spin of every wait (wait.hpp)
   const auto start = std::chrono::steady_clock::now();
   // Yield first: with more PEs than CPUs the member we wait for is often runnable on this CPU,
   // and handing it the CPU is much quicker than a futex sleep and wake-up.

@@ -107,29 +107,47 @@ inline T* remote_word(const char* func, const void* addr, int pe) noexcept {
   return reinterpret_cast<T*>(p);
 }
 
-// Spin briefly, then yield, then sleep in growing steps (at most 100 us): kernel threads of
-// several PEs often share few cores, and the thread they wait for needs one.
+// Waiting in kernel code, where the thread waited for may be another kernel thread, of this
+// PE or another, that shares this thread's CPU: spin only briefly (a few microseconds), then
+// hand the CPU over with sched_yield on every pause. Only a wait that has lasted 10 ms sleeps,
+// in steps of at most 1/128 of the time waited so far (at most 1 ms), so a sleep never sets the
+// latency of a hand-off; the library's own waits follow the same rule (src/core/wait.hpp).
 class Backoff {
  public:
   void pause() noexcept {
     if (n_ < kSpins) {
       ++n_;
       cpu_relax();
-    } else if (n_ < kSpins + kYields) {
-      ++n_;
-      sched_yield();
-    } else {
-      timespec ts{0, sleep_ns_};
-      nanosleep(&ts, nullptr);
-      if (sleep_ns_ < 100000) sleep_ns_ *= 2;
+      return;
     }
+    const long long now = now_ns();
+    if (n_ == kSpins) {
+      ++n_;
+      start_ns_ = now;
+    }
+    const long long waited = now - start_ns_;
+    if (waited < kYieldOnlyNs) {
+      sched_yield();
+      return;
+    }
+    long long step = waited / kSleepFraction;
+    if (step > kMaxSleepNs) step = kMaxSleepNs;
+    timespec ts{0, static_cast<long>(step)};
+    nanosleep(&ts, nullptr);
   }
 
  private:
-  static constexpr unsigned kSpins = 256;
-  static constexpr unsigned kYields = 2000;
+  static long long now_ns() noexcept {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+  }
+  static constexpr unsigned kSpins = 64;
+  static constexpr long long kYieldOnlyNs = 10000000;  // 10 ms
+  static constexpr long long kSleepFraction = 128;
+  static constexpr long long kMaxSleepNs = 1000000;  // 1 ms
   unsigned n_ = 0;
-  long sleep_ns_ = 1000;
+  long long start_ns_ = 0;
 };
 
 // cmp uses SHMEM_CMP_EQ ... SHMEM_CMP_LE. Returns false for an unknown cmp (checked by callers).

@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# contend.sh - small-message latencies when the PEs do not each have a CPU to themselves: runs
+# bench/contend.c (ping-pong, barrier, 8-byte broadcast / reduction / fcollect) against this
+# project's shmem and against Open MPI's OSHMEM, side by side, in each scenario below; prints
+# one table, writes a CSV and plots it (bench/plot_contend.py).
+#
+#   bench/contend.sh [BUILD_DIR]     BUILD_DIR defaults to "build" (relative to the current
+#                                    directory, else to the repository root); it must hold a
+#                                    built tree: BUILD_DIR/bin/{oshcc,oshrun}, BUILD_DIR/lib.
+#
+# Scenarios (all on the same two CPUs, A and B: the first two of this script's affinity mask):
+#   idle     2 PEs on A,B
+#   hog1     2 PEs on A,B; one busy process pinned to B
+#   onecpu   2 PEs both pinned to A (taskset -c A)
+#   np4      4 PEs on A,B
+#   np8      8 PEs on A,B
+#   bg2      2 PEs on A,B; two busy processes on A,B (not pinned)
+#   bg4      2 PEs on A,B; four busy processes on A,B
+# The busy processes are `bash -c 'while :; do :; done'` loops under `timeout` (HOG_S seconds
+# at most), started before and stopped (by pid) after each scenario's runs, and on any exit.
+# Each round runs every scenario once for each library, alternating which library goes first;
+# figures are the median over rounds of each run's median. The load average is recorded
+# before every run and printed with the figures. In the idle scenario the script also measures
+# the hardware reference: a cache-line ping-pong between two processes (bench/handoff.c).
+#
+# Environment (all optional):
+#   ROUNDS=3               rounds
+#   SCENARIOS="idle hog1 onecpu np4 np8 bg2 bg4"
+#   CPUS="A,B"             the two CPUs (default: the first two this script may run on)
+#   HOG_S=300              upper bound on a busy process's life (it is stopped earlier)
+#   CONTEND_REPS, CONTEND_REP_MS, CONTEND_ONLY   passed to contend (see bench/contend.c)
+#   OUT_DIR=docs/img       where contend.csv and contend.png go; PLOT=0 skips the plot
+#   CSV_OUT                CSV path (default OUT_DIR/contend.csv)
+#   RAW_DIR                if set, every run's raw CSV is copied there
+#   SHMEM_SYMMETRIC_SIZE=64M   for both libraries
+#   OSHMEM_OSHCC=/usr/bin/oshcc  OSHMEM_OSHRUN=/usr/bin/oshrun
+#   OSHMEM_FLAGS           replaces the default extra oshrun flags for OSHMEM: compare.sh's,
+#                          plus --oversubscribe (under taskset Open MPI counts fewer slots) and
+#                          --bind-to none (Open MPI's own binding would override the taskset
+#                          mask of the scenario; ours does not bind either)
+#   PYTHON=/usr/bin/python3    interpreter for bench/plot_contend.py (needs matplotlib)
+#   CFLAGS="-O2"           compiler flags for both builds
+set -euo pipefail
+
+script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=bench/common.sh
+source "$script_dir/common.sh"
+bench_find_build contend.sh "${1:-build}"
+
+rounds=${ROUNDS:-3}
+read -ra scenarios <<<"${SCENARIOS:-idle hog1 onecpu np4 np8 bg2 bg4}"
+hog_s=${HOG_S:-300}
+out_dir=${OUT_DIR:-$root/docs/img}
+csv_out=${CSV_OUT:-$out_dir/contend.csv}
+osh_cc=${OSHMEM_OSHCC:-/usr/bin/oshcc}
+osh_run=${OSHMEM_OSHRUN:-/usr/bin/oshrun}
+python=${PYTHON:-/usr/bin/python3}
+read -ra cflags <<<"${CFLAGS:--O2}"
+export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-64M}
+
+for s in "${scenarios[@]}"; do
+  case $s in
+    idle | hog1 | onecpu | np4 | np8 | bg2 | bg4) ;;
+    *) echo "contend.sh: unknown scenario '$s' in SCENARIOS (idle hog1 onecpu np4 np8 bg2 bg4)" >&2; exit 2 ;;
+  esac
+done
+
+# The two CPUs: CPUS, else the first two of Cpus_allowed_list.
+expand_cpus() { # "0-2,5" -> "0 1 2 5"
+  local part out=() a b i
+  IFS=, read -ra parts <<<"$1"
+  for part in "${parts[@]}"; do
+    if [[ $part == *-* ]]; then
+      a=${part%-*} b=${part#*-}
+      for ((i = a; i <= b; i++)); do out+=("$i"); done
+    else
+      out+=("$part")
+    fi
+  done
+  echo "${out[@]}"
+}
+if [[ -n ${CPUS:-} ]]; then
+  read -ra cpus <<<"$(expand_cpus "$CPUS")"
+else
+  read -ra cpus <<<"$(expand_cpus "$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)")"
+fi
+if ((${#cpus[@]} < 2)); then
+  echo "contend.sh: needs two CPUs (got '${cpus[*]:-}'; set CPUS=A,B)" >&2
+  exit 2
+fi
+cpu_a=${cpus[0]} cpu_b=${cpus[1]}
+
+bench_tmpdir contend
+bench_osh_env CONTEND_REPS CONTEND_REP_MS CONTEND_ONLY
+
+# ---- busy processes ----------------------------------------------------------------------
+hogs=()
+start_hogs() { # start_hogs COUNT CPULIST
+  local i
+  for ((i = 0; i < $1; i++)); do
+    taskset -c "$2" timeout "$hog_s" bash -c 'while :; do :; done' &
+    hogs+=($!)
+  done
+}
+stop_hogs() {
+  local p
+  for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${hogs[@]}"; do wait "$p" 2>/dev/null || true; done
+  hogs=()
+}
+# shellcheck disable=SC2317  # called by the trap
+on_exit() { stop_hogs; rm -rf -- "$tmp"; }
+trap on_exit EXIT
+
+# ---- build -------------------------------------------------------------------------------
+echo "== building bench/contend.c and bench/handoff.c"
+"$our_cc" "${cflags[@]}" -std=c11 "$root/bench/contend.c" -o "$tmp/contend.ours"
+cc "${cflags[@]}" -std=c11 "$root/bench/handoff.c" -o "$tmp/handoff"
+libs=(ours)
+have_osh=0
+osh_why=""
+if [[ ! -x $osh_cc || ! -x $osh_run ]]; then
+  osh_why="OSHMEM is not installed ($osh_cc / $osh_run not found; Debian: apt-get install libopenmpi-dev openmpi-bin)"
+elif ! "$osh_cc" "${cflags[@]}" -std=c11 "$root/bench/contend.c" -o "$tmp/contend.osh" 2>"$tmp/osh_cc.err"; then
+  osh_why="OSHMEM's oshcc failed to build the benchmark: $(head -c 400 "$tmp/osh_cc.err")"
+else
+  have_osh=1
+  libs+=(osh)
+fi
+[[ $have_osh -eq 1 ]] || echo "== $osh_why; reporting ours only"
+
+osh_flags_contend() { # compare.sh's flags, plus --oversubscribe and --bind-to none
+  local f
+  mapfile -t f < <(osh_flags "$1")
+  printf '%s\n' "${f[@]}"
+  [[ -z ${OSHMEM_FLAGS:-} ]] || return 0
+  if [[ " ${f[*]} " != *" --oversubscribe "* ]]; then echo --oversubscribe; fi
+  printf '%s\n' --bind-to none
+}
+
+# scenario_setup NAME -> sets npes, pin (taskset CPU list), and starts the busy processes
+scenario_setup() {
+  npes=2 pin="$cpu_a,$cpu_b"
+  case $1 in
+    hog1) start_hogs 1 "$cpu_b" ;;
+    onecpu) pin=$cpu_a ;;
+    np4) npes=4 ;;
+    np8) npes=8 ;;
+    bg2) start_hogs 2 "$cpu_a,$cpu_b" ;;
+    bg4) start_hogs 4 "$cpu_a,$cpu_b" ;;
+  esac
+}
+run_one() { # run_one LIB -> CSV on stdout
+  case $1 in
+    ours) taskset -c "$pin" timeout 120 "$our_run" -n "$npes" "$tmp/contend.ours" ;;
+    osh)
+      local flags
+      mapfile -t flags < <(osh_flags_contend "$npes")
+      taskset -c "$pin" timeout 120 "$osh_run" "${flags[@]}" "${osh_env[@]}" -np "$npes" "$tmp/contend.osh"
+      ;;
+  esac
+}
+label() { case $1 in ours) echo ours ;; osh) echo OSHMEM ;; esac; }
+
+ncpu=$(nproc)
+echo "== CPUs A=$cpu_a B=$cpu_b (of $ncpu this script may use); load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# raw.csv: scenario,lib,round,metric,npes,value_us,best_us,load
+echo "scenario,lib,round,metric,npes,value_us,best_us,load" >"$tmp/raw.csv"
+failed=0
+for ((r = 1; r <= rounds; r++)); do
+  order=("${libs[@]}")
+  if ((r % 2 == 0 && ${#libs[@]} == 2)); then order=(osh ours); fi
+  for s in "${scenarios[@]}"; do
+    scenario_setup "$s"
+    if [[ $s == idle ]]; then
+      load0=$(cut -d' ' -f1 /proc/loadavg)
+      if taskset -c "$cpu_a,$cpu_b" timeout 60 "$tmp/handoff" >"$tmp/handoff.$r.out" 2>"$tmp/handoff.$r.err"; then
+        IFS=, read -r _ hv hb <"$tmp/handoff.$r.out"
+        echo "idle,hw,$r,handoff,2,$hv,$hb,$load0" >>"$tmp/raw.csv"
+      else
+        echo "   handoff FAILED: $(tail -2 "$tmp/handoff.$r.err")"
+      fi
+    fi
+    for lib in "${order[@]}"; do
+      load0=$(cut -d' ' -f1 /proc/loadavg)
+      rc=0
+      t0=$(date +%s%N)
+      run_one "$lib" >"$tmp/$s.$lib.$r.csv" 2>"$tmp/$s.$lib.$r.err" || rc=$?
+      echo "== round $r/$rounds, $s ($npes PEs on CPUs $pin, ${#hogs[@]} busy): $(label "$lib")," \
+        "$((($(date +%s%N) - t0) / 1000000)) ms, load average $load0"
+      if ((rc != 0)); then
+        echo "   $(label "$lib") FAILED (exit $rc):"
+        tail -10 "$tmp/$s.$lib.$r.err" | sed 's/^/   | /'
+        [[ $lib == osh ]] || failed=1
+      fi
+      awk -F, -v s="$s" -v lib="$lib" -v r="$r" -v load="$load0" \
+        '/^#/ || /^metric,/ || NF != 4 { next } { print s "," lib "," r "," $0 "," load }' \
+        "$tmp/$s.$lib.$r.csv" >>"$tmp/raw.csv"
+    done
+    stop_hogs
+  done
+done
+
+if [[ -n ${RAW_DIR:-} ]]; then
+  mkdir -p "$RAW_DIR"
+  cp "$tmp"/*.csv "$tmp"/*.out "$RAW_DIR"/ 2>/dev/null || true
+  echo "== raw results copied to $RAW_DIR"
+fi
+
+# ---- aggregate: scenario,lib,metric,npes,value_us (median over rounds),best_us,runs,load_min,load_max
+awk -F, '
+  NR == 1 { next }
+  {
+    k = $1 "," $2 "," $4 "," $5
+    if (!(k in n)) order[++count] = k
+    v[k, ++n[k]] = $6 + 0
+    if (!(k in best) || $7 + 0 < best[k]) best[k] = $7 + 0
+    if (!(k in lmin) || $8 + 0 < lmin[k]) lmin[k] = $8 + 0
+    if (!(k in lmax) || $8 + 0 > lmax[k]) lmax[k] = $8 + 0
+  }
+  END {
+    print "scenario,lib,metric,npes,value_us,best_us,runs,load_min,load_max"
+    for (i = 1; i <= count; i++) {
+      k = order[i]; m = n[k]
+      for (a = 2; a <= m; a++) {
+        x = v[k, a]
+        for (b = a - 1; b >= 1 && v[k, b] > x; b--) v[k, b + 1] = v[k, b]
+        v[k, b + 1] = x
+      }
+      med = (m % 2) ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2
+      printf "%s,%.4f,%.4f,%d,%.2f,%.2f\n", k, med, best[k], m, lmin[k], lmax[k]
+    }
+  }' "$tmp/raw.csv" >"$tmp/all.csv"
+if [[ $(wc -l <"$tmp/all.csv") -le 1 ]]; then
+  echo "contend.sh: no results" >&2
+  exit 1
+fi
+mkdir -p -- "$(dirname -- "$csv_out")"
+cp "$tmp/all.csv" "$csv_out"
+
+echo
+echo "== machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $ncpu CPUs, $(uname -sr)"
+echo "== ours:   $(grep -h -m1 '^# library' "$tmp"/*.ours.*.csv 2>/dev/null | head -1 | sed 's/^# library: //')"
+if [[ $have_osh -eq 1 ]]; then
+  echo "== OSHMEM: $("$osh_run" --version 2>/dev/null | head -1), flags: $(osh_flags_contend 2 | tr '\n' ' ')"
+fi
+echo "== $rounds round(s); us per operation, median over rounds; ratio = OSHMEM / ours (>= 1: ours"
+echo "   is no slower); load = load average before the runs (min-max); CSV: $csv_out"
+echo
+awk -F, '
+  function f(x) { return (x == "") ? "-" : sprintf(x >= 100 ? "%.1f" : (x >= 1 ? "%.2f" : "%.3f"), x) }
+  NR == 1 { next }
+  {
+    k = $1 "," $3 "," $4
+    if ($2 != "hw" && !(k in seen)) { seen[k] = 1; order[++count] = k }
+    V[$2, k] = $5
+    if (!($1 in lo) || $8 + 0 < lo[$1]) lo[$1] = $8 + 0
+    if (!($1 in hi) || $9 + 0 > hi[$1]) hi[$1] = $9 + 0
+    if ($2 == "hw") hw = $5
+  }
+  END {
+    printf "%-8s %3s %-11s %9s %9s %6s %-4s %s\n", "scenario", "PEs", "metric", "ours", "OSHMEM", "ratio", "", "load"
+    met = 0; tot = 0
+    for (i = 1; i <= count; i++) {
+      k = order[i]; split(k, p, ",")
+      o = V["ours", k]; t = V["osh", k]
+      r = "-"; ok = ""
+      if (o > 0 && t > 0) { r = sprintf("%.2f", t / o); ok = (o <= t) ? "ok" : "SLOW"; tot++; if (o <= t) met++ }
+      printf "%-8s %3s %-11s %9s %9s %6s %-4s %.2f-%.2f\n", p[1], p[3], p[2], f(o), f(t), r, ok, lo[p[1]], hi[p[1]]
+    }
+    print ""
+    if (tot) printf "ours no slower than OSHMEM: %d of %d scenario/metric pairs\n", met, tot
+    pp = V["ours", "idle,pingpong,2"]
+    if (hw > 0 && pp > 0)
+      printf "idle ping-pong half round trip %.3f us = %.2f x the cache-line hand-off (%.3f us; target <= 1.5 x)\n", pp, pp / hw, hw
+    b8 = V["ours", "np8,barrier,8"]
+    if (b8 > 0) printf "8 PEs on 2 CPUs: 2000 barriers take %.3f s (target < 0.5 s)\n", b8 * 2000e-6
+  }' "$tmp/all.csv"
+
+if [[ ${PLOT:-1} != 0 ]]; then
+  echo
+  if [[ -x $python ]] || command -v "$python" >/dev/null 2>&1; then
+    "$python" "$root/bench/plot_contend.py" "$csv_out" "$out_dir/contend.png" ||
+      echo "== plot_contend.py failed (figures above are unaffected)"
+  else
+    echo "== $python not found: no plot (set PYTHON=...)"
+  fi
+fi
+exit $failed

@@ -1,0 +1,32 @@
+#pragma once
+// How many CPUs this process may really use, for the one decision that needs it: do the PEs of
+// this node outnumber their CPUs? The machine's CPU count is the wrong answer under `taskset`,
+// in a cpuset, or in a container with a CPU quota; this takes the smallest of
+//   - the affinity mask (sched_getaffinity), and
+//   - the cgroup CPU bandwidth quota (cgroup v2 cpu.max, v1 cpu.cfs_quota_us / cfs_period_us)
+//     of this process's cgroup and each of its ancestors, rounded down (1.5 CPUs of quota
+//     cannot run 2 spinning PEs), at least 1.
+// The cgroup files are found through /proc/self/cgroup and /proc/self/mountinfo, so any mount
+// layout (unified, hybrid, v1 with cpu,cpuacct) works. `root` prefixes every path read (tests
+// point it at a fake tree; empty in the library).
+#include <string>
+#include <string_view>
+
+namespace shmem::cpus {
+
+// A quota of quota_us per period_us as whole CPUs (floor, >= 1); 0 when unlimited (quota < 0)
+// or the period is not positive.
+int quota_cpus(long long quota_us, long long period_us) noexcept;
+// The same from the text of a cgroup v2 cpu.max ("max 100000", "150000 100000"); 0 when
+// unlimited or unreadable.
+int parse_cpu_max(std::string_view text) noexcept;
+// The tightest CPU quota over this process's cgroup and its ancestors; 0 when none applies.
+int cgroup_quota_cpus(const std::string& root = "");
+// CPUs in this thread's affinity mask (0 if it cannot be read).
+int affinity_cpus() noexcept;
+// min(affinity, quota), ignoring whichever is unknown; the online CPU count when both are.
+int usable_cpus(const std::string& root = "");
+// True when local_pes processes would have to share the CPUs this one may use.
+bool pes_outnumber_cpus(int local_pes);
+
+}  // namespace shmem::cpus

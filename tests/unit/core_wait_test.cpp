@@ -1,0 +1,262 @@
+// The waiting policy's pure parts: how the adaptive spin budget learns, the sleep rule, the
+// SHMEM_WAIT_SPIN override, and the CPU count from the affinity mask and the cgroup quota
+// (fake /proc and /sys trees in a temporary directory). No timing is measured or asserted.
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/cpus.hpp"
+#include "core/wait.hpp"
+
+namespace fs = std::filesystem;
+using shmem::WaitPolicy;
+
+namespace {
+
+void adaptive(WaitPolicy& p, unsigned cap, unsigned floor) {
+  p.adaptive = true;
+  p.spin_iterations = cap;
+  p.spin_floor = floor;
+  p.spin_budget.store(cap);
+}
+
+}  // namespace
+
+TEST(WaitBudget, RunningOutDropsToAnEighthDownToTheFloor) {
+  WaitPolicy p;
+  adaptive(p, 4096, 8);
+  p.learn(p.budget(), p.budget(), false);
+  EXPECT_EQ(p.budget(), 512u);
+  for (int i = 0; i < 10; ++i) p.learn(p.budget(), p.budget(), false);
+  EXPECT_EQ(p.budget(), 8u);
+}
+
+TEST(WaitBudget, CompletingInTheUpperHalfDoublesUpToTheCap) {
+  WaitPolicy p;
+  adaptive(p, 4096, 8);
+  p.spin_budget.store(8);
+  p.learn(8, 5, true);
+  EXPECT_EQ(p.budget(), 16u);
+  p.learn(16, 8, true);  // exactly half: no change
+  EXPECT_EQ(p.budget(), 16u);
+  p.learn(16, 1, true);  // early completion: keeps the budget
+  EXPECT_EQ(p.budget(), 16u);
+  for (int i = 0; i < 20; ++i) p.learn(p.budget(), p.budget(), true);
+  EXPECT_EQ(p.budget(), 4096u);
+}
+
+TEST(WaitBudget, SpinForLearnsFromItsOutcome) {
+  WaitPolicy p;
+  adaptive(p, 64, 4);
+  EXPECT_FALSE(shmem::spin_for(p, [] { return false; }));
+  EXPECT_EQ(p.budget(), 8u);
+  int calls = 0;
+  EXPECT_TRUE(shmem::spin_for(p, [&] { return ++calls == 7; }));  // 7 of 8: upper half
+  EXPECT_EQ(calls, 7);
+  EXPECT_EQ(p.budget(), 16u);
+}
+
+TEST(WaitBudget, PollHookRunsOnEverySpin) {
+  WaitPolicy p;
+  adaptive(p, 16, 4);
+  int polls = 0;
+  p.poll = [](void* a) { ++*static_cast<int*>(a); };
+  p.poll_arg = &polls;
+  EXPECT_FALSE(shmem::spin_for(p, [] { return false; }));
+  EXPECT_EQ(polls, 16);
+}
+
+TEST(WaitBudget, ExplicitSpinIsFixed) {
+  WaitPolicy p;
+  p.configure_spin(100);
+  EXPECT_FALSE(p.adaptive);
+  EXPECT_EQ(p.budget(), 100u);
+  p.learn(100, 100, false);
+  EXPECT_EQ(p.budget(), 100u);
+  p.configure_spin(0);
+  EXPECT_EQ(p.budget(), 0u);
+  int calls = 0;
+  EXPECT_FALSE(shmem::spin_for(p, [&] { return ++calls > 0; }));  // zero spins: straight to yield
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(WaitBudget, AutomaticStartsAtTheCapOrTheFloor) {
+  WaitPolicy p;
+  p.oversubscribed = false;
+  p.configure_spin(-1);
+  EXPECT_TRUE(p.adaptive);
+  EXPECT_EQ(p.spin_iterations, WaitPolicy::kCap);
+  EXPECT_EQ(p.budget(), WaitPolicy::kCap);
+  EXPECT_GE(p.spin_floor, 4u);
+  EXPECT_LE(p.spin_floor, 256u);
+  WaitPolicy q;
+  q.oversubscribed = true;
+  q.configure_spin(-1);
+  EXPECT_EQ(q.spin_iterations, WaitPolicy::kCapOversubscribed);
+  EXPECT_EQ(q.budget(), q.spin_floor);
+}
+
+TEST(WaitYieldSpin, SliceLongYieldsRaiseItFruitlessSpinsCutIt) {
+  WaitPolicy p;
+  adaptive(p, 4096, 8);
+  EXPECT_EQ(p.yield_spin(), 0);
+  p.learn_yield(20000);  // 20 us: a hand-off to the peer, not a lost slice
+  EXPECT_EQ(p.yield_spin(), 0);
+  p.learn_yield(1500000);  // 1.5 ms: lost a slice to a busy process
+  EXPECT_EQ(p.yield_spin(), 1125000);
+  p.learn_yield(1500000);  // not more than twice the spin: no change
+  EXPECT_EQ(p.yield_spin(), 1125000);
+  p.learn_yield(100000000);  // capped
+  EXPECT_EQ(p.yield_spin(), WaitPolicy::kMaxYieldSpinNs);
+  p.learn_yield_spin_ran_out(p.yield_spin());
+  EXPECT_EQ(p.yield_spin(), WaitPolicy::kMaxYieldSpinNs / 4);
+  for (int i = 0; i < 10; ++i) p.learn_yield_spin_ran_out(p.yield_spin());
+  EXPECT_EQ(p.yield_spin(), 0);  // below 1 us it is dropped
+
+  WaitPolicy fixed;
+  fixed.configure_spin(10);
+  fixed.learn_yield(1500000);
+  EXPECT_EQ(fixed.yield_spin(), 0);  // SHMEM_WAIT_SPIN: no adaptation
+  WaitPolicy crowded;
+  crowded.oversubscribed = true;
+  crowded.configure_spin(-1);
+  crowded.learn_yield(1500000);
+  EXPECT_EQ(crowded.yield_spin(), 0);  // PEs outnumber CPUs: always yield
+}
+
+// Two PEs sharing a CPU, each spinning its whole yield spin before yielding to the other: the
+// spin must shrink round after round (each yield lasts about the other's spin), not lock in.
+TEST(WaitYieldSpin, SharingPeersDoNotLockInALongSpin) {
+  WaitPolicy a, b;
+  adaptive(a, 4096, 8);
+  adaptive(b, 4096, 8);
+  a.yield_spin_ns.store(WaitPolicy::kMaxYieldSpinNs);
+  b.yield_spin_ns.store(WaitPolicy::kMaxYieldSpinNs);
+  for (int round = 0; round < 60; ++round) {
+    WaitPolicy& w = round % 2 ? a : b;
+    const WaitPolicy& other = round % 2 ? b : a;
+    w.learn_yield_spin_ran_out(w.yield_spin());
+    w.learn_yield(other.yield_spin() + 2000);  // the yield lasts the other's spin
+  }
+  EXPECT_EQ(a.yield_spin(), 0);
+  EXPECT_EQ(b.yield_spin(), 0);
+}
+
+TEST(WaitSleep, NeverWhileYoungThenAFractionOfTheWaitCapped) {
+  EXPECT_EQ(shmem::sleep_step_ns(0), 0);
+  EXPECT_EQ(shmem::sleep_step_ns(0.0099), 0);
+  EXPECT_EQ(shmem::sleep_step_ns(0.0128), 100000);  // 12.8 ms / 128
+  EXPECT_EQ(shmem::sleep_step_ns(10.0), WaitPolicy::kMaxSleepNs);
+  for (double w : {0.01, 0.02, 0.05, 0.1, 1.0}) EXPECT_LE(shmem::sleep_step_ns(w), w * 1e9 / 128 + 1);
+}
+
+TEST(WaitYield, ReportsPastTheTimeoutAndSleepsOnlyWhenOld) {
+  WaitPolicy p;
+  adaptive(p, 8, 4);
+  p.timeout_s = 1e-9;  // fires on the first check
+  struct Fired {};
+  bool slept = false;
+  try {
+    shmem::yield_until(p, [] { return false; }, [](double) { throw Fired{}; }, [&](long) { slept = true; });
+    FAIL() << "returned";
+  } catch (const Fired&) {
+  }
+  EXPECT_FALSE(slept);
+  int calls = 0;
+  p.timeout_s = 0;
+  long slept_ns = 0;  // a loaded machine may make even this wait old enough to sleep
+  shmem::yield_until(p, [&] { return ++calls == 3; }, [](double) { FAIL(); }, [&](long ns) { slept_ns += ns; });
+  EXPECT_EQ(calls, 3);
+  (void)slept_ns;
+}
+
+TEST(CpuQuota, ParsesCgroupFormats) {
+  EXPECT_EQ(shmem::cpus::parse_cpu_max("max 100000\n"), 0);
+  EXPECT_EQ(shmem::cpus::parse_cpu_max("200000 100000\n"), 2);
+  EXPECT_EQ(shmem::cpus::parse_cpu_max("150000 100000"), 1);  // 1.5 CPUs cannot run 2 spinners
+  EXPECT_EQ(shmem::cpus::parse_cpu_max("50000 100000"), 1);   // at least one
+  EXPECT_EQ(shmem::cpus::parse_cpu_max("garbage"), 0);
+  EXPECT_EQ(shmem::cpus::parse_cpu_max(""), 0);
+  EXPECT_EQ(shmem::cpus::quota_cpus(-1, 100000), 0);
+  EXPECT_EQ(shmem::cpus::quota_cpus(400000, 100000), 4);
+  EXPECT_EQ(shmem::cpus::quota_cpus(400000, 0), 0);
+}
+
+namespace {
+
+struct FakeRoot {
+  fs::path dir;
+  FakeRoot() {
+    char tmpl[] = "/tmp/shmem-cpus-test.XXXXXX";
+    dir = mkdtemp(tmpl);
+  }
+  ~FakeRoot() { fs::remove_all(dir); }
+  void write(const std::string& rel, const std::string& text) const {
+    const fs::path p = dir / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+  }
+};
+
+}  // namespace
+
+TEST(CpuQuota, CgroupV2TightestAncestorWins) {
+  FakeRoot r;
+  r.write("proc/self/cgroup", "0::/job/step\n");
+  r.write("proc/self/mountinfo",
+          "30 23 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n"
+          "31 23 0:27 / /proc rw - proc proc rw\n");
+  r.write("sys/fs/cgroup/job/step/cpu.max", "max 100000\n");
+  r.write("sys/fs/cgroup/job/cpu.max", "300000 100000\n");
+  r.write("sys/fs/cgroup/cpu.max", "800000 100000\n");
+  EXPECT_EQ(shmem::cpus::cgroup_quota_cpus(r.dir.string()), 3);
+}
+
+TEST(CpuQuota, CgroupV1CpuControllerAnyMountName) {
+  FakeRoot r;
+  r.write("proc/self/cgroup", "5:memory:/x\n3:cpu,cpuacct:/docker/abc\n0::/\n");
+  r.write("proc/self/mountinfo",
+          "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+          "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n"
+          "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n");
+  r.write("sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "200000\n");
+  r.write("sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
+  r.write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
+  r.write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+  EXPECT_EQ(shmem::cpus::cgroup_quota_cpus(r.dir.string()), 2);
+}
+
+TEST(CpuQuota, NoCgroupFilesMeansNoLimit) {
+  FakeRoot r;
+  EXPECT_EQ(shmem::cpus::cgroup_quota_cpus(r.dir.string()), 0);
+  r.write("proc/self/cgroup", "0::/\n");
+  r.write("proc/self/mountinfo", "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+  EXPECT_EQ(shmem::cpus::cgroup_quota_cpus(r.dir.string()), 0);
+  EXPECT_GE(shmem::cpus::usable_cpus(r.dir.string()), 1);
+}
+
+// The affinity mask, not the machine's CPU count: a child pinned to one CPU sees one, and
+// two PEs outnumber it.
+TEST(CpuAffinity, PinnedToOneCpuMeansOne) {
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) _exit(2);
+    const bool ok = shmem::cpus::affinity_cpus() == 1 && shmem::cpus::usable_cpus("/nonexistent") == 1 &&
+                    shmem::cpus::pes_outnumber_cpus(2) && !shmem::cpus::pes_outnumber_cpus(1);
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
