@@ -61,11 +61,13 @@ Process& proc() {
   return p;
 }
 
-void finalize_at_exit() {
+// At exit (on_exit, so the status is known): instances not finalized leave the job. A non-zero
+// status tells the other PEs at once; status 0 is the implicit finalize (Runtime::leave_at_exit).
+void finalize_at_exit(int status, void*) {
   Process& p = proc();
   std::lock_guard<std::mutex> g(p.mu);
   p.current.store(nullptr, std::memory_order_release);
-  for (auto& [id, rt] : p.instances) rt->finalize();
+  for (auto& [id, rt] : p.instances) rt->leave_at_exit(status);
   p.instances.clear();
   p.boot_holds.clear();
   p.pmix.reset();
@@ -74,7 +76,7 @@ void finalize_at_exit() {
 void register_at_exit(Process& p) {
   if (p.atexit_registered) return;
   p.atexit_registered = true;
-  std::atexit(finalize_at_exit);
+  on_exit(finalize_at_exit, nullptr);  // glibc: like atexit, with the exit status
 }
 
 std::string hex(const unsigned char* b, std::size_t n) {
@@ -131,6 +133,7 @@ void make_uid(Process& p, void* out) {
   o.tls.secret = hex(b.secret, sizeof b.secret);
   o.tls.enabled = parse_bool(config_raw("SHMEM_BOOTSTRAP_TLS"), "SHMEM_BOOTSTRAP_TLS");
   apply_tls_overrides(p, o.tls);
+  o.linger_on_failure = bootstrap::Millis(3000);  // ranks still arriving hear why the job failed
   p.uid_secret = o.tls.secret;
   p.uid_server = std::make_unique<bootstrap::StoreServer>(std::move(o));
   b.port = p.uid_server->port();

@@ -73,10 +73,15 @@ Runtime::Runtime(RuntimeSetup setup)
       o.bind_host = launch.store_host;
       o.port = launch.store_port;
       o.tls = launch.tls;
-      store_server_ = std::make_unique<bootstrap::StoreServer>(std::move(o));
+      o.linger_on_failure = bootstrap::Millis(3000);
+      try {
+        store_server_ = std::make_unique<bootstrap::StoreServer>(std::move(o));
+      } catch (const Error& e) {
+        bootstrap::store_host_failed(launch, e);  // another process claiming this rank holds the port?
+      }
     }
     store_ = std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
-                                                      to_ms(connect_timeout_s_));
+                                                      to_ms(connect_timeout_s_), npes_);
     if (std::string_view(launch.origin) != "oshrun")  // oshrun ends the job itself
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
                                               to_ms(connect_timeout_s_), store_server_.get());
