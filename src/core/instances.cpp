@@ -207,6 +207,7 @@ void join_by_mpi(const core::InitSpec& spec, Process& p, RuntimeSetup& st, std::
 RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<void>& hold) {
   RuntimeSetup st;
   st.cfg = Config::from_env();
+  validate_startup_settings(st.cfg);
   if (spec.heap_size) st.cfg.symmetric_size = spec.heap_size;
   st.thread_level = spec.thread_level;
   st.connect_timeout_s = spec.connect_timeout_s;
@@ -267,6 +268,8 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
     }
   }
   log::set_identity(l.pe, l.npes);
+  if (l.pe == 0)  // once per job: every PE has the same environment as a rule
+    for (const std::string& m : unknown_variable_messages()) SHMEM_WARN("init", "%s", m.c_str());
   SHMEM_INFO_LOG("init", "bootstrap: %s, PE %d of %d%s", l.origin, l.pe, l.npes,
                  l.npes > 1 ? (", store at " + l.store_host + ":" + std::to_string(l.store_port)).c_str() : "");
   return st;
