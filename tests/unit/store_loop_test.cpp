@@ -143,12 +143,10 @@ TEST(StoreLoop, FloodOfIdleConnectionsNeitherExhaustsDescriptorsNorKeepsRanksOut
   std::vector<std::unique_ptr<RawConn>> flood;
   for (int i = 0; i < kFlood; ++i) flood.push_back(std::make_unique<RawConn>(server->port()));
   // The server keeps at most 128 of them from one source (each held connection costs it one
-  // descriptor); the others were closed at once. Give it a moment to accept them all.
-  std::size_t server_fds = 0;
-  for (int i = 0; i < 100; ++i) {
-    std::this_thread::sleep_for(Millis{20});
-    server_fds = fds_now() - fds_before - kFlood;
-  }
+  // descriptor); the others were closed at once. A client connecting after them is accepted
+  // after them (the listen queue is FIFO), so once it has been served all 400 were handled.
+  expect_server_works(*server, psk_tls(), "after-flood");
+  const std::size_t server_fds = fds_now() - fds_before - kFlood;
   EXPECT_LE(server_fds, 128u + 4u);
   // A rank arriving now still gets in: old idle connections make room for it.
   auto r1 = std::make_unique<StoreClient>("127.0.0.1", server->port(), psk_tls(), 1, Millis{20000}, 2);
@@ -222,9 +220,9 @@ TEST(StoreLoopLog, ResetBeforeHelloNamesThePeer) {
     RawConn r(server->port());
     addr = r.local_address();
     ASSERT_TRUE(r.send(std::string("\x16\x03\x01\x00\x40", 5)));  // half a ClientHello, then RST
-    std::this_thread::sleep_for(Millis{50});
+    expect_server_works(*server, psk_tls());  // served after r was accepted (FIFO listen queue)
     r.reset_now();
-    expect_server_works(*server, psk_tls());
+    expect_server_works(*server, psk_tls(), "after-reset");  // ... and after r's reset was read
   }
   log::configure(nullptr, "/dev/stderr");
   int named = 0;
