@@ -28,6 +28,7 @@ log="$root/build-asan/sanitizer-ctest.log"
 # purpose, which UBSan rightly reports instead of letting the SIGSEGV happen: left out here.
 export ASAN_OPTIONS="handle_segv=0:handle_abort=0:detect_leaks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export TEST_TIME_SCALE=3  # sanitized processes start slower: the tests' time limits stretch
 status=0
 (cd build-asan && ctest -V -j2 -L "^(pe|unit)$" -LE "^mpi$" -E "^pe_fail_crash_null" >"$log" 2>&1) || status=$?
 end=$(date +%s)
