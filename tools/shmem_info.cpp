@@ -233,5 +233,7 @@ int main(int argc, char** argv) {
     }
   }
   if (!global_error.empty()) std::fprintf(stderr, "shmem-info: %s\n", global_error.c_str());
+  // Likely typos: SHMEM_* names the library does not read (a warning, not an error).
+  for (const std::string& m : shmem::unknown_variable_messages()) std::fprintf(stderr, "shmem-info: warning: %s\n", m.c_str());
   return bad ? 1 : 0;
 }

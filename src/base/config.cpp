@@ -1,9 +1,15 @@
 #include "base/config.hpp"
 
+#include <strings.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "base/error.hpp"
@@ -145,6 +151,78 @@ Config Config::from_env() {
   if (c.progress_thread != "auto" && c.progress_thread != "on" && c.progress_thread != "off")
     bad("SHMEM_PROGRESS_THREAD", c.progress_thread, "auto, on or off");
   return c;
+}
+
+// ---- checks beyond the table's parsers (kept apart: the table's code is above) -------------
+namespace {
+
+// SHMEM_* names that are not in the table but are read (or accepted) elsewhere.
+constexpr const char* kKnownOutsideTable[] = {
+    "SHMEM_SYMMETRIC_HEAP_SIZE",  // alias of SHMEM_SYMMETRIC_SIZE
+    "SHMEM_UID_SESSION_ID",       // the seed's unique-ID store address
+};
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> unknown_variable_messages() {
+  std::vector<std::string> out;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view entry(*e);
+    if (!entry.starts_with("SHMEM_")) continue;
+    const std::string name(entry.substr(0, entry.find('=')));
+    bool known = false;
+    for (const auto& v : config_vars()) known = known || name == v.name;
+    for (const char* k : kKnownOutsideTable) known = known || name == k;
+    if (known) continue;
+    std::string best;
+    std::size_t best_d = std::string::npos;
+    for (const auto& v : config_vars())
+      if (std::size_t d = edit_distance(name, v.name); d < best_d) {
+        best_d = d;
+        best = v.name;
+      }
+    std::string msg = name + " is not a shmem variable";
+    // Close enough to be a typo: about one edit in four of the part after SHMEM_.
+    if (best_d <= std::max<std::size_t>(1, (name.size() - 6) / 4))
+      msg += "; did you mean " + best + "?";
+    else
+      msg += " (shmem-info lists them)";
+    out.push_back(std::move(msg));
+  }
+  return out;
+}
+
+void validate_startup_settings(const Config& c) {
+  static constexpr const char* kLevels[] = {"TRACE", "DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL", "OFF"};
+  bool level_ok = false;
+  for (const char* l : kLevels) level_ok = level_ok || strcasecmp(c.log_level.c_str(), l) == 0;
+  if (!level_ok) bad("SHMEM_LOG_LEVEL", c.log_level, "TRACE, DEBUG, INFO, WARN, ERROR, FATAL or OFF");
+  if (!c.log_file.empty()) {
+    FILE* f = std::fopen(c.log_file.c_str(), "a");
+    if (!f)
+      throw Error(Errc::kInvalidValue, "SHMEM_LOG_FILE='" + c.log_file + "' cannot be opened for appending: " +
+                                           std::strerror(errno));
+    std::fclose(f);
+  }
+  if (c.bootstrap_timeout <= 0)
+    bad("SHMEM_BOOTSTRAP_TIMEOUT", config_raw("SHMEM_BOOTSTRAP_TIMEOUT"),
+        "a positive number of seconds: the bootstrap always has a deadline (for a very slow start use a large "
+        "value, e.g. 3600)");
 }
 
 }  // namespace shmem

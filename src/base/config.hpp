@@ -53,6 +53,14 @@ const char* config_alias_value(std::string_view name);
 // The environment value of a table variable (or of an alias of it), or its default.
 std::string config_raw(const char* name);
 
+// SHMEM_* variables in the environment that are not in the table, each with a message naming
+// the closest known one ("SHMEM_SYMMETRIC_SIZ is not a shmem variable; did you mean
+// SHMEM_SYMMETRIC_SIZE?"). Known aliases and variables read outside the table are not listed.
+std::vector<std::string> unknown_variable_messages();
+// Checks what Config::from_env cannot see alone: SHMEM_LOG_LEVEL is a level, SHMEM_LOG_FILE can
+// be opened for appending, SHMEM_BOOTSTRAP_TIMEOUT is positive. Throws Error(kInvalidValue).
+void validate_startup_settings(const Config& c);
+
 // Strict parsers (exposed for tests). Each throws Error(kInvalidValue) naming `what`.
 std::uint64_t parse_size(std::string_view text, std::string_view what);
 bool parse_bool(std::string_view text, std::string_view what);

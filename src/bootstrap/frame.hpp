@@ -30,7 +30,7 @@ inline constexpr std::size_t kMaxPayload = kMaxValue + 4 * kMaxKey;
 inline constexpr std::uint16_t kReplyBit = 0x8000;
 
 enum class Op : std::uint16_t {
-  kHello = 1,
+  kHello = 1,  // i64 rank, bytes secret (plain TCP only), [i64 world size: 0 = not said]
   kSet = 2,
   kGet = 3,
   kTryGet = 4,
@@ -41,6 +41,9 @@ enum class Op : std::uint16_t {
   kWaitFailure = 9,
   kGlobalExit = 10,
   kGoodbye = 11,
+  // A PE leaves without shmem_finalize (exit(n), or an implicit finalize that could not meet the
+  // others): i64 exit status, bytes reason. The store fails with that reason and status.
+  kLeave = 12,
 };
 bool is_known_op(std::uint16_t op) noexcept;
 const char* op_name(Op op) noexcept;
@@ -99,6 +102,7 @@ class PayloadReader {
   std::string_view bytes(std::size_t max, const char* what);
   // Throws if bytes remain (a peer speaking a different dialect).
   void expect_end() const;
+  bool at_end() const noexcept { return rest_.empty(); }
 
  private:
   std::string_view rest_;

@@ -39,6 +39,20 @@ std::string sha256_hex(std::string_view text) {
   return out;
 }
 
+// How long a rank that knows it is misconfigured tries to tell the job's store before it gives up.
+constexpr Millis kReportTimeout{3000};
+
+// Says hello to the store as `rank` of `npes` so that it fails the job naming the problem;
+// returns the store's words (empty if it could not be told).
+std::string report_to_store(const LaunchSpec& s, int rank, int npes) {
+  try {
+    StoreClient c(s.store_host, s.store_port, s.tls, rank, kReportTimeout, npes);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
 void apply_tls(const Config& cfg, TlsConfig& tls) {
   tls.enabled = cfg.bootstrap_tls;
   tls.secret = cfg.job_secret;
@@ -79,7 +93,8 @@ LaunchSpec launch_spec_from_env(const Config& cfg) {
   }
   if (env("WORLD_SIZE") && env("RANK")) {  // torchrun / torch.distributed style
     s.npes = env_int("WORLD_SIZE", 1, 1 << 20);
-    s.pe = env_int("RANK", 0, s.npes - 1);
+    const int rank = env_int("RANK", 0, 1 << 20);
+    s.pe = rank < s.npes ? rank : 0;
     s.origin = "torchrun";
     if (s.npes > 1) {
       if (!env("MASTER_ADDR") || !env("MASTER_PORT"))
@@ -101,6 +116,12 @@ LaunchSpec launch_spec_from_env(const Config& cfg) {
                            "from MASTER_ADDR/MASTER_PORT; set SHMEM_JOB_SECRET (same value on every rank) or "
                            "certificates in SHMEM_BOOTSTRAP_TLS_INFO to authenticate PEs");
     }
+    if (rank >= s.npes) {
+      const std::string told = s.npes > 1 ? report_to_store(s, rank, s.npes) : std::string();
+      throw Error(Errc::kInvalidValue, "RANK=" + std::to_string(rank) + " is outside the job: WORLD_SIZE=" +
+                                           std::to_string(s.npes) + " (ranks 0.." + std::to_string(s.npes - 1) + ")" +
+                                           (told.empty() ? "" : "; the job's store says: " + told));
+    }
     return s;
   }
   if (env("PMIX_RANK") && env("PMIX_NAMESPACE")) {  // another PMIx process manager: srun, prterun
@@ -111,6 +132,27 @@ LaunchSpec launch_spec_from_env(const Config& cfg) {
     return s;
   }
   return s;  // singleton
+}
+
+}  // namespace shmem::bootstrap
+
+namespace shmem::bootstrap {
+
+void store_host_failed(const LaunchSpec& launch, const Error& why) {
+  if (std::string_view(why.what()).find("in use") == std::string_view::npos) throw why;
+  // Someone listens on our port: if it is this job's store, hosted by a process that also
+  // claims our rank, our hello makes that job fail with "RANK 0 claimed twice".
+  std::string told;
+  try {
+    StoreClient c(launch.store_host, launch.store_port, launch.tls, launch.pe, kReportTimeout, launch.npes);
+  } catch (const Error& e) {
+    told = e.what();
+  }
+  if (told.find("claimed twice") != std::string::npos)
+    throw Error(Errc::kInvalidValue, "RANK " + std::to_string(launch.pe) + " claimed twice: another process with RANK=" +
+                                         std::to_string(launch.pe) + " already hosts the bootstrap store at " +
+                                         launch.store_host + ":" + std::to_string(launch.store_port));
+  throw why;
 }
 
 }  // namespace shmem::bootstrap

@@ -12,6 +12,7 @@
 
 #include "bootstrap/tls.hpp"
 #include "base/config.hpp"
+#include "base/error.hpp"
 
 namespace shmem::bootstrap {
 
@@ -29,7 +30,14 @@ struct LaunchSpec {
   bool pmix = false;
 };
 
-// Throws Error(kInvalidValue / kBootstrap) naming the variable at fault.
+// Throws Error(kInvalidValue / kBootstrap) naming the variable at fault. A torchrun-style RANK
+// outside WORLD_SIZE is also reported to the job's store first, so that the other ranks fail
+// at once instead of waiting for a rank that never comes.
 LaunchSpec launch_spec_from_env(const Config& cfg);
+
+// The store host (rank 0 of a launcher-less job) could not start the store (`why`). When its
+// port is taken by another process that also claims this rank, says hello to that one as this
+// rank, so that its job fails naming the duplicate; then throws: `why`, or the duplicate.
+[[noreturn]] void store_host_failed(const LaunchSpec& launch, const Error& why);
 
 }  // namespace shmem::bootstrap

@@ -31,6 +31,10 @@ class StoreServer {
     // its first byte arrived, and on sending a reply: a client that stalls or vanishes in
     // the middle is dropped after this long. (Waiting *between* requests is unbounded.)
     Millis io_timeout{10000};
+    // A store hosted by a PE: after the job failed, how long the destructor keeps serving so
+    // that ranks still arriving hear why (it stops early once every rank has come and had its
+    // replies). 0: stop at once (a launcher, which ends the PEs itself).
+    Millis linger_on_failure{0};
   };
   explicit StoreServer(Options opts);  // binds and starts serving; throws Error on failure
   ~StoreServer();                      // stops all threads and closes every connection
@@ -51,6 +55,10 @@ class StoreServer {
   // PEs hear why before the host process exits.
   bool wait_idle(Millis timeout) const;
   bool wait_for_blocked(std::size_t n, Millis timeout) const;
+  // After a failure: waits until every rank of the job (by the world size in the hellos) has
+  // connected and every reply is written, at most `timeout`. Returns at once when the job
+  // did not fail.
+  void wait_all_told(Millis timeout) const;
 
  private:
   struct Impl;
@@ -60,9 +68,13 @@ class StoreServer {
 class StoreClient {
  public:
   // Connects (retrying until `connect_timeout`), authenticates, and says hello as `rank`
-  // (rank < 0: an anonymous helper connection such as a test or a watcher).
+  // (rank < 0: an anonymous helper connection such as a test or a watcher) of a job of
+  // `world_size` ranks (0: not said). The store fails the whole job, naming the cause, when a
+  // rank's world size differs from the others', its rank is outside the job, or the rank is
+  // already connected while the job is still gathering (a connected rank's second hello is
+  // always refused).
   StoreClient(const std::string& host, std::uint16_t port, const TlsConfig& tls, int rank,
-              Millis connect_timeout);
+              Millis connect_timeout, int world_size = 0);
   ~StoreClient();
   StoreClient(const StoreClient&) = delete;
   StoreClient& operator=(const StoreClient&) = delete;
@@ -79,11 +91,17 @@ class StoreClient {
   bool remove(std::string_view key);  // false if absent
   // All `nranks` callers with the same `name` return together (each name used once).
   void barrier(std::string_view name, int nranks, Millis timeout);
-  // Blocks until the store fails or a global exit is requested; returns the reason text.
+  // Blocks until the store fails or a global exit is requested; returns the reason text and,
+  // in *exit_status, the status the job ends with (shmem_global_exit's, a departed PE's, or 1).
   // Used by a watcher thread on its own connection.
-  std::string wait_failure();
+  std::string wait_failure(int* exit_status = nullptr);
   void global_exit(int status);
   void goodbye();  // clean finalize: the server no longer treats a disconnect as a loss
+  // This PE leaves the job without finalizing (exit(n) before shmem_finalize, or an implicit
+  // finalize that could not meet the others): the store fails with `reason` (which should name
+  // this PE) and `exit_status`; the owner's on_rank_lost hears `reason`. Returns once the store
+  // has recorded it, so that a launcher hears the reason before it sees this process exit.
+  void leave(int exit_status, std::string_view reason);
   // Makes a request blocked in another thread (wait_failure) fail at once; the connection is
   // unusable afterwards. Safe to call from any thread.
   void interrupt() noexcept;

@@ -26,6 +26,8 @@ namespace {
 
 // Bound on the TLS handshake and the hello round trip.
 constexpr Millis kHandshakeTimeout{10000};
+// How long a client retries a store that closes new connections before answering (busy).
+constexpr Millis kBusyRetry{5000};
 
 std::string seconds_text(Millis ms) {
   char buf[32];
@@ -163,7 +165,7 @@ struct StoreClient::Impl {
 };
 
 StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsConfig& tls, int rank,
-                         Millis connect_timeout)
+                         Millis connect_timeout, int world_size)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.where = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
@@ -173,41 +175,78 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
   if (tls.enabled) m.tls = std::make_unique<TlsContext>(tls, TlsContext::Role::kClient);
 
   // The store may not be listening yet (launcher still starting): retry with short sleeps.
-  Clock::time_point deadline = Clock::now() + connect_timeout;
+  // A store that closes a new connection before answering anything is full of connections
+  // that have not said hello yet (it limits them): that is retried too, for a while.
+  const Clock::time_point deadline = Clock::now() + connect_timeout;
+  const Clock::time_point busy_deadline = std::min(deadline, Clock::now() + kBusyRetry);
   Millis backoff{5};
   std::string err;
-  for (;;) {
-    Millis left = std::chrono::duration_cast<Millis>(deadline - Clock::now());
-    std::string why;
-    // Each attempt gets a little time even at the deadline, so that the error reported is the
-    // real one (refused, unreachable) rather than our own cut-off.
-    m.fd = util::tcp_connect(host, port, std::max(left, Millis{50}), &why);
-    if (m.fd) break;
-    if (err.empty() || why != std::strerror(ETIMEDOUT)) err = why;
+  auto pause = [&] {
     Clock::time_point now = Clock::now();
-    if (now >= deadline)
-      throw Error(Errc::kBootstrap, "cannot reach the bootstrap store at " + m.where + " after " +
-                                        seconds_text(connect_timeout) +
-                                        " s (is the launcher running? SHMEM_STORE_ADDR=" + m.where + "): " + err);
-    std::this_thread::sleep_for(std::min<Clock::duration>(backoff, deadline - now));
+    std::this_thread::sleep_for(std::min<Clock::duration>(backoff, deadline > now ? deadline - now : Millis{0}));
     backoff = std::min(backoff * 2, Millis{200});
-  }
-
-  util::set_io_timeouts(m.fd.get(), kHandshakeTimeout, kHandshakeTimeout);
-  m.ch = Channel(m.fd.get());
-  if (m.tls) {
-    std::string why;
-    if (!m.ch.start_tls(*m.tls, &why)) {
-      if (why == "timed out")
-        throw Error(Errc::kBootstrap, "the bootstrap store at " + m.where + " did not complete the TLS handshake within " +
-                                          seconds_text(kHandshakeTimeout) + " s");
-      throw Error(Errc::kAuth, "TLS handshake with the bootstrap store at " + m.where + " failed (" + why +
-                                   "): " + m.auth_hint());
+  };
+  for (;;) {
+    for (;;) {
+      Millis left = std::chrono::duration_cast<Millis>(deadline - Clock::now());
+      std::string why;
+      // Each attempt gets a little time even at the deadline, so that the error reported is the
+      // real one (refused, unreachable) rather than our own cut-off.
+      m.fd = util::tcp_connect(host, port, std::max(left, Millis{50}), &why);
+      if (m.fd) break;
+      if (err.empty() || why != std::strerror(ETIMEDOUT)) err = why;
+      if (Clock::now() >= deadline)
+        throw Error(Errc::kBootstrap, "cannot reach the bootstrap store at " + m.where + " after " +
+                                          seconds_text(connect_timeout) +
+                                          " s (is the launcher running? SHMEM_STORE_ADDR=" + m.where + "): " + err);
+      pause();
     }
+    const bool may_retry = Clock::now() < busy_deadline;
+    util::set_io_timeouts(m.fd.get(), kHandshakeTimeout, kHandshakeTimeout);
+    m.ch = Channel(m.fd.get());
+    if (m.tls) {
+      std::string why;
+      // The rank travels in the server name (SNI), so that a store that cannot authenticate us
+      // can still say which rank failed; it is a claim only, used for that message.
+      if (!m.ch.start_tls(*m.tls, &why, rank >= 0 ? "rank-" + std::to_string(rank) + ".shmem" : std::string())) {
+        if (why == "timed out")
+          throw Error(Errc::kBootstrap, "the bootstrap store at " + m.where +
+                                            " did not complete the TLS handshake within " +
+                                            seconds_text(kHandshakeTimeout) + " s");
+        // A socket-level end (reset, closed) mid-handshake is a busy store or one going away,
+        // not a refusal: a refused key or certificate shows up as a TLS alert.
+        const bool closed = why == "connection closed by the peer" || why.find("reset by peer") != std::string::npos ||
+                            why.find("Broken pipe") != std::string::npos;
+        if (closed && may_retry) {
+          m.ch = Channel();
+          m.fd.reset();
+          pause();
+          continue;
+        }
+        if (closed && why != "connection closed by the peer")
+          throw Error(Errc::kBootstrap, "the bootstrap store at " + m.where + " closed the connection during the TLS "
+                                        "handshake (" + why + "): has the process hosting it (rank 0) ended?");
+        throw Error(Errc::kAuth, (rank >= 0 ? "rank " + std::to_string(rank) + " failed authentication" :
+                                              std::string("authentication failed")) +
+                                     (m.certs ? "" : " (wrong SHMEM_JOB_SECRET?)") +
+                                     ": TLS handshake with the bootstrap store at " + m.where + " failed (" + why +
+                                     "): " + m.auth_hint());
+      }
+    }
+    FrameWriter w;
+    w.i64(rank).bytes(tls.enabled ? std::string_view{} : std::string_view(tls.secret)).i64(world_size);
+    try {
+      m.request(Op::kHello, w);
+    } catch (const Error&) {
+      if (m.tls || m.broken != "connection closed" || !may_retry) throw;
+      m.broken.clear();  // plain TCP: closed before any reply, i.e. busy
+      m.ch = Channel();
+      m.fd.reset();
+      pause();
+      continue;
+    }
+    break;
   }
-  FrameWriter w;
-  w.i64(rank).bytes(tls.enabled ? std::string_view{} : std::string_view(tls.secret));
-  m.request(Op::kHello, w);
   m.in_handshake = false;
   util::set_io_timeouts(m.fd.get(), Millis{0}, Millis{0});
   SHMEM_DEBUG_LOG("store", "connected to the store at %s as rank %d", m.where.c_str(), rank);
@@ -286,11 +325,21 @@ void StoreClient::barrier(std::string_view name, int nranks, Millis timeout) {
   impl_->request(Op::kBarrier, w);
 }
 
-std::string StoreClient::wait_failure() {
+std::string StoreClient::wait_failure(int* exit_status) {
   FrameWriter w;
   auto rep = impl_->request(Op::kWaitFailure, w);
-  return impl_->parse(Op::kWaitFailure, rep,
-                      [](PayloadReader& in) { return std::string(in.bytes(kMaxValue, "reason")); });
+  auto [why, status] = impl_->parse(Op::kWaitFailure, rep, [](PayloadReader& in) {
+    std::string why(in.bytes(kMaxValue, "reason"));
+    return std::pair<std::string, std::int64_t>(std::move(why), in.i64());
+  });
+  if (exit_status) *exit_status = static_cast<int>(status);
+  return why;
+}
+
+void StoreClient::leave(int exit_status, std::string_view reason) {
+  FrameWriter w;
+  w.i64(exit_status).bytes(reason.size() > kMaxKey ? reason.substr(0, kMaxKey) : reason);
+  impl_->request(Op::kLeave, w);
 }
 
 void StoreClient::global_exit(int status) {

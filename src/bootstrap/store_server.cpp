@@ -1,35 +1,60 @@
-// The store server: one acceptor thread, then one thread per connection with blocking I/O.
-// A stalled or malicious client therefore only ever blocks its own thread; jobs have at most a
-// few hundred PEs, so a thread each is cheap.
-#include <poll.h>
+// The store server's event loop: one thread, non-blocking sockets under epoll, TLS through
+// OpenSSL on those sockets. Requests that wait are parked on their connection (no thread
+// each), so a job of thousands of PEs, or a stalled or malicious client, costs a connection's
+// state and nothing more. Every phase has its deadline: the whole handshake (TLS and hello), a
+// frame once it has begun, a reply the client does not read. Connections that have not said
+// hello are limited per source address and in total; warnings about bad clients are
+// rate-limited (store_server_warn.hpp).
+#include <netinet/in.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
+#include <vector>
 
 #include "bootstrap/store_server_impl.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
-#include "util/scope_exit.hpp"
 #include "util/socket.hpp"
 
 namespace shmem::bootstrap {
 
 using namespace wire;
-using Clock = std::chrono::steady_clock;
+using server_detail::Clock;
 using server_detail::Conn;
-using server_detail::Session;
+using server_detail::Phase;
 using server_detail::Violation;
-using server_detail::WaitEnd;
 
 namespace {
 
-// How often a blocked request looks whether its own client has gone away.
-constexpr Millis kHangupCheck{200};
+constexpr int kMaxEvents = 256;
+constexpr int kAcceptsPerWakeup = 64;
+constexpr std::size_t kReadChunk = 64 * 1024;
+// What a client may send while its request is parked or its reply is not out yet (the client
+// library never pipelines; this bounds one that does).
+constexpr std::size_t kMaxUnhandledInput = 64 * 1024;
+// Replies a client may leave unread before the server stops handling its requests.
+constexpr std::size_t kMaxUnreadOutput = 1 << 20;
+// A connection that has not said hello after this long may be closed to make room for a new
+// one from the same source (an honest handshake takes milliseconds).
+constexpr auto kEvictAfter = std::chrono::seconds(1);
+
+// "rank-3.shmem" (the client's server name) -> 3; -1 for anything else.
+int claimed_rank(const std::string& sni) {
+  static constexpr std::string_view kPrefix = "rank-", kSuffix = ".shmem";
+  std::string_view v = sni;
+  if (!v.starts_with(kPrefix) || !v.ends_with(kSuffix)) return -1;
+  v = v.substr(kPrefix.size(), v.size() - kPrefix.size() - kSuffix.size());
+  if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string_view::npos) return -1;
+  return std::stoi(std::string(v));
+}
 
 // What an OpenSSL handshake failure most likely means, for the server's log line.
 const char* handshake_hint(const std::string& why, bool psk) {
@@ -43,146 +68,68 @@ const char* handshake_hint(const std::string& why, bool psk) {
   return "";
 }
 
+// "1.2.3.4:5" -> "1.2.3.4", "[::1]:5" -> "::1".
+std::string source_of(const std::string& peer) {
+  if (!peer.empty() && peer.front() == '[') {
+    const auto close = peer.find(']');
+    return close == std::string::npos ? peer : peer.substr(1, close - 1);
+  }
+  const auto colon = peer.rfind(':');
+  return colon == std::string::npos ? peer : peer.substr(0, colon);
+}
+
+std::string ms_text(Clock::duration d) {
+  return std::to_string(std::chrono::duration_cast<Millis>(d).count()) + " ms";
+}
+
 }  // namespace
 
-// ---- connection handling -------------------------------------------------------------------
+// ---- failure tracking ------------------------------------------------------------------------
 
-void StoreServer::Impl::drop(Session& s, const char* reason, const std::string& detail) {
-  SHMEM_WARN("store", "closing connection from %s%s: %s%s%s", s.conn->peer.c_str(),
-             s.rank >= 0 ? (" (PE " + std::to_string(s.rank) + ")").c_str() : "", reason,
-             detail.empty() ? "" : ": ", detail.c_str());
+void StoreServer::Impl::wake() noexcept {
+  std::uint64_t one = 1;
+  ssize_t r = ::write(wake_fd.get(), &one, sizeof one);
+  (void)r;  // fails only when the counter would overflow: the loop is awake anyway
 }
 
-bool StoreServer::Impl::read_frame(Session& s, bool first, Header* h, std::string* payload) {
-  int fd = s.conn->fd.get();
-  // Between requests a client may stay silent for as long as it likes; once a frame has begun
-  // (or for the first frame, the hello), io_timeout bounds it.
-  if (!first && !s.ch->has_buffered_input()) util::wait_readable(fd, -1);
-  unsigned char hdr[kHeaderSize];
-  util::IoResult r = s.ch->read(hdr, sizeof hdr);
-  bool quiet = false;
-  {
-    std::lock_guard<std::mutex> g(mu);
-    quiet = stopping;
-  }
-  if (!r.ok()) {
-    if (quiet) return false;
-    if (r.status == util::IoResult::kEof && r.done == 0) {
-      if (first) SHMEM_DEBUG_LOG("store", "connection from %s closed before hello", s.conn->peer.c_str());
-      return false;
-    }
-    if (r.status == util::IoResult::kTimeout)
-      drop(s, first ? "no hello within the handshake timeout" : "stalled in the middle of a frame header", "");
-    else if (r.status == util::IoResult::kEof)
-      drop(s, "truncated frame", "connection closed after " + std::to_string(r.done) + " header bytes");
-    else
-      drop(s, "read error", s.ch->describe(r));
-    return false;
-  }
-  std::string detail;
-  if (const char* bad = decode_header(hdr, false, h, &detail)) {
-    drop(s, bad, detail);
-    return false;
-  }
-  // Before hello nobody is authenticated (on plain TCP): allow only a hello-sized frame, so
-  // an anonymous peer cannot make the server reserve a large buffer.
-  if (first && h->length > kHeaderSize + kMaxKey) {
-    drop(s, "frame too large for a hello", std::to_string(h->length) + " bytes");
-    return false;
-  }
-  payload->resize(h->length);
-  if (h->length) {
-    r = s.ch->read(payload->data(), h->length);
-    if (!r.ok()) {
-      if (quiet) return false;
-      if (r.status == util::IoResult::kTimeout)
-        drop(s, "stalled in the middle of a frame",
-             std::to_string(r.done) + " of " + std::to_string(h->length) + " payload bytes received");
-      else if (r.status == util::IoResult::kEof)
-        drop(s, "truncated frame",
-             "connection closed after " + std::to_string(r.done) + " of " + std::to_string(h->length) +
-                 " payload bytes");
-      else
-        drop(s, "read error", s.ch->describe(r));
-      return false;
-    }
-  }
-  return true;
-}
-
-bool StoreServer::Impl::reply(Session& s, const Header& h, FrameWriter& w) {
-  std::string frame = w.finish(static_cast<std::uint16_t>(h.op | kReplyBit), h.id);
-  util::IoResult r = s.ch->write(frame.data(), frame.size());
-  if (r.ok()) return true;
-  bool quiet;
-  {
-    std::lock_guard<std::mutex> g(mu);
-    quiet = stopping;
-  }
-  if (!quiet) drop(s, "cannot send a reply", s.ch->describe(r));
-  return false;
-}
-
-bool StoreServer::Impl::reply_error(Session& s, const Header& h, Status st, const std::string& msg) {
-  FrameWriter w;
-  w.u32(static_cast<std::uint32_t>(st)).bytes(msg.size() > kMaxKey * 4 ? msg.substr(0, kMaxKey * 4) : msg);
-  return reply(s, h, w);
-}
-
-WaitEnd StoreServer::Impl::wait(std::unique_lock<std::mutex>& lk, Session& s, std::int64_t timeout_ms,
-                                const std::function<bool()>& ready) {
-  bool bounded = timeout_ms >= 0 && timeout_ms < (std::int64_t{1} << 40);
-  Clock::time_point deadline = bounded ? Clock::now() + Millis(timeout_ms) : Clock::time_point::max();
-  ++blocked;
-  cv.notify_all();
-  util::ScopeExit unblock([&] { --blocked; });
-  Clock::time_point next_check = Clock::now() + kHangupCheck;
-  for (;;) {
-    if (stopping) return WaitEnd::kStopping;
-    if (failed) return WaitEnd::kFailed;
-    if (ready()) return WaitEnd::kReady;
-    Clock::time_point now = Clock::now();
-    if (now >= deadline) return WaitEnd::kTimeout;
-    if (now >= next_check) {
-      // A client that went away while blocked would otherwise hold this thread (and, for a
-      // PE, hide its loss) until the key appears.
-      if (util::peer_hung_up(s.conn->fd.get())) {
-        s.hung_up = true;
-        return WaitEnd::kHungUp;
-      }
-      next_check = now + kHangupCheck;
-    }
-    cv.wait_until(lk, std::min(deadline, next_check));
-  }
-}
-
-void StoreServer::Impl::enter_failed(const std::string& reason) {
+void StoreServer::Impl::enter_failed(const std::string& reason, int status) {
   {
     std::lock_guard<std::mutex> g(mu);
     if (failed) return;
     failed = true;
     fail_reason = reason;
+    fail_status = status;
   }
   cv.notify_all();
+  wake();
   SHMEM_INFO_LOG("store", "store failed: %s", reason.c_str());
 }
 
 void StoreServer::Impl::rank_lost(int rank) {
-  std::string reason = "PE " + std::to_string(rank) + " lost: connection closed before shmem_finalize";
+  lose(rank, "PE " + std::to_string(rank) + " lost: connection closed before shmem_finalize", 1, false);
+}
+
+void StoreServer::Impl::depart(int rank, const std::string& reason, int status) { lose(rank, reason, status, true); }
+
+void StoreServer::Impl::lose(int rank, const std::string& reason, int status, bool departed) {
   {
     std::lock_guard<std::mutex> g(mu);
     if (stopping) return;
     if (failed) {
       // The job is already failing (or exiting globally); further losses are its consequence.
-      SHMEM_INFO_LOG("store", "PE %d disconnected after the store failed (%s)", rank, fail_reason.c_str());
+      SHMEM_INFO_LOG("store", "PE %d %s after the store failed (%s)", rank, departed ? "left" : "disconnected",
+                     fail_reason.c_str());
       return;
     }
     failed = true;
     fail_reason = reason;
+    fail_status = status;
   }
   cv.notify_all();
-  // With a callback the owner (the launcher) reports the loss itself, once.
-  if (opts.on_rank_lost)
+  wake();
+  // With a callback the owner (the launcher) reports the loss itself, once; a PE that left
+  // said why, and every other PE's job watcher reports that.
+  if (opts.on_rank_lost || departed)
     SHMEM_INFO_LOG("store", "%s", reason.c_str());
   else
     SHMEM_ERROR("store", "%s", reason.c_str());
@@ -197,119 +144,437 @@ void StoreServer::Impl::rank_lost(int rank) {
   }
 }
 
-void StoreServer::Impl::serve(Conn& c) {
-  int fd = c.fd.get();
-  util::set_io_timeouts(fd, opts.io_timeout, opts.io_timeout);
-  Channel ch(fd);
-  Session s;
-  s.conn = &c;
-  s.ch = &ch;
-  util::ScopeExit finish([&] {
-    ch.close_notify();
-    ::shutdown(fd, SHUT_RDWR);
-    if (s.rank >= 0 && !s.said_goodbye) rank_lost(s.rank);
-    c.done.store(true);
-  });
-  if (tls) {
+void StoreServer::Impl::auth_failed(const std::string& peer, int rank, const char* how) {
+  if (rank < 0) return;
+  const std::string why = std::string(how) == "certificates"
+                              ? "its certificate was not accepted (check SHMEM_BOOTSTRAP_TLS_INFO on every rank)"
+                              : "wrong SHMEM_JOB_SECRET? It must be the same on every rank, including the store's host";
+  const std::string reason = "rank " + std::to_string(rank) + " failed authentication from " + peer + " (" + why + ")";
+  {
+    std::lock_guard<std::mutex> g(mu);
+    if (stopping || failed || gathered() || live.count(rank) || (job_size > 0 && rank >= job_size)) return;
+    if (job_size == 0) {  // nobody has said how large the job is: decided at the first ranked hello
+      if (auth_claims.size() < 64) auth_claims.emplace(rank, reason);
+      return;
+    }
+  }
+  enter_failed(reason);
+}
+
+// ---- connections -----------------------------------------------------------------------------
+
+void StoreServer::Impl::drop(Conn& c, const char* reason, const std::string& detail) {
+  bool quiet;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    quiet = stopping;
+  }
+  if (!quiet) {
+    const std::string line = "closing connection from " + c.peer +
+                             (c.rank >= 0 ? " (PE " + std::to_string(c.rank) + ")" : std::string()) + ": " + reason +
+                             (detail.empty() ? "" : ": " + detail);
+    if (c.rank >= 0)
+      SHMEM_WARN("store", "%s", line.c_str());  // a PE: always worth its own line
+    else
+      warnings.warn(c.source, reason, c.said_hello, line);
+  }
+  close_conn(c, false);
+}
+
+void StoreServer::Impl::note_pending_end(Conn& c) {
+  if (!c.pending()) return;
+  --pending_total;
+  auto it = pending_by_source.find(c.source);
+  if (it != pending_by_source.end() && --it->second == 0) pending_by_source.erase(it);
+}
+
+void StoreServer::Impl::close_conn(Conn& c, bool quiet) {
+  if (c.phase == Phase::kClosing) return;
+  note_pending_end(c);
+  c.phase = Phase::kClosing;
+  c.parked.reset();
+  if (!quiet) c.ch.close_notify();
+  ::epoll_ctl(epoll_fd.get(), EPOLL_CTL_DEL, c.fd.get(), nullptr);
+  ::shutdown(c.fd.get(), SHUT_RDWR);
+  bool report = c.rank >= 0 && !c.said_goodbye && !c.left;
+  if (c.live) {
+    std::lock_guard<std::mutex> g(mu);
+    live.erase(c.rank);
+    c.live = false;
+  }
+  c.in.clear();
+  c.out.clear();
+  if (report) rank_lost(c.rank);
+}
+
+void StoreServer::Impl::update_interest(Conn& c) {
+  if (c.phase == Phase::kClosing) return;
+  unsigned want = EPOLLIN | EPOLLRDHUP;
+  if (c.out_off < c.out.size() || c.want_write) want |= EPOLLOUT;
+  if (want == c.events) return;
+  epoll_event ev{};
+  ev.events = want;
+  ev.data.fd = c.fd.get();
+  if (::epoll_ctl(epoll_fd.get(), EPOLL_CTL_MOD, c.fd.get(), &ev) == 0) c.events = want;
+}
+
+void StoreServer::Impl::on_listen() {
+  for (int k = 0; k < kAcceptsPerWakeup; ++k) {
+    sockaddr_storage sa{};
+    socklen_t len = sizeof sa;
+    int fd = ::accept4(listen_fd.get(), reinterpret_cast<sockaddr*>(&sa), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      const int e = errno;
+      if (e == EAGAIN || e == EWOULDBLOCK) return;
+      if (e == EINTR || e == ECONNABORTED) continue;
+      if ((e == EMFILE || e == ENFILE) && spare_fd) {
+        // Out of descriptors: use the spare one to take the connection off the queue and close
+        // it, rather than leave the listener readable forever.
+        spare_fd.reset();
+        int victim = ::accept4(listen_fd.get(), nullptr, nullptr, SOCK_CLOEXEC);
+        if (victim >= 0) ::close(victim);
+        spare_fd.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+        warnings.warn("any", "out of file descriptors", false,
+                      std::string("refused a connection: the process is out of file descriptors (") + std::strerror(e) +
+                          ")");
+        continue;
+      }
+      warnings.warn("any", "accept failed", false, std::string("cannot accept a connection: ") + std::strerror(e));
+      return;
+    }
+    util::UniqueFd owned(fd);
+    const auto now = Clock::now();
+    std::string peer = util::format_address(reinterpret_cast<sockaddr*>(&sa), len);
+    std::string source = source_of(peer);
+    std::size_t& from_source = pending_by_source[source];
+    if (from_source >= max_pending_per_source || pending_total >= max_pending_total) {
+      // Make room by closing the oldest connection still without hello (of this source when
+      // its own limit is hit), if it has had its chance; otherwise refuse the new one.
+      const bool per_source = from_source >= max_pending_per_source;
+      Conn* oldest = nullptr;
+      for (auto& [id, cp] : conns)
+        if (cp->pending() && (!per_source || cp->source == source) && (!oldest || cp->accepted < oldest->accepted))
+          oldest = cp.get();
+      if (oldest && now - oldest->accepted >= kEvictAfter) {
+        drop(*oldest, "closed to make room: too many connections without hello",
+             "open for " + ms_text(now - oldest->accepted));
+      } else {
+        if (from_source == 0) pending_by_source.erase(source);
+        warnings.warn(source, "too many connections without hello", false,
+                      "refused a connection from " + peer + ": too many connections without hello (" +
+                          std::to_string(per_source ? max_pending_per_source : max_pending_total) +
+                          (per_source ? " from " + source : std::string(" in all")) + ")");
+        continue;  // owned closes it
+      }
+    }
+    auto c = std::make_unique<Conn>();
+    c->fd = std::move(owned);
+    c->peer = std::move(peer);
+    c->source = source;
+    c->ch = Channel(c->fd.get());
+    c->phase = tls ? Phase::kTls : Phase::kHello;
+    c->accepted = now;
+    c->handshake_deadline = now + opts.io_timeout;
+    util::set_nodelay(c->fd.get());
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP;
+    ev.data.fd = c->fd.get();
+    if (::epoll_ctl(epoll_fd.get(), EPOLL_CTL_ADD, c->fd.get(), &ev) != 0) {
+      warnings.warn("any", "epoll_ctl failed", false, std::string("cannot watch a connection: ") + std::strerror(errno));
+      continue;
+    }
+    c->events = ev.events;
+    ++pending_by_source[c->source];
+    ++pending_total;
+    conns.emplace(c->fd.get(), std::move(c));
+  }
+}
+
+bool StoreServer::Impl::read_available(Conn& c) {
+  char buf[kReadChunk];
+  for (;;) {
+    std::size_t got = 0;
+    Channel::Nb r = c.ch.read_some(buf, sizeof buf, &got);
+    if (r == Channel::Nb::kOk) {
+      c.in.append(buf, got);
+      if ((c.parked || c.out_off < c.out.size()) && c.in.size() > kMaxUnhandledInput) {
+        drop(c, "protocol violation", "sent " + std::to_string(c.in.size()) + " bytes while a request was unanswered");
+        return false;
+      }
+      // Handle as we go: a frame that is bad (or too large for its phase) is refused before
+      // the rest of it is read; memory grows only with what has arrived.
+      handle_frames(c);
+      if (c.phase == Phase::kClosing) return false;
+      continue;
+    }
+    if (r == Channel::Nb::kWantRead) {
+      c.want_write = false;
+      return true;
+    }
+    if (r == Channel::Nb::kWantWrite) {
+      c.want_write = true;
+      return true;
+    }
+    if (r == Channel::Nb::kEof) {
+      if (c.in.empty() && c.phase == Phase::kHello) {
+        SHMEM_DEBUG_LOG("store", "connection from %s closed before hello", c.peer.c_str());
+        close_conn(c, true);
+      } else if (!c.in.empty()) {
+        drop(c, "truncated frame", "connection closed after " + std::to_string(c.in.size()) + " bytes of a frame");
+      } else {
+        close_conn(c, true);  // between requests, or while one was parked: the client went away
+      }
+      return false;
+    }
+    drop(c, "read error", c.ch.tls_error().empty() ? "connection error" : c.ch.tls_error());
+    return false;
+  }
+}
+
+void StoreServer::Impl::handle_frames(Conn& c) {
+  std::size_t off = 0;
+  while (!c.parked && c.phase != Phase::kClosing && c.out.size() - c.out_off < kMaxUnreadOutput) {
+    if (c.in.size() - off < kHeaderSize) break;
+    Header h;
+    std::string detail;
+    if (const char* bad = decode_header(reinterpret_cast<const unsigned char*>(c.in.data() + off), false, &h, &detail)) {
+      drop(c, bad, detail);
+      return;
+    }
+    // Before hello nobody is authenticated (on plain TCP): only a hello-sized frame.
+    if (c.phase == Phase::kHello && h.length > kHeaderSize + kMaxKey) {
+      drop(c, "frame too large for a hello", std::to_string(h.length) + " bytes");
+      return;
+    }
+    if (c.phase == Phase::kHello && h.op != static_cast<std::uint16_t>(Op::kHello)) {
+      drop(c, "expected hello first", std::string("got ") + op_name(static_cast<Op>(h.op)));
+      return;
+    }
+    if (c.in.size() - off - kHeaderSize < h.length) break;
+    std::string_view payload(c.in.data() + off + kHeaderSize, h.length);
+    bool keep = false;
+    try {
+      keep = handle(c, h, payload);
+    } catch (const FrameError& e) {
+      drop(c, "malformed payload", std::string(op_name(static_cast<Op>(h.op))) + ": " + e.what());
+      return;
+    } catch (const Violation& v) {
+      drop(c, "protocol violation", v.reason);
+      return;
+    } catch (const std::bad_alloc&) {
+      drop(c, "out of memory handling a request", "");
+      return;
+    }
+    off += kHeaderSize + h.length;
+    if (!keep) {
+      // The reply (a refusal) goes out first, then the connection closes.
+      c.in.clear();
+      flush(c);
+      if (c.phase != Phase::kClosing) close_conn(c, false);
+      return;
+    }
+  }
+  c.in.erase(0, off);
+  if (c.in.capacity() > (std::size_t{1} << 20) && c.in.size() < kReadChunk) c.in.shrink_to_fit();
+  // A frame that has begun must complete within io_timeout (before hello, the handshake
+  // deadline covers it).
+  if (c.in.empty() || c.parked)
+    c.frame_deadline = Clock::time_point::max();
+  else if (c.frame_deadline == Clock::time_point::max())
+    c.frame_deadline = Clock::now() + opts.io_timeout;
+}
+
+void StoreServer::Impl::flush(Conn& c) {
+  while (c.phase != Phase::kClosing && c.out_off < c.out.size()) {
+    std::size_t put = 0;
+    Channel::Nb r = c.ch.write_some(c.out.data() + c.out_off, c.out.size() - c.out_off, &put);
+    if (r == Channel::Nb::kOk) {
+      c.out_off += put;
+      continue;
+    }
+    if (r == Channel::Nb::kWantWrite || r == Channel::Nb::kWantRead) {
+      c.want_write = r == Channel::Nb::kWantWrite;
+      if (c.write_deadline == Clock::time_point::max()) c.write_deadline = Clock::now() + opts.io_timeout;
+      return;
+    }
+    drop(c, "cannot send a reply", r == Channel::Nb::kEof ? "connection closed" : c.ch.tls_error());
+    return;
+  }
+  if (c.phase == Phase::kClosing) return;
+  c.out.clear();
+  c.out_off = 0;
+  c.write_deadline = Clock::time_point::max();
+  if (c.out.capacity() > (std::size_t{1} << 20)) std::string().swap(c.out);
+}
+
+void StoreServer::Impl::advance(Conn& c) {
+  if (c.phase == Phase::kTls) {
     std::string why;
-    if (!ch.start_tls(*tls, &why)) {
+    Channel::Nb r = c.ch.accept_step(*tls, &why);
+    if (r == Channel::Nb::kWantRead || r == Channel::Nb::kWantWrite) {
+      c.want_write = r == Channel::Nb::kWantWrite;
+      update_interest(c);
+      return;
+    }
+    if (r != Channel::Nb::kOk) {
       bool quiet;
       {
         std::lock_guard<std::mutex> g(mu);
         quiet = stopping;
       }
-      if (!quiet)
-        SHMEM_WARN("store", "authentication failed from %s: TLS handshake failed: %s%s", c.peer.c_str(), why.c_str(),
-                   handshake_hint(why, !tls->uses_certificates()));
-      return;
-    }
-  }
-  std::string payload;
-  for (bool first = true;; first = false) {
-    Header h;
-    if (!read_frame(s, first, &h, &payload)) return;
-    if (first && h.op != static_cast<std::uint16_t>(Op::kHello)) {
-      drop(s, "expected hello first", std::string("got ") + op_name(static_cast<Op>(h.op)));
-      return;
-    }
-    try {
-      {
-        std::lock_guard<std::mutex> g(mu);
-        ++in_flight;
+      if (!quiet) {
+        warnings.warn(c.source, "TLS handshake failed", false,
+                      "authentication failed from " + c.peer + ": TLS handshake failed: " + why +
+                          handshake_hint(why, !tls->uses_certificates()));
+        auth_failed(c.peer, claimed_rank(c.ch.server_name()), tls->uses_certificates() ? "certificates" : "secret");
       }
-      util::ScopeExit done([&] {
-        {
-          std::lock_guard<std::mutex> g(mu);
-          --in_flight;
-        }
-        cv.notify_all();
-      });
-      if (!handle(s, h, payload)) return;
-    } catch (const FrameError& e) {
-      drop(s, "malformed payload", std::string(op_name(static_cast<Op>(h.op))) + ": " + e.what());
-      return;
-    } catch (const Violation& v) {
-      drop(s, "protocol violation", v.reason);
-      return;
-    } catch (const std::bad_alloc&) {
-      drop(s, "out of memory handling a request", "");
+      close_conn(c, true);
       return;
     }
-    if (s.hung_up) return;
-    // Large values are not kept around in idle connections.
-    if (payload.capacity() > (std::size_t{1} << 20)) std::string().swap(payload);
+    c.phase = Phase::kHello;
   }
+  if (c.phase == Phase::kClosing || !read_available(c)) return;
+  flush(c);
+  update_interest(c);
 }
 
-void StoreServer::Impl::reap_locked() {
-  for (auto it = conns.begin(); it != conns.end();) {
-    if ((*it)->done.load()) {
-      if ((*it)->thread.joinable()) (*it)->thread.join();
-      it = conns.erase(it);
-    } else {
-      ++it;
-    }
-  }
+void StoreServer::Impl::on_conn(Conn& c, unsigned events) {
+  if (c.phase == Phase::kClosing) return;
+  if (events & EPOLLOUT) flush(c);
+  if (c.phase == Phase::kClosing) return;
+  advance(c);
 }
 
-void StoreServer::Impl::accept_loop() {
-  for (;;) {
-    pollfd p[2] = {{listen_fd.get(), POLLIN, 0}, {wake_fd.get(), POLLIN, 0}};
-    int rc = ::poll(p, 2, -1);
-    if (rc < 0) {
-      if (errno == EINTR) continue;
-      SHMEM_ERROR("store", "poll on the listening socket failed: %s", std::strerror(errno));
-      return;
+void StoreServer::Impl::wake_parked() {
+  bool all;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    all = wake_all || failed || stopping;
+    wake_all = false;
+  }
+  if (!all && changed_keys.empty()) return;
+  const auto now = Clock::now();
+  for (auto& [fd, cp] : conns) {
+    Conn& c = *cp;
+    if (!c.parked || c.phase == Phase::kClosing) continue;
+    if (!all && !changed_keys.count(c.parked->key)) continue;
+    if (try_unpark(c, now)) {
+      flush(c);
+      handle_frames(c);  // anything the client sent meanwhile
+      flush(c);
+      update_interest(c);
     }
-    if (p[1].revents) return;
-    if (!(p[0].revents & POLLIN)) {
-      SHMEM_ERROR("store", "listening socket failed (revents 0x%x)", p[0].revents);
-      return;
-    }
-    util::UniqueFd fd = util::tcp_accept(listen_fd.get());
-    if (!fd) {
-      int e = errno;
-      if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) {
-        SHMEM_WARN("store", "cannot accept a connection: %s", std::strerror(e));
-        pollfd w{wake_fd.get(), POLLIN, 0};  // back off, but stay responsive to shutdown
-        if (::poll(&w, 1, 100) > 0) return;
-      }
+  }
+  changed_keys.clear();
+}
+
+void StoreServer::Impl::sweep(Clock::time_point now) {
+  for (auto& [fd, cp] : conns) {
+    Conn& c = *cp;
+    if (c.phase == Phase::kClosing) continue;
+    if (c.pending() && now >= c.handshake_deadline) {
+      drop(c, c.phase == Phase::kTls ? "TLS handshake not completed within the handshake timeout"
+                                     : "no hello within the handshake timeout",
+           ms_text(opts.io_timeout) + " after connecting, " + std::to_string(c.in.size()) + " bytes of hello received");
       continue;
     }
-    auto conn = std::make_unique<Conn>();
-    conn->peer = util::peer_address(fd.get());
-    conn->fd = std::move(fd);
-    std::lock_guard<std::mutex> g(conns_mu);
-    reap_locked();
-    Conn& ref = *conn;
-    conns.push_back(std::move(conn));
-    try {
-      ref.thread = std::thread([this, &ref] { serve(ref); });
-    } catch (const std::system_error& e) {
-      SHMEM_WARN("store", "cannot start a thread for %s: %s", ref.peer.c_str(), e.what());
-      conns.pop_back();
+    if (now >= c.frame_deadline) {
+      drop(c, "stalled in the middle of a frame", std::to_string(c.in.size()) + " bytes received");
+      continue;
+    }
+    if (now >= c.write_deadline) {
+      drop(c, "cannot send a reply", "the client has read nothing for " + ms_text(opts.io_timeout));
+      continue;
+    }
+    if (c.parked && now >= c.parked->deadline && try_unpark(c, now)) {
+      flush(c);
+      handle_frames(c);
+      flush(c);
+      update_interest(c);
     }
   }
+}
+
+std::optional<Clock::time_point> StoreServer::Impl::next_deadline() const {
+  std::optional<Clock::time_point> d = warnings.next_flush();
+  auto consider = [&](Clock::time_point t) {
+    if (t != Clock::time_point::max() && (!d || t < *d)) d = t;
+  };
+  for (const auto& [fd, cp] : conns) {
+    const Conn& c = *cp;
+    if (c.phase == Phase::kClosing) continue;
+    if (c.pending()) consider(c.handshake_deadline);
+    consider(c.frame_deadline);
+    consider(c.write_deadline);
+    if (c.parked) consider(c.parked->deadline);
+  }
+  return d;
+}
+
+void StoreServer::Impl::recount_locked() {
+  std::size_t parked = 0, writing = 0;
+  for (const auto& [fd, cp] : conns) {
+    if (cp->phase == Phase::kClosing) continue;
+    if (cp->parked) ++parked;
+    if (cp->out_off < cp->out.size()) ++writing;
+  }
+  blocked = parked;
+  in_flight = parked + writing;
+}
+
+void StoreServer::Impl::run() noexcept {
+  epoll_event evs[kMaxEvents];
+  for (;;) {
+    int timeout_ms = -1;
+    if (auto d = next_deadline()) {
+      auto left = std::chrono::ceil<Millis>(*d - Clock::now()).count();
+      timeout_ms = static_cast<int>(std::clamp<long long>(left, 0, 60'000));
+    }
+    int n = ::epoll_wait(epoll_fd.get(), evs, kMaxEvents, timeout_ms);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      SHMEM_ERROR("store", "epoll_wait failed: %s; the store stops serving", std::strerror(errno));
+      break;
+    }
+    for (int i = 0; i < n; ++i) {
+      const int fd = evs[i].data.fd;
+      if (fd == listen_fd.get()) {
+        on_listen();
+      } else if (fd == wake_fd.get()) {
+        std::uint64_t v;
+        ssize_t r = ::read(wake_fd.get(), &v, sizeof v);
+        (void)r;
+        std::lock_guard<std::mutex> g(mu);
+        wake_all = true;
+      } else if (auto it = conns.find(fd); it != conns.end()) {
+        on_conn(*it->second, evs[i].events);
+      }
+    }
+    wake_parked();
+    const auto now = Clock::now();
+    sweep(now);
+    warnings.flush(now);
+    // Closed connections go now (their fds may be reused by the next accept).
+    for (auto it = conns.begin(); it != conns.end();)
+      it = it->second->phase == Phase::kClosing ? conns.erase(it) : std::next(it);
+    bool stop;
+    {
+      std::lock_guard<std::mutex> g(mu);
+      recount_locked();
+      stop = stopping;
+    }
+    cv.notify_all();
+    if (stop) break;
+  }
+  // Stopping: parked requests hear so, what can be written without waiting is, then all close.
+  wake_parked();
+  for (auto& [fd, cp] : conns) close_conn(*cp, false);
+  conns.clear();
+  {
+    std::lock_guard<std::mutex> g(mu);
+    blocked = in_flight = 0;
+  }
+  cv.notify_all();
 }
 
 // ---- public interface ----------------------------------------------------------------------
@@ -320,10 +585,29 @@ StoreServer::StoreServer(Options opts) : impl_(std::make_unique<Impl>()) {
   if (m.opts.tls.enabled) m.tls = std::make_unique<TlsContext>(m.opts.tls, TlsContext::Role::kServer);
   m.listen_fd = util::tcp_listen(m.opts.bind_host, m.opts.port);
   m.port = util::local_port(m.listen_fd.get());
-  m.wake_fd.reset(::eventfd(0, EFD_CLOEXEC));
+  int fl = ::fcntl(m.listen_fd.get(), F_GETFL);
+  if (fl < 0 || ::fcntl(m.listen_fd.get(), F_SETFL, fl | O_NONBLOCK) < 0)
+    throw Error(Errc::kInternal, std::string("fcntl(O_NONBLOCK): ") + std::strerror(errno));
+  m.wake_fd.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!m.wake_fd) throw Error(Errc::kInternal, std::string("eventfd: ") + std::strerror(errno));
+  m.epoll_fd.reset(::epoll_create1(EPOLL_CLOEXEC));
+  if (!m.epoll_fd) throw Error(Errc::kInternal, std::string("epoll_create1: ") + std::strerror(errno));
+  for (int fd : {m.listen_fd.get(), m.wake_fd.get()}) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    if (::epoll_ctl(m.epoll_fd.get(), EPOLL_CTL_ADD, fd, &ev) != 0)
+      throw Error(Errc::kInternal, std::string("epoll_ctl: ") + std::strerror(errno));
+  }
+  m.spare_fd.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  // Connections without hello may use at most half of the descriptors the process may open.
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    m.max_pending_total = std::clamp<std::size_t>(rl.rlim_cur / 2, 16, 512);
+    m.max_pending_per_source = std::min<std::size_t>(m.max_pending_per_source, m.max_pending_total);
+  }
   try {
-    m.acceptor = std::thread([&m] { m.accept_loop(); });
+    m.loop_thread = std::thread([&m] { m.run(); });
   } catch (const std::system_error& e) {
     throw Error(Errc::kInternal, std::string("cannot start the store server thread: ") + e.what());
   }
@@ -333,23 +617,14 @@ StoreServer::StoreServer(Options opts) : impl_(std::make_unique<Impl>()) {
 
 StoreServer::~StoreServer() {
   Impl& m = *impl_;
+  if (m.opts.linger_on_failure.count() > 0) wait_all_told(m.opts.linger_on_failure);
   {
     std::lock_guard<std::mutex> g(m.mu);
     m.stopping = true;
   }
   m.cv.notify_all();
-  std::uint64_t one = 1;
-  if (::write(m.wake_fd.get(), &one, sizeof one) < 0) {
-    // Cannot happen for an eventfd far from overflow; shutting the listener wakes poll too.
-    ::shutdown(m.listen_fd.get(), SHUT_RDWR);
-  }
-  if (m.acceptor.joinable()) m.acceptor.join();
-  // Now no connection can be added. Waking every blocked read/write ends each thread promptly.
-  std::lock_guard<std::mutex> g(m.conns_mu);
-  for (auto& c : m.conns) ::shutdown(c->fd.get(), SHUT_RDWR);
-  for (auto& c : m.conns)
-    if (c->thread.joinable()) c->thread.join();
-  m.conns.clear();
+  m.wake();
+  if (m.loop_thread.joinable()) m.loop_thread.join();
 }
 
 std::uint16_t StoreServer::port() const noexcept { return impl_->port; }
@@ -373,7 +648,13 @@ std::size_t StoreServer::blocked_requests() const {
 
 bool StoreServer::wait_idle(Millis timeout) const {
   std::unique_lock<std::mutex> lk(impl_->mu);
-  return impl_->cv.wait_for(lk, timeout, [&] { return impl_->in_flight == 0; });
+  return impl_->cv.wait_for(lk, timeout, [&] { return impl_->in_flight == 0 && !impl_->wake_all; });
+}
+
+void StoreServer::wait_all_told(Millis timeout) const {
+  std::unique_lock<std::mutex> lk(impl_->mu);
+  const Impl& m = *impl_;
+  m.cv.wait_for(lk, timeout, [&] { return !m.failed || (m.gathered() && m.in_flight == 0 && !m.wake_all); });
 }
 
 bool StoreServer::wait_for_blocked(std::size_t n, Millis timeout) const {

@@ -1,42 +1,74 @@
 #pragma once
 // Private to the store server: its state and per-connection types, shared by
-// store_server.cpp (connections, waiting, failure tracking) and store_server_ops.cpp (requests).
-#include <atomic>
+// store_server.cpp (the event loop: connections, I/O, deadlines, failure tracking) and
+// store_server_ops.cpp (requests).
+//
+// One thread serves every connection with non-blocking sockets (epoll; TLS through OpenSSL on
+// non-blocking sockets). A request that must wait (get of an absent key, barrier, wait_failure)
+// is parked on its connection and answered when the store changes, fails or its deadline
+// passes; it costs no thread. A connection holds no more memory than what has arrived.
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <list>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "bootstrap/frame.hpp"
 #include "bootstrap/store.hpp"
+#include "bootstrap/store_server_warn.hpp"
 #include "bootstrap/tls_conn.hpp"
 #include "util/unique_fd.hpp"
 
 namespace shmem::bootstrap {
 namespace server_detail {
 
-struct Conn {
-  util::UniqueFd fd;
-  std::string peer;
-  std::thread thread;
-  std::atomic<bool> done{false};
+using Clock = std::chrono::steady_clock;
+
+// A request waiting for the store to change.
+struct Parked {
+  wire::Op op;
+  std::uint32_t id = 0;
+  std::string key;       // get: the key; barrier: its go key; wait_failure: empty
+  std::string name;      // barrier: its name (for the timeout message)
+  std::int64_t nranks = 0;
+  std::int64_t timeout_ms = -1;
+  Clock::time_point deadline = Clock::time_point::max();
 };
 
-// Per-connection protocol state.
-struct Session {
-  Conn* conn = nullptr;
-  Channel* ch = nullptr;
+enum class Phase { kTls, kHello, kReady, kClosing };
+
+struct Conn {
+  util::UniqueFd fd;
+  std::string peer;    // "1.2.3.4:5", from accept (known even if the peer resets at once)
+  std::string source;  // "1.2.3.4": the unit of the per-source limits
+  Channel ch;
+  Phase phase = Phase::kTls;
+  Clock::time_point accepted;
+  Clock::time_point handshake_deadline;                      // TLS + hello, as a whole
+  Clock::time_point frame_deadline = Clock::time_point::max();  // a frame that has begun
+  Clock::time_point write_deadline = Clock::time_point::max();  // a reply that is not out
+  std::string in;       // received, not yet handled (grows only with what arrived)
+  std::string out;      // reply bytes not yet written
+  std::size_t out_off = 0;
+  bool want_write = false;  // TLS wants the socket writable to go on
+  unsigned events = 0;      // epoll interest registered now
+  std::optional<Parked> parked;
+  // Protocol state.
   bool said_hello = false;
   bool said_goodbye = false;
+  bool live = false;  // counted in Impl::live (said hello as a rank, still connected)
+  bool left = false;  // announced its departure (kLeave): its disconnect is no news
   int rank = -1;
-  bool hung_up = false;  // the client went away while a request was blocked
+  bool pending() const { return phase == Phase::kTls || phase == Phase::kHello; }
 };
 
 // A protocol violation: the connection is closed with one warning naming the reason.
@@ -44,14 +76,13 @@ struct Violation {
   std::string reason;
 };
 
-enum class WaitEnd { kReady, kFailed, kTimeout, kStopping, kHungUp };
-
 }  // namespace server_detail
 
 struct StoreServer::Impl {
   using Conn = server_detail::Conn;
-  using Session = server_detail::Session;
-  using WaitEnd = server_detail::WaitEnd;
+  using Parked = server_detail::Parked;
+  using Phase = server_detail::Phase;
+  using Clock = server_detail::Clock;
   using Header = wire::Header;
   using FrameWriter = wire::FrameWriter;
   using Status = wire::Status;
@@ -60,38 +91,77 @@ struct StoreServer::Impl {
   std::unique_ptr<TlsContext> tls;
   util::UniqueFd listen_fd;
   util::UniqueFd wake_fd;
+  util::UniqueFd epoll_fd;
+  util::UniqueFd spare_fd;  // given up to accept-and-close when the process runs out of fds
   std::uint16_t port = 0;
-  std::thread acceptor;
+  std::thread loop_thread;
 
-  // Store state, guarded by mu; cv is notified on every change anybody may wait for.
+  // Limits on connections that have not said hello yet (chosen at start from RLIMIT_NOFILE).
+  std::size_t max_pending_total = 512;
+  std::size_t max_pending_per_source = 128;
+
+  // Store state, guarded by mu (the loop holds it while it handles requests; the public
+  // methods read it from other threads). cv is notified whenever any of it changes.
   mutable std::mutex mu;
   mutable std::condition_variable cv;
   std::unordered_map<std::string, std::string> kv;
   bool stopping = false;
   bool failed = false;
   std::string fail_reason;
+  int fail_status = 1;  // the exit status the failure stands for (wait_failure replies carry it)
   std::set<int> connected;
   std::set<int> finalized;
-  std::size_t blocked = 0;
-  std::size_t in_flight = 0;  // requests being handled (read, reply not yet written)
+  std::set<int> live;      // ranks connected now (a second hello for one is refused)
+  int job_size = 0;        // the world size the first ranked hello said (0: not yet known)
+  int job_size_from = -1;  // ... and the rank that said it
+  std::map<int, std::string> auth_claims;  // failed authentication before the size was known
+  std::size_t blocked = 0;    // parked requests
+  std::size_t in_flight = 0;  // parked requests and replies not yet written
+  bool gathered() const { return job_size > 0 && static_cast<int>(connected.size()) >= job_size; }
 
-  std::mutex conns_mu;
-  std::list<std::unique_ptr<Conn>> conns;
+  // Loop-only state.
+  std::unordered_map<int, std::unique_ptr<Conn>> conns;  // by fd
+  std::size_t pending_total = 0;
+  std::unordered_map<std::string, std::size_t> pending_by_source;
+  std::unordered_set<std::string> changed_keys;  // since the parked requests were last looked at
+  bool wake_all = false;                        // failure or stop: look at every parked request
+  WarnLimiter warnings;
 
-  void accept_loop();
-  void reap_locked();
-  void serve(Conn& c);
-  // Reads one frame; false when the connection is over (closed, or a violation was logged).
-  bool read_frame(Session& s, bool first, Header* h, std::string* payload);
-  // Handles one request; false to close the connection.
-  bool handle(Session& s, const Header& h, std::string_view payload);
-  bool reply(Session& s, const Header& h, FrameWriter& w);
-  bool reply_error(Session& s, const Header& h, Status st, const std::string& msg);
-  WaitEnd wait(std::unique_lock<std::mutex>& lk, Session& s, std::int64_t timeout_ms,
-               const std::function<bool()>& ready);
+  // store_server.cpp: the loop.
+  void run() noexcept;
+  void on_listen();
+  void on_conn(Conn& c, unsigned events);
+  void advance(Conn& c);  // handshake, reads, requests, writes as far as they go
+  bool read_available(Conn& c);
+  void handle_frames(Conn& c);
+  void flush(Conn& c);
+  void update_interest(Conn& c);
+  void close_conn(Conn& c, bool quiet);
+  void sweep(Clock::time_point now);
+  void wake_parked();
+  std::optional<Clock::time_point> next_deadline() const;
+  void drop(Conn& c, const char* reason, const std::string& detail);
+  void note_pending_end(Conn& c);
+
+  // store_server_ops.cpp: requests. handle() returns false to close the connection (after the
+  // queued reply is written).
+  bool handle(Conn& c, const Header& h, std::string_view payload);
+  bool handle_hello(Conn& c, const Header& h, wire::PayloadReader& in);
+  // Answers a parked request if it can be answered now (or its deadline passed); true if so.
+  bool try_unpark(Conn& c, Clock::time_point now);
+  void reply(Conn& c, std::uint16_t op, std::uint32_t id, FrameWriter& w);
+  void reply_error(Conn& c, std::uint16_t op, std::uint32_t id, Status st, const std::string& msg);
+
+  // Failure tracking (any thread for enter_failed; the loop for the rest).
   void rank_lost(int rank);
-  void enter_failed(const std::string& reason);
-  void drop(Session& s, const char* reason, const std::string& detail);
+  void depart(int rank, const std::string& reason, int status);
+  void lose(int rank, const std::string& reason, int status, bool departed);
+  void enter_failed(const std::string& reason, int status = 1);
+  // A client that claimed to be `rank` failed authentication: while the job is still gathering
+  // that is a misconfigured rank, and the job fails naming it (afterwards: only a warning).
+  void auth_failed(const std::string& peer, int rank, const char* how);
+  void wake() noexcept;  // makes the loop look at the state (from any thread)
+  void recount_locked();
 };
 
 }  // namespace shmem::bootstrap

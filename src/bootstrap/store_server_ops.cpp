@@ -1,5 +1,5 @@
-// Request handling of the store server: one function per connection request, run on that
-// connection's thread with the store lock taken as needed.
+// Request handling of the store server, run on the event loop with the store lock taken as
+// needed. A request that must wait is parked on its connection (try_unpark answers it).
 #include <openssl/crypto.h>
 
 #include <charconv>
@@ -12,6 +12,9 @@
 namespace shmem::bootstrap {
 
 using namespace wire;
+using server_detail::Conn;
+using server_detail::Parked;
+using server_detail::Phase;
 using server_detail::Violation;
 
 namespace {
@@ -25,127 +28,234 @@ bool parse_i64(std::string_view s, std::int64_t* out) {
 
 std::string ms_text(std::int64_t ms) { return std::to_string(ms) + " ms"; }
 
+server_detail::Clock::time_point deadline_after(std::int64_t timeout_ms) {
+  const bool bounded = timeout_ms >= 0 && timeout_ms < (std::int64_t{1} << 40);
+  return bounded ? server_detail::Clock::now() + Millis(timeout_ms) : server_detail::Clock::time_point::max();
+}
+
 }  // namespace
 
-bool StoreServer::Impl::handle(Session& s, const Header& h, std::string_view payload) {
+void StoreServer::Impl::reply(Conn& c, std::uint16_t op, std::uint32_t id, FrameWriter& w) {
+  c.out += w.finish(static_cast<std::uint16_t>(op | kReplyBit), id);
+}
+
+void StoreServer::Impl::reply_error(Conn& c, std::uint16_t op, std::uint32_t id, Status st, const std::string& msg) {
+  FrameWriter w;
+  w.u32(static_cast<std::uint32_t>(st)).bytes(msg.size() > kMaxKey * 4 ? msg.substr(0, kMaxKey * 4) : msg);
+  reply(c, op, id, w);
+}
+
+bool StoreServer::Impl::handle_hello(Conn& c, const Header& h, PayloadReader& in) {
+  if (c.said_hello) throw Violation{"second hello on one connection"};
+  std::int64_t rank = in.i64();
+  std::string_view secret = in.bytes(kMaxKey, "secret");
+  std::int64_t world = in.at_end() ? 0 : in.i64();
+  in.expect_end();
+  if (rank < -1 || rank > 0x7fffffff) throw Violation{"hello with invalid rank " + std::to_string(rank)};
+  if (world < 0 || world > 0x7fffffff) throw Violation{"hello with invalid world size " + std::to_string(world)};
+  if (!tls && !opts.tls.secret.empty() &&
+      (secret.size() != opts.tls.secret.size() ||
+       CRYPTO_memcmp(secret.data(), opts.tls.secret.data(), secret.size()) != 0)) {
+    warnings.warn(c.source, "wrong job secret in hello", false,
+                  "authentication failed from " + c.peer + ": wrong job secret in hello (rank " +
+                      std::to_string(rank) + ")");
+    auth_failed(c.peer, static_cast<int>(rank), "secret");
+    reply_error(c, h.op, h.id, Status::kAuth, "the job secret did not match the store's");
+    return false;
+  }
+  if (rank >= 0) {
+    const int r = static_cast<int>(rank), w = static_cast<int>(world);
+    std::string refusal;
+    bool fail_job = true;
+    {
+      std::lock_guard<std::mutex> g(mu);
+      if (w > 0 && job_size == 0) {
+        job_size = w;
+        job_size_from = r;
+      }
+      if (w > 0 && w != job_size) {
+        refusal = "WORLD_SIZE differs between ranks: rank " + std::to_string(job_size_from) + " has " +
+                  std::to_string(job_size) + ", rank " + std::to_string(r) + " has " + std::to_string(w);
+      } else if (job_size > 0 && r >= job_size) {
+        refusal = "RANK " + std::to_string(r) + " is outside the job: WORLD_SIZE is " + std::to_string(job_size) +
+                  " (ranks 0.." + std::to_string(job_size - 1) + ")";
+      } else if (live.count(r)) {
+        // While the job gathers this is a misconfiguration; later, an impersonation attempt
+        // (or a stray process) that must not be able to end the job in the rank's name.
+        fail_job = !gathered();
+        refusal = "RANK " + std::to_string(r) + " claimed twice: " + c.peer + " said hello as rank " +
+                  std::to_string(r) + " while that rank is connected";
+      } else {
+        connected.insert(r);
+        live.insert(r);
+        c.live = true;
+      }
+      // A rank that failed authentication before anyone said the job's size is inside it.
+      for (const auto& [claimed, why] : auth_claims)
+        if (refusal.empty() && job_size > 0 && claimed < job_size && !live.count(claimed)) {
+          refusal = why;
+          fail_job = true;
+        }
+      if (job_size > 0) auth_claims.clear();
+      if (!refusal.empty() && c.live) {
+        live.erase(r);
+        c.live = false;
+      }
+    }
+    if (!refusal.empty()) {
+      if (fail_job)
+        enter_failed(refusal);
+      else
+        SHMEM_WARN("store", "refused a hello from %s: %s", c.peer.c_str(), refusal.c_str());
+      reply_error(c, h.op, h.id, Status::kBadRequest, refusal);
+      return false;
+    }
+  }
+  note_pending_end(c);
+  c.phase = Phase::kReady;
+  c.said_hello = true;
+  c.rank = static_cast<int>(rank);
+  SHMEM_DEBUG_LOG("store", "hello from %s as rank %d", c.peer.c_str(), c.rank);
+  FrameWriter out;
+  out.u32(static_cast<std::uint32_t>(Status::kOk));
+  reply(c, h.op, h.id, out);
+  return true;
+}
+
+bool StoreServer::Impl::try_unpark(Conn& c, Clock::time_point now) {
+  if (!c.parked) return false;
+  const Parked& p = *c.parked;
+  const auto op = static_cast<std::uint16_t>(p.op);
+  FrameWriter out;
+  std::unique_lock<std::mutex> lk(mu);
+  if (stopping) {
+    lk.unlock();
+    reply_error(c, op, p.id, Status::kShutdown, "the bootstrap store is shutting down");
+  } else if (failed && p.op == Op::kWaitFailure) {
+    out.u32(static_cast<std::uint32_t>(Status::kOk)).bytes(fail_reason).i64(fail_status);
+    lk.unlock();
+    reply(c, op, p.id, out);
+  } else if (failed) {
+    std::string why = fail_reason;
+    lk.unlock();
+    reply_error(c, op, p.id, Status::kFailed, why);
+  } else if (p.op == Op::kWaitFailure) {
+    return false;
+  } else if (auto it = kv.find(p.key); it != kv.end()) {
+    out.u32(static_cast<std::uint32_t>(Status::kOk));
+    if (p.op == Op::kGet) out.bytes(it->second);
+    lk.unlock();
+    reply(c, op, p.id, out);
+  } else if (now >= p.deadline) {
+    std::string msg;
+    if (p.op == Op::kGet) {
+      msg = "timed out after " + ms_text(p.timeout_ms) + " waiting for store key '" + printable(p.key) + "'";
+    } else {
+      std::int64_t seen = 0;
+      auto cnt = kv.find(p.name + "/count");
+      if (cnt != kv.end()) parse_i64(cnt->second, &seen);
+      msg = "barrier '" + printable(p.name) + "' timed out after " + ms_text(p.timeout_ms) + ": " +
+            std::to_string(seen) + " of " + std::to_string(p.nranks) + " PEs arrived";
+    }
+    lk.unlock();
+    reply_error(c, op, p.id, Status::kTimeout, msg);
+  } else {
+    return false;
+  }
+  c.parked.reset();
+  return true;
+}
+
+bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payload) {
   auto op = static_cast<Op>(h.op);
   PayloadReader in(payload);
   FrameWriter out;
-
-  if (op == Op::kHello) {
-    if (s.said_hello) throw Violation{"second hello on one connection"};
-    std::int64_t rank = in.i64();
-    std::string_view secret = in.bytes(kMaxKey, "secret");
-    in.expect_end();
-    if (rank < -1 || rank > 0x7fffffff) throw Violation{"hello with invalid rank " + std::to_string(rank)};
-    if (!tls && !opts.tls.secret.empty() &&
-        (secret.size() != opts.tls.secret.size() ||
-         CRYPTO_memcmp(secret.data(), opts.tls.secret.data(), secret.size()) != 0)) {
-      SHMEM_WARN("store", "authentication failed from %s: wrong job secret in hello (rank %d)",
-                 s.conn->peer.c_str(), static_cast<int>(rank));
-      reply_error(s, h, Status::kAuth, "the job secret did not match the store's");
-      return false;
-    }
-    s.said_hello = true;
-    s.rank = static_cast<int>(rank);
-    if (s.rank >= 0) {
-      std::lock_guard<std::mutex> g(mu);
-      connected.insert(s.rank);
-    }
-    SHMEM_DEBUG_LOG("store", "hello from %s as rank %d", s.conn->peer.c_str(), s.rank);
+  if (op == Op::kHello) return handle_hello(c, h, in);
+  if (!c.said_hello) throw Violation{std::string("expected hello first, got ") + op_name(op)};
+  auto ok = [&] {
     out.u32(static_cast<std::uint32_t>(Status::kOk));
-    return reply(s, h, out);
-  }
-  if (!s.said_hello) throw Violation{std::string("expected hello first, got ") + op_name(op)};
-
-  std::unique_lock<std::mutex> lk(mu);
-  auto failed_reply = [&] {
-    std::string why = fail_reason;
-    lk.unlock();
-    return reply_error(s, h, Status::kFailed, why);
+    reply(c, h.op, h.id, out);
+    return true;
   };
-  auto wait_error = [&](WaitEnd end, const std::string& timeout_msg) {
-    switch (end) {
-      case WaitEnd::kFailed: return failed_reply();
-      case WaitEnd::kTimeout:
-        lk.unlock();
-        return reply_error(s, h, Status::kTimeout, timeout_msg);
-      case WaitEnd::kStopping:
-        lk.unlock();
-        return reply_error(s, h, Status::kShutdown, "the bootstrap store is shutting down");
-      case WaitEnd::kHungUp:
-      case WaitEnd::kReady: break;
-    }
-    return false;
+  auto park = [&](Parked p) {
+    p.op = op;
+    p.id = h.id;
+    p.deadline = deadline_after(p.timeout_ms);
+    c.parked = std::move(p);
+    try_unpark(c, Clock::now());
+    return true;
   };
 
   switch (op) {
-    case Op::kHello: break;  // handled above
     case Op::kGoodbye: {
       in.expect_end();
-      s.said_goodbye = true;
-      if (s.rank >= 0) finalized.insert(s.rank);
-      lk.unlock();
-      out.u32(static_cast<std::uint32_t>(Status::kOk));
-      return reply(s, h, out);
+      c.said_goodbye = true;
+      {
+        std::lock_guard<std::mutex> g(mu);
+        if (c.rank >= 0) finalized.insert(c.rank);
+      }
+      cv.notify_all();
+      return ok();
     }
     case Op::kGlobalExit: {
       std::int64_t status = in.i64();
       in.expect_end();
-      lk.unlock();
       int st = static_cast<int>(status);
-      SHMEM_INFO_LOG("store", "PE %d requested a global exit with status %d", s.rank, st);
+      SHMEM_INFO_LOG("store", "PE %d requested a global exit with status %d", c.rank, st);
       if (opts.on_global_exit) {
         try {
-          opts.on_global_exit(s.rank, st);
+          opts.on_global_exit(c.rank, st);
         } catch (...) {
           SHMEM_ERROR("store", "on_global_exit callback threw");
         }
       }
-      enter_failed("PE " + std::to_string(s.rank) + " called shmem_global_exit(" + std::to_string(st) + ")");
-      out.u32(static_cast<std::uint32_t>(Status::kOk));
-      return reply(s, h, out);
+      enter_failed("PE " + std::to_string(c.rank) + " called shmem_global_exit(" + std::to_string(st) + ")", st);
+      return ok();
+    }
+    case Op::kLeave: {
+      std::int64_t status = in.i64();
+      std::string reason(in.bytes(kMaxKey, "reason"));
+      in.expect_end();
+      if (c.rank < 0) throw Violation{"leave from an anonymous connection"};
+      // The reason is the PE's own words, but the PE it names is the one that authenticated.
+      const std::string self = "PE " + std::to_string(c.rank) + " ";
+      if (!reason.starts_with(self)) reason.insert(0, self + "left: ");
+      c.left = true;
+      depart(c.rank, reason, static_cast<int>(status & 0xff));
+      return ok();
     }
     case Op::kWaitFailure: {
       in.expect_end();
-      WaitEnd end = wait(lk, s, -1, [] { return false; });
-      if (end == WaitEnd::kFailed) {
-        std::string why = fail_reason;
-        lk.unlock();
-        out.u32(static_cast<std::uint32_t>(Status::kOk)).bytes(why);
-        return reply(s, h, out);
-      }
-      return wait_error(end, "");
+      return park(Parked{});
     }
     default: break;
   }
 
-  if (failed) return failed_reply();
+  std::unique_lock<std::mutex> lk(mu);
+  if (failed) {
+    std::string why = fail_reason;
+    lk.unlock();
+    reply_error(c, h.op, h.id, Status::kFailed, why);
+    return true;
+  }
 
   switch (op) {
     case Op::kSet: {
       std::string key(in.bytes(kMaxKey, "key"));
       std::string_view value = in.bytes(kMaxValue, "value");
       in.expect_end();
-      kv[std::move(key)].assign(value);
+      kv[key].assign(value);
       lk.unlock();
-      cv.notify_all();
-      out.u32(static_cast<std::uint32_t>(Status::kOk));
-      return reply(s, h, out);
+      changed_keys.insert(std::move(key));
+      return ok();
     }
     case Op::kGet: {
-      std::string key(in.bytes(kMaxKey, "key"));
-      std::int64_t timeout_ms = in.i64();
+      Parked p;
+      p.key = std::string(in.bytes(kMaxKey, "key"));
+      p.timeout_ms = in.i64();
       in.expect_end();
-      auto it = kv.end();
-      WaitEnd end = wait(lk, s, timeout_ms, [&] { return (it = kv.find(key)) != kv.end(); });
-      if (end == WaitEnd::kReady) {
-        out.u32(static_cast<std::uint32_t>(Status::kOk)).bytes(it->second);
-        lk.unlock();
-        return reply(s, h, out);
-      }
-      return wait_error(end, "timed out after " + ms_text(timeout_ms) + " waiting for store key '" +
-                                 printable(key) + "'");
+      lk.unlock();
+      return park(std::move(p));
     }
     case Op::kTryGet: {
       std::string key(in.bytes(kMaxKey, "key"));
@@ -156,7 +266,8 @@ bool StoreServer::Impl::handle(Session& s, const Header& h, std::string_view pay
       else
         out.u32(static_cast<std::uint32_t>(Status::kOk)).bytes(it->second);
       lk.unlock();
-      return reply(s, h, out);
+      reply(c, h.op, h.id, out);
+      return true;
     }
     case Op::kAdd: {
       std::string key(in.bytes(kMaxKey, "key"));
@@ -168,18 +279,21 @@ bool StoreServer::Impl::handle(Session& s, const Header& h, std::string_view pay
         std::string msg = "store key '" + printable(key) + "' holds '" + printable(it->second, 40) +
                           "', which is not an integer counter";
         lk.unlock();
-        return reply_error(s, h, Status::kBadRequest, msg);
+        reply_error(c, h.op, h.id, Status::kBadRequest, msg);
+        return true;
       }
       std::int64_t next;
       if (__builtin_add_overflow(cur, delta, &next)) {
         lk.unlock();
-        return reply_error(s, h, Status::kBadRequest, "counter '" + printable(key) + "' would overflow");
+        reply_error(c, h.op, h.id, Status::kBadRequest, "counter '" + printable(key) + "' would overflow");
+        return true;
       }
       kv[key] = std::to_string(next);
       lk.unlock();
-      cv.notify_all();
+      changed_keys.insert(std::move(key));
       out.u32(static_cast<std::uint32_t>(Status::kOk)).i64(next);
-      return reply(s, h, out);
+      reply(c, h.op, h.id, out);
+      return true;
     }
     case Op::kCompareAndSet: {
       std::string key(in.bytes(kMaxKey, "key"));
@@ -199,8 +313,9 @@ bool StoreServer::Impl::handle(Session& s, const Header& h, std::string_view pay
       auto now = kv.find(key);
       out.u32(static_cast<std::uint32_t>(Status::kOk)).u32(match ? 1 : 0).bytes(now == kv.end() ? "" : now->second);
       lk.unlock();
-      if (match) cv.notify_all();
-      return reply(s, h, out);
+      if (match) changed_keys.insert(std::move(key));
+      reply(c, h.op, h.id, out);
+      return true;
     }
     case Op::kRemove: {
       std::string key(in.bytes(kMaxKey, "key"));
@@ -208,7 +323,8 @@ bool StoreServer::Impl::handle(Session& s, const Header& h, std::string_view pay
       bool existed = kv.erase(key) > 0;
       lk.unlock();
       out.u32(static_cast<std::uint32_t>(Status::kOk)).u32(existed ? 1 : 0);
-      return reply(s, h, out);
+      reply(c, h.op, h.id, out);
+      return true;
     }
     case Op::kBarrier: {
       std::string name(in.bytes(kMaxKey - 8, "barrier name"));
@@ -217,8 +333,9 @@ bool StoreServer::Impl::handle(Session& s, const Header& h, std::string_view pay
       in.expect_end();
       if (nranks <= 0) {
         lk.unlock();
-        return reply_error(s, h, Status::kBadRequest, "barrier '" + printable(name) + "' with " +
-                                                          std::to_string(nranks) + " participants");
+        reply_error(c, h.op, h.id, Status::kBadRequest,
+                    "barrier '" + printable(name) + "' with " + std::to_string(nranks) + " participants");
+        return true;
       }
       // The same keys a client-side add + get barrier would use, so the state is inspectable.
       std::string count_key = name + "/count";
@@ -229,30 +346,21 @@ bool StoreServer::Impl::handle(Session& s, const Header& h, std::string_view pay
       ++arrived;
       if (arrived > nranks) {
         lk.unlock();
-        return reply_error(s, h, Status::kBadRequest,
-                           "barrier '" + printable(name) + "' entered by more than " + std::to_string(nranks) +
-                               " callers (each barrier name may be used once)");
+        reply_error(c, h.op, h.id, Status::kBadRequest,
+                    "barrier '" + printable(name) + "' entered by more than " + std::to_string(nranks) +
+                        " callers (each barrier name may be used once)");
+        return true;
       }
       kv[count_key] = std::to_string(arrived);
-      if (arrived == nranks) {
-        kv[go_key] = "1";
-        cv.notify_all();
-      }
-      WaitEnd end = wait(lk, s, timeout_ms, [&] { return kv.count(go_key) > 0; });
-      if (end == WaitEnd::kReady) {
-        lk.unlock();
-        out.u32(static_cast<std::uint32_t>(Status::kOk));
-        return reply(s, h, out);
-      }
-      std::string msg;
-      if (end == WaitEnd::kTimeout) {
-        std::int64_t seen = 0;
-        auto c = kv.find(count_key);
-        if (c != kv.end()) parse_i64(c->second, &seen);
-        msg = "barrier '" + printable(name) + "' timed out after " + ms_text(timeout_ms) + ": " +
-              std::to_string(seen) + " of " + std::to_string(nranks) + " PEs arrived";
-      }
-      return wait_error(end, msg);
+      if (arrived == nranks) kv[go_key] = "1";
+      lk.unlock();
+      if (arrived == nranks) changed_keys.insert(go_key);
+      Parked p;
+      p.key = std::move(go_key);
+      p.name = std::move(name);
+      p.nranks = nranks;
+      p.timeout_ms = timeout_ms;
+      return park(std::move(p));
     }
     default: break;
   }

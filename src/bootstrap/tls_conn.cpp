@@ -131,6 +131,20 @@ int find_session_cb(SSL* ssl, const unsigned char* identity, std::size_t identit
   return 1;
 }
 
+// Records the server name a client sent, before anything can fail (OpenSSL forgets it when
+// the handshake fails later, e.g. on a wrong PSK binder).
+int client_hello_cb(SSL* ssl, int*, void*) {
+  auto* name = static_cast<std::string*>(SSL_get_app_data(ssl));
+  const unsigned char* p = nullptr;
+  std::size_t len = 0;
+  if (!name || SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_server_name, &p, &len) != 1) return SSL_CLIENT_HELLO_SUCCESS;
+  // server_name_list: u16 length, then entries of u8 type (0 = host_name), u16 length, name.
+  if (len < 5 || p[2] != 0) return SSL_CLIENT_HELLO_SUCCESS;
+  const std::size_t n = (std::size_t{p[3]} << 8) | p[4];
+  if (n <= len - 5 && n <= 255) name->assign(reinterpret_cast<const char*>(p + 5), n);
+  return SSL_CLIENT_HELLO_SUCCESS;
+}
+
 int password_cb(char* buf, int size, int, void* userdata) {
   const auto* pw = static_cast<const std::string*>(userdata);
   if (!pw || pw->empty() || size <= 0) return 0;
@@ -255,7 +269,10 @@ TlsContext::TlsContext(const TlsConfig& cfg, Role role) : role_(role), certs_(cf
       throw Error(Errc::kInternal, "cannot restrict TLS to version 1.3: " + drain_openssl_errors());
     SSL_CTX_set_options(ctx_, SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_TICKET);
     SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_OFF);
-    if (role == Role::kServer) SSL_CTX_set_num_tickets(ctx_, 0);
+    if (role == Role::kServer) {
+      SSL_CTX_set_num_tickets(ctx_, 0);
+      SSL_CTX_set_client_hello_cb(ctx_, client_hello_cb, nullptr);
+    }
     // Keys are never typed at a terminal: a missing password must fail, not prompt.
     SSL_CTX_set_default_passwd_cb(ctx_, password_cb);
     SSL_CTX_set_default_passwd_cb_userdata(ctx_, nullptr);
@@ -305,7 +322,10 @@ Channel::~Channel() { reset(); }
 
 Channel::Channel(Channel&& o) noexcept
     : fd_(std::exchange(o.fd_, -1)), ssl_(std::exchange(o.ssl_, nullptr)), fatal_(o.fatal_),
-      tls_error_(std::move(o.tls_error_)) {}
+      tls_error_(std::move(o.tls_error_)) {
+  if (ssl_) SSL_set_app_data(ssl_, &server_name_);
+  server_name_ = std::move(o.server_name_);
+}
 
 Channel& Channel::operator=(Channel&& o) noexcept {
   if (this != &o) {
@@ -314,6 +334,8 @@ Channel& Channel::operator=(Channel&& o) noexcept {
     ssl_ = std::exchange(o.ssl_, nullptr);
     fatal_ = o.fatal_;
     tls_error_ = std::move(o.tls_error_);
+    server_name_ = std::move(o.server_name_);
+    if (ssl_) SSL_set_app_data(ssl_, &server_name_);
   }
   return *this;
 }
@@ -323,7 +345,9 @@ void Channel::reset() noexcept {
   ssl_ = nullptr;
 }
 
-bool Channel::start_tls(const TlsContext& ctx, std::string* why) {
+std::string Channel::server_name() const { return server_name_; }
+
+bool Channel::start_tls(const TlsContext& ctx, std::string* why, const std::string& sni) {
   ERR_clear_error();
   BIO_METHOD* method = socket_method();
   SSL* ssl = method ? SSL_new(ctx.get()) : nullptr;
@@ -338,6 +362,9 @@ bool Channel::start_tls(const TlsContext& ctx, std::string* why) {
   reset();
   ssl_ = ssl;
   fatal_ = false;
+  if (!sni.empty() && ctx.role() == TlsContext::Role::kClient) SSL_set_tlsext_host_name(ssl_, sni.c_str());
+  server_name_.clear();
+  SSL_set_app_data(ssl_, &server_name_);  // client_hello_cb records the client's name here
   int ret = ctx.role() == TlsContext::Role::kServer ? SSL_accept(ssl_) : SSL_connect(ssl_);
   if (ret == 1) return true;
   int saved_errno = errno;
@@ -432,6 +459,104 @@ void Channel::close_notify() noexcept {
   SSL_shutdown(ssl_);
   ERR_clear_error();
   fatal_ = true;  // one close_notify is enough
+}
+
+Channel::Nb Channel::ssl_nb(int ret, std::string* why) {
+  int saved_errno = errno;
+  switch (SSL_get_error(ssl_, ret)) {
+    case SSL_ERROR_WANT_READ: return Nb::kWantRead;
+    case SSL_ERROR_WANT_WRITE: return Nb::kWantWrite;
+    case SSL_ERROR_ZERO_RETURN: return Nb::kEof;
+    case SSL_ERROR_SYSCALL:
+      fatal_ = true;
+      ERR_clear_error();
+      if (saved_errno == 0 || saved_errno == ECONNRESET) return Nb::kEof;
+      if (why) *why = std::strerror(saved_errno);
+      return Nb::kError;
+    default: {
+      fatal_ = true;
+      tls_error_ = drain_openssl_errors();
+      long verify = SSL_get_verify_result(ssl_);
+      if (verify != X509_V_OK) tls_error_ += std::string(tls_error_.empty() ? "" : ": ") + X509_verify_cert_error_string(verify);
+      if (why) *why = tls_error_.empty() ? "TLS error" : tls_error_;
+      return Nb::kError;
+    }
+  }
+}
+
+Channel::Nb Channel::accept_step(const TlsContext& ctx, std::string* why) {
+  ERR_clear_error();
+  if (!ssl_) {
+    BIO_METHOD* method = socket_method();
+    SSL* ssl = method ? SSL_new(ctx.get()) : nullptr;
+    BIO* bio = ssl ? BIO_new(method) : nullptr;
+    if (!bio) {
+      if (ssl) SSL_free(ssl);
+      if (why) *why = "cannot create a TLS connection: " + drain_openssl_errors();
+      return Nb::kError;
+    }
+    BIO_set_data(bio, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd_)));
+    SSL_set_bio(ssl, bio, bio);
+    ssl_ = ssl;
+    fatal_ = false;
+    server_name_.clear();
+    SSL_set_app_data(ssl_, &server_name_);
+    SSL_set_mode(ssl_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_set_accept_state(ssl_);
+  }
+  errno = 0;
+  int ret = SSL_do_handshake(ssl_);
+  if (ret == 1) return Nb::kOk;
+  Nb r = ssl_nb(ret, why);
+  if (r == Nb::kEof && why) *why = "connection closed by the peer";
+  return r;
+}
+
+Channel::Nb Channel::read_some(void* buf, std::size_t n, std::size_t* got) {
+  *got = 0;
+  if (!ssl_) {
+    for (;;) {
+      ssize_t k = ::recv(fd_, buf, n, MSG_DONTWAIT);
+      if (k > 0) {
+        *got = static_cast<std::size_t>(k);
+        return Nb::kOk;
+      }
+      if (k == 0) return Nb::kEof;
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return Nb::kWantRead;
+      if (errno == ECONNRESET) return Nb::kEof;
+      tls_error_ = std::strerror(errno);
+      return Nb::kError;
+    }
+  }
+  ERR_clear_error();
+  errno = 0;
+  int ret = SSL_read_ex(ssl_, buf, n, got);
+  if (ret == 1) return Nb::kOk;
+  return ssl_nb(ret, nullptr);
+}
+
+Channel::Nb Channel::write_some(const void* buf, std::size_t n, std::size_t* put) {
+  *put = 0;
+  if (!ssl_) {
+    for (;;) {
+      ssize_t k = ::send(fd_, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (k >= 0) {
+        *put = static_cast<std::size_t>(k);
+        return Nb::kOk;
+      }
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return Nb::kWantWrite;
+      if (errno == EPIPE || errno == ECONNRESET) return Nb::kEof;
+      tls_error_ = std::strerror(errno);
+      return Nb::kError;
+    }
+  }
+  ERR_clear_error();
+  errno = 0;
+  int ret = SSL_write_ex(ssl_, buf, n, put);
+  if (ret == 1) return Nb::kOk;
+  return ssl_nb(ret, nullptr);
 }
 
 std::string Channel::describe(const util::IoResult& r) const {

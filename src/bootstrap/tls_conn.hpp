@@ -58,7 +58,10 @@ class Channel {
 
   // Runs the TLS handshake. On failure returns false and describes it (OpenSSL reasons,
   // certificate verification result, or the socket error) in *why.
-  bool start_tls(const TlsContext& ctx, std::string* why);
+  // A client may name itself in the server name indication (`sni`, empty: none); a server
+  // reads the client's with server_name(), also after a failed handshake.
+  bool start_tls(const TlsContext& ctx, std::string* why, const std::string& sni = {});
+  std::string server_name() const;
 
   util::IoResult read(void* buf, std::size_t n);
   util::IoResult write(const void* buf, std::size_t n);
@@ -66,6 +69,16 @@ class Channel {
   bool has_buffered_input() const noexcept;
   // Best effort: sends a TLS close_notify without waiting for the peer's.
   void close_notify() noexcept;
+
+  // ---- non-blocking use (the store server's event loop; the fd is O_NONBLOCK) -------------
+  enum class Nb { kOk, kWantRead, kWantWrite, kEof, kError };
+  // One step of the server side of the TLS handshake (the first call starts it): kOk when
+  // done, kWantRead/kWantWrite to be called again when the socket is ready, kEof/kError
+  // (described in *why) when it failed.
+  Nb accept_step(const TlsContext& ctx, std::string* why);
+  // Reads what is available (up to n bytes, *got of them); kOk with *got > 0 means call again.
+  Nb read_some(void* buf, std::size_t n, std::size_t* got);
+  Nb write_some(const void* buf, std::size_t n, std::size_t* put);
 
   bool tls() const noexcept { return ssl_ != nullptr; }
   int fd() const noexcept { return fd_; }
@@ -82,6 +95,8 @@ class Channel {
   SSL* ssl_ = nullptr;
   bool fatal_ = false;  // after a fatal TLS error, SSL_shutdown must not be called
   std::string tls_error_;
+  std::string server_name_;  // the client's server name (server side)
+  Nb ssl_nb(int ret, std::string* why);
 };
 
 }  // namespace shmem::bootstrap

@@ -62,11 +62,13 @@ Process& proc() {
   return p;
 }
 
-void finalize_at_exit() {
+// At exit (on_exit, so the status is known): instances not finalized leave the job. A non-zero
+// status tells the other PEs at once; status 0 is the implicit finalize (Runtime::leave_at_exit).
+void finalize_at_exit(int status, void*) {
   Process& p = proc();
   std::lock_guard<std::mutex> g(p.mu);
   p.current.store(nullptr, std::memory_order_release);
-  for (auto& [id, rt] : p.instances) rt->finalize();
+  for (auto& [id, rt] : p.instances) rt->leave_at_exit(status);
   p.instances.clear();
   p.boot_holds.clear();
   p.pmix.reset();
@@ -75,7 +77,7 @@ void finalize_at_exit() {
 void register_at_exit(Process& p) {
   if (p.atexit_registered) return;
   p.atexit_registered = true;
-  std::atexit(finalize_at_exit);
+  on_exit(finalize_at_exit, nullptr);  // glibc: like atexit, with the exit status
 }
 
 std::string hex(const unsigned char* b, std::size_t n) {
@@ -132,6 +134,7 @@ void make_uid(Process& p, void* out) {
   o.tls.secret = hex(b.secret, sizeof b.secret);
   o.tls.enabled = parse_bool(config_raw("SHMEM_BOOTSTRAP_TLS"), "SHMEM_BOOTSTRAP_TLS");
   apply_tls_overrides(p, o.tls);
+  o.linger_on_failure = bootstrap::Millis(3000);  // ranks still arriving hear why the job failed
   p.uid_secret = o.tls.secret;
   p.uid_server = std::make_unique<bootstrap::StoreServer>(std::move(o));
   b.port = p.uid_server->port();
@@ -205,6 +208,7 @@ void join_by_mpi(const core::InitSpec& spec, Process& p, RuntimeSetup& st, std::
 RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<void>& hold) {
   RuntimeSetup st;
   st.cfg = Config::from_env();
+  validate_startup_settings(st.cfg);
   if (spec.heap_size) st.cfg.symmetric_size = spec.heap_size;
   st.thread_level = spec.thread_level;
   st.connect_timeout_s = spec.connect_timeout_s;
@@ -265,6 +269,8 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
     }
   }
   log::set_identity(l.pe, l.npes);
+  if (l.pe == 0)  // once per job: every PE has the same environment as a rule
+    for (const std::string& m : unknown_variable_messages()) SHMEM_WARN("init", "%s", m.c_str());
   SHMEM_INFO_LOG("init", "bootstrap: %s, PE %d of %d%s", l.origin, l.pe, l.npes,
                  l.npes > 1 ? (", store at " + l.store_host + ":" + std::to_string(l.store_port)).c_str() : "");
   return st;

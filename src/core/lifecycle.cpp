@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "bootstrap/store.hpp"
 #include "base/error.hpp"
@@ -15,12 +17,106 @@
 #include "core/runtime.hpp"
 
 namespace shmem {
+namespace {
+
+// How long a PE that exits with status 0 without shmem_finalize waits for the other PEs to
+// reach finalize (explicitly or by exiting too) before it ends the job: the job then ends
+// within about 2 s of that exit.
+constexpr bootstrap::Millis kExitRendezvous{1500};
+constexpr const char* kFinalizeKey = "shmem/finalize/";
+
+std::string pe_list(const std::vector<int>& pes) {
+  std::string s;
+  for (int pe : pes) s += (s.empty() ? "" : ",") + std::to_string(pe);
+  return s;
+}
+
+}  // namespace
+
+// Finalize meets the other PEs on the store, never on the world team's barrier: a PE that
+// finalizes (or exits) while the others are in a barrier of their own must not complete it.
+bool Runtime::meet_to_finalize(bool at_exit) noexcept {
+  const std::string mine = kFinalizeKey + std::to_string(me_);
+  try {
+    store_->set(mine, at_exit ? "exit" : "finalize");
+    if (store_->add(std::string(kFinalizeKey) + "count", 1) == npes_) store_->set(std::string(kFinalizeKey) + "go", "1");
+    if (!at_exit) {
+      store_->get(std::string(kFinalizeKey) + "go", bootstrap::Millis(-1));
+      return true;
+    }
+    // At exit: the others get a moment to arrive. Those that are late but on their way (their
+    // key is set) get a little longer; those that have not arrived still run.
+    for (int round = 0; round < 3; ++round) {
+      try {
+        store_->get(std::string(kFinalizeKey) + "go", kExitRendezvous);
+        return true;
+      } catch (const Error& e) {
+        if (e.code() != Errc::kTimeout) throw;
+      }
+      std::vector<int> running;
+      for (int pe = 0; pe < npes_; ++pe)
+        if (!store_->try_get(kFinalizeKey + std::to_string(pe))) running.push_back(pe);
+      if (running.empty()) continue;
+      leave_job(1, "PE " + std::to_string(me_) + " returned from main (or called exit(0)) without shmem_finalize while PE" +
+                       (running.size() > 1 ? "s " : " ") + pe_list(running) + (running.size() > 1 ? " still run" : " still runs"));
+      return false;
+    }
+    leave_job(1, "PE " + std::to_string(me_) + " returned from main without shmem_finalize and the others did not complete "
+                 "finalize in time");
+    return false;
+  } catch (const std::exception& e) {
+    // The job failed meanwhile (another PE left or was lost): that failure ends this PE.
+    if (watcher_) watcher_->stop();
+    log::write(log::Level::kFatal, "init", "PE %d: %s: %s", me_, at_exit ? "implicit finalize at exit" : "shmem_finalize",
+               e.what());
+    std::fflush(nullptr);
+    if (store_server_) store_server_->wait_idle(std::chrono::seconds(2));
+    _exit(1);
+  }
+}
+
+void Runtime::leave_job(int status, const std::string& reason) noexcept {
+  // Our own watcher would report the failure we are about to cause as if it came from elsewhere.
+  if (watcher_) watcher_->stop();
+  if (store_) {
+    try {
+      store_->leave(status, reason);
+    } catch (const std::exception& e) {
+      SHMEM_WARN("init", "%s; could not tell the other PEs: %s", reason.c_str(), e.what());
+    }
+  }
+  // Hosting the store: let the other PEs hear it before this process (and the store) is gone.
+  if (store_server_) store_server_->wait_idle(std::chrono::seconds(2));
+}
+
 void Runtime::finalize() noexcept {
   if (finalized_) return;
   finalized_ = true;
   core::quiet(&default_ctx_);
-  barrier();
-  close_transport();  // peers on other hosts may now leave
+  close_transport();  // from here on, peers on other hosts that leave have not failed
+  if (store_ && npes_ > 1) meet_to_finalize(false);
+  finish_finalize();
+}
+
+void Runtime::leave_at_exit(int status) noexcept {
+  if (finalized_) return;
+  finalized_ = true;
+  if (status != 0) {
+    if (store_ && npes_ > 1)
+      leave_job(status, "PE " + std::to_string(me_) + " exited with status " + std::to_string(status) +
+                            " before shmem_finalize");
+    return;  // no finalize: the process goes on exiting with its status
+  }
+  core::quiet(&default_ctx_);
+  close_transport();
+  if (store_ && npes_ > 1 && !meet_to_finalize(true)) {
+    std::fflush(nullptr);
+    _exit(1);
+  }
+  finish_finalize();
+}
+
+void Runtime::finish_finalize() noexcept {
   // Every PE is here: from now on PEs leave, and the store's host may go before we do.
   if (watcher_) watcher_->stop();
   if (store_) {

@@ -1,13 +1,55 @@
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "core/access.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "core/ops.hpp"
+#include "core/runtime.hpp"
+#include "core/team.hpp"
 
 namespace shmem::core {
+namespace {
 
-void* malloc(std::size_t size) noexcept { return rt("shmem_malloc").heap_alloc(size, HeapAllocator::kMinAlign, "shmem_malloc"); }
+// No heap can be larger than the address space (x86-64 and AArch64 user space: 2^47 bytes).
+constexpr std::size_t kImpossibleSize = std::size_t{1} << 47;
+
+// Checks that make an allocation fail on every PE alike (each PE returns NULL after the
+// collective's barrier): an impossible size, and with SHMEM_DEBUG=1 sizes or alignments that
+// differ between PEs. True when the allocation may go on.
+bool allocation_ok(Runtime& r, const char* func, std::size_t size, std::size_t alignment) noexcept {
+  bool ok = true;
+  if (r.checks() && r.n_pes() > 1) {
+    const std::uint64_t mine[2] = {size, alignment};
+    std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(r.n_pes()));
+    r.world_team()->allgather_words(mine, 2, all.data());
+    for (int pe = 0; pe < r.n_pes() && ok; ++pe)
+      if (all[2 * pe] != size || all[2 * pe + 1] != alignment) {
+        SHMEM_ERROR("heap", "%s: PE %d asked for %zu bytes (alignment %zu) but PE %d for %llu bytes (alignment %llu): "
+                    "every PE must pass the same size to a symmetric allocation (SHMEM_DEBUG=1 check)",
+                    func, r.my_pe(), size, alignment, pe, static_cast<unsigned long long>(all[2 * pe]),
+                    static_cast<unsigned long long>(all[2 * pe + 1]));
+        ok = false;
+      }
+    if (!ok) fatal(func, "symmetric allocation sizes differ between PEs (see above)");
+  }
+  if (size >= kImpossibleSize) {
+    SHMEM_ERROR("heap", "%s(%zu bytes): the request is impossible: no symmetric heap can be that large (more than "
+                "the 128 TiB address space); was the size computed from a negative number?", func, size);
+    r.barrier();
+    return false;
+  }
+  return ok;
+}
+
+}  // namespace
+
+void* malloc(std::size_t size) noexcept {
+  Runtime& r = rt("shmem_malloc");
+  if (!allocation_ok(r, "shmem_malloc", size, HeapAllocator::kMinAlign)) return nullptr;
+  return r.heap_alloc(size, HeapAllocator::kMinAlign, "shmem_malloc");
+}
 
 void* calloc(std::size_t count, std::size_t size) noexcept {
   Runtime& r = rt("shmem_calloc");
@@ -16,6 +58,7 @@ void* calloc(std::size_t count, std::size_t size) noexcept {
     r.barrier();
     return nullptr;
   }
+  if (!allocation_ok(r, "shmem_calloc", count * size, HeapAllocator::kMinAlign)) return nullptr;
   void* p = r.heap_alloc(count * size, HeapAllocator::kMinAlign, "shmem_calloc");
   if (p) std::memset(p, 0, count * size);
   r.barrier();  // every PE's copy is zeroed before anyone writes into it
@@ -29,6 +72,7 @@ void* align(std::size_t alignment, std::size_t size) noexcept {
     r.barrier();
     return nullptr;
   }
+  if (!allocation_ok(r, "shmem_align", size, alignment)) return nullptr;
   return r.heap_alloc(size, alignment, "shmem_align");
 }
 

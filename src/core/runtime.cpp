@@ -74,10 +74,15 @@ Runtime::Runtime(RuntimeSetup setup)
       o.bind_host = launch.store_host;
       o.port = launch.store_port;
       o.tls = launch.tls;
-      store_server_ = std::make_unique<bootstrap::StoreServer>(std::move(o));
+      o.linger_on_failure = bootstrap::Millis(3000);
+      try {
+        store_server_ = std::make_unique<bootstrap::StoreServer>(std::move(o));
+      } catch (const Error& e) {
+        bootstrap::store_host_failed(launch, e);  // another process claiming this rank holds the port?
+      }
     }
     store_ = std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
-                                                      to_ms(connect_timeout_s_));
+                                                      to_ms(connect_timeout_s_), npes_);
     if (std::string_view(launch.origin) != "oshrun")  // oshrun ends the job itself
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
                                               to_ms(connect_timeout_s_), store_server_.get());
@@ -289,15 +294,10 @@ void Runtime::start_transport(const std::vector<char>& remote) {
                  remote_->describe().c_str());
 }
 
+// Called before finalize's store rendezvous, which no PE passes before every PE has called
+// this: so no PE tears UCX down while a peer would still report its departure as a failure.
 void Runtime::close_transport() noexcept {
-  if (!remote_) return;
-  remote_->closing();
-  // Nobody tears its transport down before every PE has stopped treating departures as failures.
-  try {
-    store_->barrier("transport-close", npes_, to_ms(control_timeout_s_));
-  } catch (const std::exception& e) {
-    SHMEM_WARN("finalize", "%s", e.what());
-  }
+  if (remote_) remote_->closing();
 }
 
 Runtime::~Runtime() = default;

@@ -200,6 +200,11 @@ class Runtime {
   std::uint64_t instance_id() const noexcept { return instance_id_; }
   const device::State& device_state() const noexcept { return device_; }
   void finalize() noexcept;
+  // The process exits (exit(status) or a return from main) without having finalized this
+  // runtime: status != 0 tells the job this PE left; status 0 finalizes implicitly, on a
+  // rendezvous of its own, and ends the job if the other PEs do not all reach finalize soon
+  // (core/lifecycle.cpp).
+  void leave_at_exit(int status) noexcept;
 
   [[noreturn]] void abort_job(int status) noexcept;
 
@@ -211,6 +216,9 @@ class Runtime {
   void build_device_state();
   void agree_on_rings();
   void print_info() const;
+  bool meet_to_finalize(bool at_exit) noexcept;
+  void leave_job(int status, const std::string& reason) noexcept;
+  void finish_finalize() noexcept;
 
   Config cfg_;
   int me_ = 0;

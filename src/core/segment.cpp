@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 
@@ -43,7 +44,9 @@ int find_main_data(dl_phdr_info* info, size_t, void* arg) {
   return 1;  // stop after the main program
 }
 
-bool page_is_zero(const char* p, std::size_t n) {
+// Reads the program's data pages as they are, redzones that AddressSanitizer puts around
+// globals included: not instrumented (SHMEM_SANITIZE=address).
+__attribute__((no_sanitize("address", "hwaddress"))) bool page_is_zero(const char* p, std::size_t n) {
   const auto* w = reinterpret_cast<const std::uint64_t*>(p);
   for (std::size_t i = 0; i < n / 8; ++i)
     if (w[i]) return false;
@@ -130,7 +133,17 @@ Segment Segment::attach(util::UniqueFd fd, std::size_t size) {
   Segment s;
   s.fd = std::move(fd);
   void* m = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, s.fd.get(), 0);
-  if (m == MAP_FAILED) throw Error(Errc::kInternal, "cannot map a peer's segment: " + errno_text());
+  if (m == MAP_FAILED) {
+    const int e = errno;
+    if (e != ENOMEM) throw Error(Errc::kInternal, "cannot map a peer's segment: " + errno_text());
+    char gib[32];
+    std::snprintf(gib, sizeof gib, "%.1f GiB", static_cast<double>(size) / (1u << 30));
+    throw Error(Errc::kOutOfMemory,
+                std::string("cannot map another PE's symmetric segment of ") + gib + ": " + std::strerror(e) +
+                    ". Every PE maps the heap of every PE on its host, so (PEs per host) x SHMEM_SYMMETRIC_SIZE "
+                    "must fit in one process's address space (128 TiB at most; ulimit -v lowers it): lower "
+                    "SHMEM_SYMMETRIC_SIZE");
+  }
   s.map = util::MappedRegion(m, size);
   s.size = size;
   return s;

@@ -100,6 +100,12 @@ class RawConn {
   }
   bool send(std::string_view bytes) { return util::send_all(fd_.get(), bytes.data(), bytes.size()).ok(); }
   void shutdown_write() { ::shutdown(fd_.get(), SHUT_WR); }
+  // Closes with a reset (RST) instead of a FIN.
+  void reset_now() {
+    linger l{1, 0};
+    ::setsockopt(fd_.get(), SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    fd_.reset();
+  }
   std::string local_address() const { return util::local_address(fd_.get()); }
   // Reads until the server closes the connection: true on EOF/reset, false on timeout.
   bool closed_by_server() {

@@ -36,6 +36,11 @@ std::string lost_reason_text(int rank, std::string reason) {
   return reason.empty() ? "connection closed" : reason;
 }
 
+bool is_departure(int rank, const std::string& reason) {
+  const std::string self = "PE " + std::to_string(rank) + " ";
+  return reason.starts_with(self) && !reason.starts_with(self + "lost: ");
+}
+
 int exit_code_for(int st) {
   if (WIFEXITED(st)) return WEXITSTATUS(st);
   if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
@@ -190,12 +195,18 @@ void Supervisor::reap_children() {
 void Supervisor::on_pe_exit(PeProcess& pe) {
   auto lost = lost_.find(pe.rank);
   std::string lost_reason;
+  bool departed = false;
   if (lost != lost_.end()) {
     lost_reason = lost->second.reason;
+    departed = lost->second.departed;
     lost_.erase(lost);
   }
   if (stopping_) return;
   int st = pe.wait_status;
+  if (departed) {  // it said why it left before exiting
+    fail(lost_reason, exit_code_for(st) ? exit_code_for(st) : 1);
+    return;
+  }
   if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
     if (!lost_reason.empty())
       fail(describe(pe) + " lost before shmem_finalize: " + lost_reason, 1);
@@ -206,7 +217,9 @@ void Supervisor::on_pe_exit(PeProcess& pe) {
     // most likely a consequence. Name the root cause once its grace period settles it.
     return;
   }
-  fail(describe(pe) + " " + (pe.host.empty() ? describe_wait_status(st) : describe_remote_status(st)),
+  const bool unfinished = WIFEXITED(st) && hooks_.unfinished && hooks_.unfinished(pe.rank);
+  fail(describe(pe) + " " + (pe.host.empty() ? describe_wait_status(st) : describe_remote_status(st)) +
+           (unfinished ? " before shmem_finalize" : ""),
        exit_code_for(st));
 }
 
@@ -225,13 +238,18 @@ void Supervisor::on_store_events() {
       give_up_at_ = *kill_at_ + kGiveUpDelay;
       continue;
     }
-    std::string reason = lost_reason_text(ev.rank, ev.reason);
+    const bool departed = is_departure(ev.rank, ev.reason);
+    std::string reason = departed ? ev.reason : lost_reason_text(ev.rank, ev.reason);
     if (pe.exited) {
-      if (WIFEXITED(pe.wait_status) && WEXITSTATUS(pe.wait_status) == 0)
+      if (departed)
+        fail(reason, exit_code_for(pe.wait_status) ? exit_code_for(pe.wait_status) : 1);
+      else if (WIFEXITED(pe.wait_status) && WEXITSTATUS(pe.wait_status) == 0)
         fail(describe(pe) + " lost before shmem_finalize: " + reason, 1);
       continue;
     }
-    lost_.emplace(ev.rank, Lost{Clock::now() + (pe.host.empty() ? kLostGrace : kRemoteLostGrace), reason});
+    // A PE that said why it leaves exits right after; give it time to show its status.
+    lost_.emplace(ev.rank, Lost{Clock::now() + (departed ? kKillDelay : pe.host.empty() ? kLostGrace : kRemoteLostGrace),
+                                reason, departed});
   }
 }
 
@@ -241,8 +259,9 @@ void Supervisor::on_timers() {
     if (!stopping_ && now >= it->second.deadline) {
       PeProcess& pe = pes_[static_cast<std::size_t>(it->first)];
       std::string reason = it->second.reason;
+      const bool departed = it->second.departed;
       it = lost_.erase(it);
-      fail(describe(pe) + " lost before shmem_finalize: " + reason, 1);
+      fail(departed ? reason : describe(pe) + " lost before shmem_finalize: " + reason, 1);
     } else {
       ++it;
     }

@@ -89,7 +89,8 @@ class Supervisor {
   std::optional<Clock::time_point> finalize_wait_until_;
   struct Lost {
     Clock::time_point deadline;
-    std::string reason;
+    std::string reason;     // the store's words, without what our message adds
+    bool departed = false;  // the PE said why it left (exit before finalize): `reason` is whole
   };
   std::map<int, Lost> lost_;  // rank -> pending "lost" report
 };
@@ -98,6 +99,9 @@ class Supervisor {
 std::string describe_wait_status(int wait_status);
 // The store's reason for a lost rank, without the parts our message already says.
 std::string lost_reason_text(int rank, std::string reason);
+// True when the store's reason is the PE's own account of leaving ("PE 2 exited with status 1
+// before shmem_finalize"), which is reported as it stands.
+bool is_departure(int rank, const std::string& reason);
 // The launcher's exit status for a PE's wait status (0 for a clean exit).
 int exit_code_for(int wait_status);
 
