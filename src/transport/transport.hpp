@@ -73,8 +73,9 @@ class RemoteTransport {
   // True when waits on local memory must call progress() to see remote updates (no progress
   // thread, and the transport emulates RMA in software).
   virtual bool waits_need_progress() const noexcept = 0;
-  // Finalize has begun (every PE is past its last data-path call): from now on a peer that
-  // disconnects has left, not failed.
+  // Finalize has begun (this PE is past its last data-path call): from now on a peer that
+  // disconnects has left, not failed, and the transport serves its peers by itself until it is
+  // destroyed (finalize's rendezvous drives nothing).
   virtual void closing() noexcept = 0;
 };
 

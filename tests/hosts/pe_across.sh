@@ -9,6 +9,9 @@
 # PE_PROGRAMS (from CTest) lists the programs. Each run must exit 0 (the programs check their
 # values), and one run per layout must report UCX over the hosts' interface for its remote
 # peers and the right number of node-local PEs.
+# pe_lock and pe_order take up to ~35 s across 4 hosts on a loaded 2-core machine (the lock
+# waiters poll a remote word): a hang guard of 120 s per job.
+export HARNESS_JOB_TIMEOUT=${HARNESS_JOB_TIMEOUT:-120}
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
 : "${PE_PROGRAMS:?set by CTest}"

@@ -217,7 +217,9 @@ void Supervisor::on_pe_exit(PeProcess& pe) {
     // most likely a consequence. Name the root cause once its grace period settles it.
     return;
   }
-  const bool unfinished = WIFEXITED(st) && hooks_.unfinished && hooks_.unfinished(pe.rank);
+  // An exit status (a remote PE's stub reports a signal as 128 + n) before goodbye.
+  const bool exited = WIFEXITED(st) && (pe.host.empty() || WEXITSTATUS(st) < 128);
+  const bool unfinished = exited && hooks_.unfinished && hooks_.unfinished(pe.rank);
   fail(describe(pe) + " " + (pe.host.empty() ? describe_wait_status(st) : describe_remote_status(st)) +
            (unfinished ? " before shmem_finalize" : ""),
        exit_code_for(st));

@@ -214,7 +214,17 @@ class UcxTransport final : public RemoteTransport {
     if (closing_.load(std::memory_order_acquire)) return;
     fail(what, pe, st);
   }
-  void closing() noexcept override { closing_.store(true, std::memory_order_release); }
+  void closing() noexcept override {
+    closing_.store(true, std::memory_order_release);
+    // Finalize's rendezvous runs on the store and drives nothing here, while a peer may still
+    // wait for us to complete its last operations: keep the worker progressing until teardown.
+    if (!progress_) {
+      try {
+        progress_ = std::make_unique<ProgressThread>(worker_.get(), &app_polls_, &mu_);
+      } catch (const std::exception&) {
+      }
+    }
+  }
   bool is_closing() const noexcept { return closing_.load(std::memory_order_acquire); }
 
  private:
@@ -394,7 +404,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
 }
 
 UcxTransport::~UcxTransport() {
-  closing();
+  closing_.store(true, std::memory_order_release);
   progress_.reset();  // joined: from here on this thread is the worker's only user
   for (auto& p : peers_) {
     p.rkey[0].reset();
