@@ -1,7 +1,9 @@
 #include "transport/ucx/progress_thread.hpp"
 
 #include <sys/epoll.h>
+#include <poll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -10,9 +12,15 @@
 
 namespace shmem::transport::ucx {
 
-ProgressThread::ProgressThread(ucp_worker_h worker, const std::atomic<std::uint64_t>* app_polls,
+std::uint64_t now_ns() noexcept {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+ProgressThread::ProgressThread(ucp_worker_h worker, const std::atomic<std::uint64_t>* app_last_poll,
                                std::mutex* worker_mu)
-    : worker_(worker), app_polls_(app_polls), mu_(worker_mu) {
+    : worker_(worker), app_last_poll_(app_last_poll), mu_(worker_mu) {
   ucs_status_t st = ucp_worker_get_efd(worker_, &worker_fd_);
   if (st != UCS_OK)
     throw std::runtime_error(std::string("ucp_worker_get_efd: ") + ucs_status_string(st));
@@ -25,9 +33,6 @@ ProgressThread::ProgressThread(ucp_worker_h worker, const std::atomic<std::uint6
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, worker_fd_, &ev);
   ev.data.fd = wake_.get();
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev);
-  wake_epoll_ = util::UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
-  if (!wake_epoll_) throw std::runtime_error("progress thread: epoll failed");
-  ::epoll_ctl(wake_epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -39,21 +44,21 @@ ProgressThread::~ProgressThread() {
 }
 
 void ProgressThread::run() noexcept {
-  std::uint64_t seen = app_polls_->load(std::memory_order_relaxed);
+  constexpr std::uint64_t kBusyNs = 200 * 1000;  // the application polled this recently: it is spinning
+  const timespec busy_nap{0, static_cast<long>(kBusyNs)};
+  pollfd wake{wake_.get(), POLLIN, 0};
   while (!stop_.load(std::memory_order_acquire)) {
-    const std::uint64_t now = app_polls_->load(std::memory_order_relaxed);
-    epoll_event ev;
-    if (now != seen) {
-      // The application drives the worker itself right now: check back in a millisecond.
-      seen = now;
-      ::epoll_wait(wake_epoll_.get(), &ev, 1, 1);
+    if (now_ns() - app_last_poll_->load(std::memory_order_relaxed) < kBusyNs) {
+      // The application is spinning in a wait or a blocking call and drives the worker
+      // itself: stay out of its way (no wake-up per message, no lock traffic).
+      ::ppoll(&wake, 1, &busy_nap, nullptr);
       continue;
     }
     ucs_status_t st;
     {
       std::unique_lock<std::mutex> lk(*mu_, std::try_to_lock);
-      if (!lk.owns_lock()) {  // the application is in the worker: it progresses
-        ::epoll_wait(wake_epoll_.get(), &ev, 1, 1);
+      if (!lk.owns_lock()) {  // the application is in the worker right now
+        ::ppoll(&wake, 1, &busy_nap, nullptr);
         continue;
       }
       while (ucp_worker_progress(worker_) != 0) {

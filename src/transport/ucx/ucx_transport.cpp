@@ -203,7 +203,7 @@ class UcxTransport final : public RemoteTransport {
   }
 
   void progress() noexcept override {
-    app_polls_.fetch_add(1, std::memory_order_relaxed);
+    app_last_poll_.store(now_ns(), std::memory_order_relaxed);
     std::lock_guard<std::mutex> lk(mu_);
     ucp_worker_progress(worker_.get());
   }
@@ -220,7 +220,7 @@ class UcxTransport final : public RemoteTransport {
     // wait for us to complete its last operations: keep the worker progressing until teardown.
     if (!progress_) {
       try {
-        progress_ = std::make_unique<ProgressThread>(worker_.get(), &app_polls_, &mu_);
+        progress_ = std::make_unique<ProgressThread>(worker_.get(), &app_last_poll_, &mu_);
       } catch (const std::exception&) {
       }
     }
@@ -246,10 +246,10 @@ class UcxTransport final : public RemoteTransport {
     prm.user_data = &p;
   }
 
-  // The application issues an operation (lk held): the progress thread stays out of the way
-  // while it is busy, so every 32nd operation also serves the peers' requests.
+  // The application issues an operation (lk held); every 32nd also serves the peers' requests,
+  // so that a long stream of operations that complete at once does not starve them.
   void issued() noexcept {
-    if (app_polls_.fetch_add(1, std::memory_order_relaxed) % 32 == 0) ucp_worker_progress(worker_.get());
+    if (++issued_ % 32 == 0) ucp_worker_progress(worker_.get());
   }
 
   // Blocking: waits for `r` with progress (the lock is dropped between polls, never held
@@ -264,7 +264,7 @@ class UcxTransport final : public RemoteTransport {
     ucs_status_t st;
     unsigned spins = 0;
     while ((st = ucp_request_check_status(r)) == UCS_INPROGRESS) {
-      app_polls_.fetch_add(1, std::memory_order_relaxed);
+      app_last_poll_.store(now_ns(), std::memory_order_relaxed);
       if (ucp_worker_progress(worker_.get()) == 0 && ++spins % 256 == 0) {
         lk.unlock();
         sched_yield();
@@ -300,7 +300,8 @@ class UcxTransport final : public RemoteTransport {
   std::unique_ptr<ProgressThread> progress_;
   bool software_ = true;
   std::atomic<bool> closing_{false};
-  std::atomic<std::uint64_t> app_polls_{0};
+  std::atomic<std::uint64_t> app_last_poll_{0};  // when the application last drove the worker (progress_thread.hpp)
+  std::uint64_t issued_ = 0;  // operations issued (under mu_)
   // Serialises every call into the worker (created UCS_THREAD_MODE_SERIALIZED): a futex-based
   // mutex sleeps under contention where UCX's MULTI mode spins, which on a node with more
   // threads than CPUs starves the thread that holds the lock.
@@ -395,7 +396,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   }
   software_ = software || tls.empty();
   const bool thread = s.progress_thread == "on" || (s.progress_thread == "auto" && software_);
-  if (thread) progress_ = std::make_unique<ProgressThread>(worker_.get(), &app_polls_, &mu_);
+  if (thread) progress_ = std::make_unique<ProgressThread>(worker_.get(), &app_last_poll_, &mu_);
   describe_ = "ucx " + library_version() + ":";
   for (const auto& t : tls) describe_ += " " + t;
   if (tls.empty()) describe_ += " (no lanes reported)";
