@@ -132,24 +132,12 @@ class UcxTransport final : public RemoteTransport {
 
   void put(int pe, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, bool nbi,
            const char* op) noexcept override {
-    Peer& p = peers_[static_cast<std::size_t>(pe)];
-    ucp_request_param_t prm{};
-    if (nbi) nbi_param(prm, p);
-    std::unique_lock<std::mutex> lk(mu_);
-    issued();
-    ucs_status_ptr_t r = ucp_put_nbx(p.ep, src, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
-    complete(lk, r, nbi, op, pe);
+    rma(ucp_put_nbx, pe, seg, off, const_cast<void*>(src), bytes, nbi, op);
   }
 
   void get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_t bytes, bool nbi,
            const char* op) noexcept override {
-    Peer& p = peers_[static_cast<std::size_t>(pe)];
-    ucp_request_param_t prm{};
-    if (nbi) nbi_param(prm, p);
-    std::unique_lock<std::mutex> lk(mu_);
-    issued();
-    ucs_status_ptr_t r = ucp_get_nbx(p.ep, dst, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
-    complete(lk, r, nbi, op, pe);
+    rma(ucp_get_nbx, pe, seg, off, dst, bytes, nbi, op);
   }
 
   std::uint64_t amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op, std::size_t width, std::uint64_t value,
@@ -240,6 +228,19 @@ class UcxTransport final : public RemoteTransport {
     if (!p->owner->is_closing()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
     p->owner->peer_failed(p->pe, st, "the connection");
   }
+  // One put or get (`call` is ucp_put_nbx or ucp_get_nbx, which differ only in constness).
+  template <class Call>
+  void rma(Call call, int pe, Seg seg, std::uint64_t off, void* buf, std::size_t bytes, bool nbi,
+           const char* op) noexcept {
+    Peer& p = peers_[static_cast<std::size_t>(pe)];
+    ucp_request_param_t prm{};
+    if (nbi) nbi_param(prm, p);
+    std::unique_lock<std::mutex> lk(mu_);
+    issued();
+    ucs_status_ptr_t r = call(p.ep, buf, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
+    complete(lk, r, nbi, op, pe);
+  }
+
   static void nbi_param(ucp_request_param_t& prm, Peer& p) {
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     prm.cb.send = nbi_done;
