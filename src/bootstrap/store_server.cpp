@@ -276,6 +276,7 @@ void StoreServer::Impl::on_listen() {
     c->accepted = now;
     c->handshake_deadline = now + opts.io_timeout;
     util::set_nodelay(c->fd.get());
+    util::set_keepalive(c->fd.get());  // a peer host that vanishes is noticed (util/socket.hpp)
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP;
     ev.data.fd = c->fd.get();

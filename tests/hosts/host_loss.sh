@@ -1,0 +1,86 @@
+#!/bin/bash
+# A host that disappears ends the whole job within 5 s, with a message naming a lost PE and
+# its host, and leaves nothing behind: every process of h2 killed with SIGKILL, and h2's link
+# taken down (no reset ever arrives: keepalive must notice), under oshrun and torchrun-style.
+# The PEs wait in a barrier (pe_fail barrier-timeout: PE 0 never arrives) with
+# SHMEM_WAIT_TIMEOUT=60, so the end comes from the loss, not from the watchdog.
+. "$(dirname "$0")/../tools/common.sh"
+. "$(dirname "$0")/harness.sh"
+: "${PE_FAIL:?set by CTest}"
+AG=$HARNESS_AGENT
+snapshot
+harness_up 2
+H1=$(harness_addr h1)
+
+# start_job LAUNCH: 2 PEs on h1, 2 on h2, in the background; waits (bounded) until all four run.
+start_job() {
+  : >"$WORK/out"
+  : >"$WORK/err"
+  if [ "$1" = oshrun ]; then
+    harness_exec h1 "exec env SHMEM_WAIT_TIMEOUT=60 $OSHRUN --rsh $AG --hosts h1:2,h2:2 $PE_FAIL barrier-timeout" \
+      >>"$WORK/out" 2>>"$WORK/err" &
+    JOB=($!)
+  else
+    local port=$((20000 + RANDOM % 20000)) secret r
+    secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+    JOB=()
+    for r in 0 1 2 3; do
+      harness_exec "h$((r / 2 + 1))" "exec env SHMEM_WAIT_TIMEOUT=60 RANK=$r WORLD_SIZE=4 MASTER_ADDR=$H1 \
+        MASTER_PORT=$port SHMEM_JOB_SECRET=$secret $PE_FAIL barrier-timeout" >>"$WORK/out" 2>>"$WORK/err" &
+      JOB+=($!)
+    done
+  fi
+  # Every PE has started its transport (the UCX plugin is mapped) once init is under way;
+  # init ends in a barrier, and pe_fail's barrier follows.
+  sleep_until_started
+}
+sleep_until_started() {
+  local limit=$(( $(now_ms) + 20000 )) n
+  while :; do
+    n=0
+    for p in $(pgrep -f "^$PE_FAIL barrier-timeout"); do
+      grep -q "shmem_transport_ucx" "/proc/$p/maps" 2>/dev/null && n=$((n + 1))
+    done
+    [ "$n" -ge 4 ] && return
+    [ "$(now_ms)" -lt "$limit" ] || fail "the PEs did not reach their transport within 20 s ($n of 4)"
+    sleep 0.05
+  done
+}
+# wait_job WHAT T0: every job process ends within 5 s of T0; sets RC (the first non-zero status).
+wait_job() {
+  local what=$1 t0=$2 p limit=$(( $2 + 5000 ))
+  while :; do
+    local alive=0
+    for p in "${JOB[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    [ "$(now_ms)" -lt "$limit" ] || fail "$what: the job still runs 5 s after the loss"
+    sleep 0.02
+  done
+  T=$(( $(now_ms) - t0 ))
+  RC=0
+  for p in "${JOB[@]}"; do wait "$p" || { [ "$RC" != 0 ] || RC=$?; }; done
+}
+kill_h2() { ip netns pids "$(harness_ns h2)" | xargs -r kill -9; }
+link_down_h2() { ip link set "shxv${SHMEM_HARNESS_ID}x2" down; }
+link_up_h2() { ip link set "shxv${SHMEM_HARNESS_ID}x2" up; }
+
+for launch in oshrun torchrun; do
+  for loss in kill_h2 link_down_h2; do
+    start_job "$launch"
+    t0=$(now_ms)
+    $loss
+    wait_job "$launch, $loss" "$t0"
+    [ "$RC" != 0 ] || fail "$launch, $loss: the job reported success"
+    grep -qE "PE [23]\b.*(h2|lost|gone)|h2.*PE [23]\b" "$WORK/err" ||
+      { cat "$WORK/err" >&2; fail "$launch, $loss: no message names a PE of h2"; }
+    grep -q "timed out after" "$WORK/err" && fail "$launch, $loss: ended by SHMEM_WAIT_TIMEOUT, not by the loss"
+    [ "$loss" = link_down_h2 ] && link_up_h2
+    limit=$(( $(now_ms) + 5000 ))
+    while [ -n "$(harness_pids)" ]; do
+      [ "$(now_ms)" -lt "$limit" ] || fail "$launch, $loss: processes left in the hosts: $(harness_pids | tr '\n' ' ')"
+      sleep 0.02
+    done
+    check_no_leftovers "$launch, $loss"
+    pass "$launch, $loss: the job ended in $T ms (status $RC), naming the lost PEs' host; nothing left"
+  done
+done
