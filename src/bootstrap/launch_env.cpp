@@ -144,7 +144,7 @@ void store_host_failed(const LaunchSpec& launch, const Error& why) {
   // claims our rank, our hello makes that job fail with "RANK 0 claimed twice".
   std::string told;
   try {
-    StoreClient c(launch.store_host, launch.store_port, launch.tls, launch.pe, kReportTimeout, launch.npes);
+    StoreClient c(launch.store_host, launch.store_port, launch.tls, launch.pe, kReportTimeout, kClaimProbe);
   } catch (const Error& e) {
     told = e.what();
   }

@@ -15,6 +15,10 @@
 
 namespace shmem::bootstrap {
 
+// The world size a StoreClient passes to say "I also claim this rank, and the store's port was
+// taken": the store then reports the rank as claimed twice whichever hello came first.
+constexpr int kClaimProbe = -2;
+
 using Millis = std::chrono::milliseconds;
 
 class StoreServer {

@@ -52,6 +52,10 @@ bool StoreServer::Impl::handle_hello(Conn& c, const Header& h, PayloadReader& in
   std::int64_t world = in.at_end() ? 0 : in.i64();
   in.expect_end();
   if (rank < -1 || rank > 0x7fffffff) throw Violation{"hello with invalid rank " + std::to_string(rank)};
+  // kClaimProbe: a process that also claims `rank` found the store's port taken (by us, whose
+  // host claims that rank too): the job is misconfigured whichever hello came first.
+  const bool claim_probe = world == kClaimProbe;
+  if (claim_probe) world = 0;
   if (world < 0 || world > 0x7fffffff) throw Violation{"hello with invalid world size " + std::to_string(world)};
   if (!tls && !opts.tls.secret.empty() &&
       (secret.size() != opts.tls.secret.size() ||
@@ -79,6 +83,10 @@ bool StoreServer::Impl::handle_hello(Conn& c, const Header& h, PayloadReader& in
       } else if (job_size > 0 && r >= job_size) {
         refusal = "RANK " + std::to_string(r) + " is outside the job: WORLD_SIZE is " + std::to_string(job_size) +
                   " (ranks 0.." + std::to_string(job_size - 1) + ")";
+      } else if (claim_probe) {
+        fail_job = !gathered();
+        refusal = "RANK " + std::to_string(r) + " claimed twice: " + c.peer + " also claims rank " + std::to_string(r) +
+                  " and found this store's port taken";
       } else if (live.count(r)) {
         // While the job gathers this is a misconfiguration; later, an impersonation attempt
         // (or a stray process) that must not be able to end the job in the rank's name.
