@@ -264,8 +264,9 @@ void direct_pointers() {
   static long host_hash[kMaxHashPes];
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  long my_hash = 1469598103934665603L;
-  for (const char* c = host; *c; ++c) my_hash = (my_hash ^ *c) * 1099511628211L;
+  unsigned long h = 1469598103934665603UL;  // FNV-1a, in unsigned arithmetic (wraps by definition)
+  for (const char* c = host; *c; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211UL;
+  const long my_hash = static_cast<long>(h >> 1);
   for (int pe = 0; pe < n && n <= kMaxHashPes; ++pe) shmem_long_p(&host_hash[me], my_hash, pe);
   shmem_barrier_all();
   for (int pe = 0; pe < n; ++pe) {
