@@ -41,6 +41,14 @@ WORK=$tmp
 source "$root/tests/hosts/harness.sh"
 # shellcheck disable=SC2317  # called by harness.sh's trap
 cleanup() { rm -rf -- "$tmp"; }
+# The exit trap runs under this script's set -e, where harness_down's best-effort deletions
+# (of links that went with their namespace) would stop it before cleanup.
+# shellcheck disable=SC2317
+_harness_exit() {
+  set +e
+  harness_down
+  cleanup
+}
 harness_up 2
 H2=$(harness_addr h2)
 AG=$HARNESS_AGENT
