@@ -154,6 +154,14 @@ inline void ibget(const char* f, shmem_ctx_t h, void* dest, const void* src, std
 }
 
 // ---- signals ------------------------------------------------------------------------------------
+// shmem_[ctx_]signal_{add,set} and their shmemx_ aliases.
+inline void signal_update(const char* f, shmem_ctx_t h, std::uint64_t* sig_addr, std::uint64_t signal, int sig_op,
+                          int pe) noexcept {
+  Ctx* ctx = ctx_of(f, h);
+  if (checking()) check_rma(f, pe, "sig_addr", sig_addr, sizeof(std::uint64_t), nullptr, nullptr, 0);
+  core::signal_op(ctx, sig_addr, signal, core_sig_op(f, sig_op), pe);
+}
+
 inline void put_signal(const char* f, shmem_ctx_t h, void* dest, const void* src, std::size_t bytes,
                        std::uint64_t* sig_addr, std::uint64_t signal, int sig_op, int pe, bool nbi) noexcept {
   Ctx* ctx = ctx_of(f, h);

@@ -10,14 +10,7 @@
 
 namespace api = shmem::api;
 
-namespace {
-void signal_update(const char* f, shmem_ctx_t h, uint64_t* sig_addr, uint64_t signal, int sig_op,
-                   int pe) noexcept {
-  shmem::Ctx* ctx = api::ctx_of(f, h);
-  if (api::checking()) api::check_rma(f, pe, "sig_addr", sig_addr, sizeof(uint64_t), nullptr, nullptr, 0);
-  shmem::core::signal_op(ctx, sig_addr, signal, api::core_sig_op(f, sig_op), pe);
-}
-}  // namespace
+using api::signal_update;
 
 extern "C" {
 

@@ -243,11 +243,9 @@ void Runtime::connect_peers() {
                                            " runs a different executable (static data sizes differ): all PEs must run the same program");
     peer_maps_.push_back(Segment::attach(std::move(s.heap_fd), s.heap.size));
     routes_[s.pe].heap = peer_maps_.back().map.bytes();
-    routes_[s.pe].remote_heap = s.heap.addr;
     if (s.data_fd) {
       peer_maps_.push_back(Segment::attach(std::move(s.data_fd), s.data.size));
       routes_[s.pe].data = peer_maps_.back().map.bytes();
-      routes_[s.pe].remote_data = s.data.addr;
     }
   }
   std::vector<char> remote(static_cast<std::size_t>(npes_), 0);

@@ -12,8 +12,6 @@ struct PeerRoute {
   char* heap = nullptr;              // the peer's heap, mapped into this process (node-local)
   char* data = nullptr;              // the peer's static-data segment, mapped here (node-local)
   transport::RemoteTransport* remote = nullptr;  // network transport, when the peer is on another host
-  std::uintptr_t remote_heap = 0;    // the peer's own heap base address
-  std::uintptr_t remote_data = 0;    // the peer's own data-segment base address
   bool local() const noexcept { return heap != nullptr; }
 };
 

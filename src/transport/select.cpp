@@ -53,14 +53,6 @@ const PluginEntry& ucx_plugin(const std::string& dir) {
 
 }  // namespace
 
-const char* available() {
-  try {
-    return exists(util::plugin_dir() + "/" + kUcxPlugin) ? "ucx" : "";
-  } catch (const Error&) {
-    return "";
-  }
-}
-
 std::vector<std::string> probe_remote(const std::string& dir) {
   const std::string path = dir + "/" + kUcxPlugin;
   if (!exists(path)) return {"ucx: not built (" + path + " is missing; Debian: apt-get install libucx-dev, rebuild)"};

@@ -79,8 +79,6 @@ class RemoteTransport {
   virtual void closing() noexcept = 0;
 };
 
-// The transports this build has, comma-separated ("ucx" or "").
-const char* available();
 // For shmem-info: what each backend found in `plugin_dir` would use on this host, one line
 // each ("ucx 1.13.1 (/usr/lib/libshmem_transport_ucx.so): tcp/eth0, tcp/lo").
 std::vector<std::string> probe_remote(const std::string& plugin_dir);
