@@ -121,6 +121,8 @@ void Runtime::build_device_state() {
   device_.data_size = data_size_;
   device_.heap = device_heaps_.data();
   device_.data = device_data_.data();
+  device_.remote = remote_ != nullptr;  // the device API's operations on other hosts' PEs
+  device_.runtime = this;               // go through src/stream/device_remote.cpp
 }
 
 void Runtime::agree_on_rings() {

@@ -13,17 +13,26 @@
 
 namespace shmem::stream {
 
-// [addr, addr + bytes) must be symmetric memory that PE `pe` exposes to this PE.
+// [addr, addr + bytes) (bytes >= 1) lies inside one symmetric segment: the heap or the static
+// data. Whether a PE is node-local or on another host does not matter (the core operation takes
+// the right route).
+inline bool in_one_segment(const Runtime& rt, const void* addr, std::size_t bytes) noexcept {
+  transport::Seg lo_seg{}, hi_seg{};
+  std::uint64_t lo = 0, hi = 0;
+  return rt.symmetric_offset(addr, &lo_seg, &lo) &&
+         rt.symmetric_offset(static_cast<const char*>(addr) + (bytes - 1), &hi_seg, &hi) && hi_seg == lo_seg &&
+         hi == lo + (bytes - 1);
+}
+
+// `pe` is a PE and [addr, addr + bytes) is symmetric memory.
 inline int check_remote(Runtime& rt, const char* f, const char* arg, const void* addr, std::size_t bytes,
                         int pe) noexcept {
   if (pe < 0 || pe >= rt.n_pes())
     return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "pe=%d is not a PE (0..%d); skipped", pe, rt.n_pes() - 1);
-  if (bytes == 0) return 0;
-  const char* lo = rt.translate(addr, pe);
-  const char* hi = rt.translate(static_cast<const char*>(addr) + (bytes - 1), pe);
-  if (lo == nullptr || hi != lo + (bytes - 1))
-    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "%s=%p (%zu bytes) is not symmetric memory reachable on PE %d; skipped",
-                  arg, addr, bytes, pe);
+  if (bytes != 0 && !in_one_segment(rt, addr, bytes))
+    return report(SHMEMX_ERR_INVALID_ARGUMENT, f,
+                  "%s=%p (%zu bytes) is not inside symmetric memory (the heap or static data); skipped", arg, addr,
+                  bytes);
   return 0;
 }
 

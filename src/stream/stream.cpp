@@ -2,6 +2,7 @@
 // destroys, synchronises and queries them.
 #include "stream/stream.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -65,7 +66,21 @@ int Stream::synchronize() noexcept {
   if (thread_.joinable() && thread_.get_id() == std::this_thread::get_id())
     return report(SHMEMX_ERR_INVALID_ARGUMENT, "shmemx_stream_synchronize",
                   "called from the stream's own work (a kernel of that stream), which would wait for itself");
-  idle_cv_.wait(lk, [&] { return queue_.empty() && !running_; });
+  auto idle = [&] { return queue_.empty() && !running_; };
+  const Runtime* rt = current_runtime();
+  if (rt != nullptr && rt->wait_policy().poll != nullptr) {
+    // Waits must drive the network transport here (SHMEM_PROGRESS_THREAD=off, peers on other
+    // hosts): so must this one, or peers whose operations target this PE stall until it returns.
+    // The stream's completion still wakes it at once; in between it drives every millisecond.
+    while (!idle()) {
+      lk.unlock();
+      rt->wait_policy().progress();
+      lk.lock();
+      idle_cv_.wait_for(lk, std::chrono::milliseconds(1), idle);
+    }
+  } else {
+    idle_cv_.wait(lk, idle);
+  }
   const int e = error_;
   error_ = 0;
   return e;

@@ -9,6 +9,11 @@
 // Errors (a bad PE, an address outside symmetric memory) are slow paths: inside a kernel they
 // are recorded as the launch's error (the stream's synchronize returns it) and the operation is
 // skipped; outside a kernel they end the job with the message.
+//
+// PEs on other hosts: target() maps node-local PEs only. An operand it cannot map that is
+// symmetric memory of a PE on another host takes a cold path into the library (remote.hpp, out
+// of line: the node-local path stays inlined and unchanged), which moves it over the network
+// transport like the host routines; waits then also drive that transport.
 #include <sched.h>
 #include <shmemx.h>
 #include <time.h>
@@ -22,6 +27,7 @@
 #include <type_traits>
 
 #include "shmem/device/cpu.hpp"
+#include "shmem/device/remote.hpp"
 #include "shmem/device/state.hpp"
 
 namespace shmem::device {
@@ -89,22 +95,88 @@ inline char* target(const State& s, const void* addr, std::size_t bytes, int pe)
          pe);
 }
 
-// The remote address of a symmetric operand, or nullptr after reporting why.
-inline char* remote(const char* func, const void* addr, std::size_t bytes, int pe) noexcept {
-  char* p = target(state(), addr, bytes, pe);
-  if (__builtin_expect(p == nullptr, 0)) bad_target(func, addr, bytes, pe);
-  return p;
+// Where a naturally aligned word of a node-local PE is mapped here, or nullptr (not node-local,
+// not symmetric or not aligned: the caller's cold path sorts that out).
+template <class T>
+inline T* local_word(const void* addr, int pe) noexcept {
+  char* p = target(state(), addr, sizeof(T), pe);
+  if (__builtin_expect(p != nullptr && reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0, 1))
+    return reinterpret_cast<T*>(p);
+  return nullptr;
 }
 
-// The same for an atomic word, which must also be naturally aligned.
+// ---- the cold paths: PEs on other hosts, and errors --------------------------------------------
+// Whether [addr, addr + bytes) on `pe` is symmetric memory of a PE on another host: the
+// segments have the same layout on every PE, so this PE's own mapping tells what is symmetric.
+inline bool is_far(const State& s, const void* addr, std::size_t bytes, int pe) noexcept {
+  return s.remote && static_cast<unsigned>(pe) < static_cast<unsigned>(s.n_pes) && s.heap[pe] == nullptr &&
+         target(s, addr, bytes, s.my_pe) != nullptr;
+}
+[[gnu::cold, gnu::noinline]] inline bool misaligned(const char* func, const void* addr, std::size_t align) noexcept {
+  if (reinterpret_cast<std::uintptr_t>(addr) % align == 0) return false;
+  fail(func, "%p is not aligned to %zu bytes; nothing was done", addr, align);
+  return true;
+}
+
+// An RMA whose symmetric operand target() did not map: nelems elements of `elem` bytes, strides
+// in elements (>= 1).
+[[gnu::cold, gnu::noinline]] inline void far_rma(const char* func, int kind, const void* sym, const void* local,
+                                                std::size_t elem, std::size_t nelems, std::ptrdiff_t sym_stride,
+                                                std::ptrdiff_t local_stride, int pe) noexcept {
+  const State& s = state();
+  const std::size_t span = ((nelems - 1) * static_cast<std::size_t>(sym_stride) + 1) * elem;
+  if (is_far(s, sym, span, pe) &&
+      shmemx_device_remote_rma(&s, kind, const_cast<void*>(sym), const_cast<void*>(local), elem, nelems, sym_stride,
+                               local_stride, pe) == 0)
+    return;
+  bad_target(func, sym, span, pe);
+}
+// An element put (p) or get (g) that local_word() did not map (the word is aligned, as there).
 template <class T>
-inline T* remote_word(const char* func, const void* addr, int pe) noexcept {
-  char* p = remote(func, addr, sizeof(T), pe);
-  if (__builtin_expect(p != nullptr && reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0, 0)) {
-    fail(func, "%p is not aligned to %zu bytes; nothing was done", addr, alignof(T));
-    return nullptr;
+[[gnu::cold, gnu::noinline]] inline void far_word(const char* func, int kind, const T* sym, const T* local,
+                                                 int pe) noexcept {
+  if (!misaligned(func, sym, alignof(T))) far_rma(func, kind, sym, local, sizeof(T), 1, 1, 1, pe);
+}
+
+// An atomic that local_word() did not map; `op` is a RemoteAmo. Returns the old value (T{} when
+// nothing was done).
+template <class T>
+[[gnu::cold, gnu::noinline]] inline T far_amo(const char* func, int op, T* dest, T value, T cond, int pe) noexcept {
+  if (misaligned(func, dest, alignof(T))) return T{};
+  const State& s = state();
+  std::uint64_t v = 0, c = 0, old = 0;
+  std::memcpy(&v, &value, sizeof(T));
+  std::memcpy(&c, &cond, sizeof(T));
+  if (is_far(s, dest, sizeof(T), pe) &&
+      shmemx_device_remote_amo(&s, op, std::is_floating_point_v<T> ? 1 : 0, sizeof(T), dest, v, c, &old, pe) == 0) {
+    T r;
+    std::memcpy(&r, &old, sizeof(T));
+    return r;
   }
-  return reinterpret_cast<T*>(p);
+  bad_target(func, dest, sizeof(T), pe);
+  return T{};
+}
+
+// A put-with-signal (bytes == 0: the signal alone) with an operand target() did not map.
+template <class S>
+[[gnu::cold, gnu::noinline]] inline void far_signal(const char* func, void* dest, const void* src, std::size_t bytes,
+                                                   S* sig, S signal, int sig_op, bool nbi, int pe) noexcept {
+  if (misaligned(func, sig, alignof(S))) return;
+  const State& s = state();
+  if (is_far(s, sig, sizeof(S), pe) && (bytes == 0 || is_far(s, dest, bytes, pe)) &&
+      shmemx_device_remote_put_signal(&s, dest, src, bytes, sig, sizeof(S), static_cast<std::uint64_t>(signal), sig_op,
+                                      nbi ? 1 : 0, pe) == 0)
+    return;
+  const bool sig_ok = target(s, sig, sizeof(S), pe) != nullptr || is_far(s, sig, sizeof(S), pe);
+  if (sig_ok) bad_target(func, dest, bytes, pe);
+  else bad_target(func, sig, sizeof(S), pe);
+}
+
+// The state to drive the network transport with while waiting, or nullptr in a job within one
+// host (where waits never call into the library).
+inline const State* progress_state() noexcept {
+  const State& s = state();
+  return s.remote ? &s : nullptr;
 }
 
 // Waiting in kernel code, where the thread waited for may be another kernel thread, of this
@@ -112,9 +184,13 @@ inline T* remote_word(const char* func, const void* addr, int pe) noexcept {
 // hand the CPU over with sched_yield on every pause. Only a wait that has lasted 10 ms sleeps,
 // in steps of at most 1/128 of the time waited so far (at most 1 ms), so a sleep never sets the
 // latency of a hand-off; the library's own waits follow the same rule (src/core/wait.hpp).
+// In a job with PEs on other hosts (`poll` set, from progress_state()) every pause also drives
+// the network transport once, as the library's own waits do.
 class Backoff {
  public:
+  explicit Backoff(const State* poll = nullptr) noexcept : poll_(poll) {}
   void pause() noexcept {
+    if (poll_) shmemx_device_remote_progress(poll_);
     if (n_ < kSpins) {
       ++n_;
       cpu_relax();
@@ -146,6 +222,7 @@ class Backoff {
   static constexpr long long kYieldOnlyNs = 10000000;  // 10 ms
   static constexpr long long kSleepFraction = 128;
   static constexpr long long kMaxSleepNs = 1000000;  // 1 ms
+  const State* poll_;
   unsigned n_ = 0;
   long long start_ns_ = 0;
 };

@@ -16,6 +16,10 @@ struct State {
   std::size_t data_size = 0;
   char* const* heap = nullptr;  // heap[pe]: PE pe's heap as mapped here (nullptr if not local)
   char* const* data = nullptr;  // data[pe]: PE pe's static data as mapped here
+  // Some PE is on another host (heap[pe] == nullptr): operations on such PEs go through the
+  // library (remote.hpp), and device waits drive its transport.
+  bool remote = false;
+  const void* runtime = nullptr;  // the library's runtime behind this state (opaque here)
 };
 
 }  // namespace shmem::device
