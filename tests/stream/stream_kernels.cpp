@@ -6,6 +6,8 @@
 #include <shmemx.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <shmem/device/device.hpp>
 #include <stdexcept>
 #include <vector>
@@ -96,15 +98,24 @@ void test_block_cooperative() {
   shmem_free(dst);
 }
 
-// Every thread of every PE hammers PE 0's counters; the totals are exact.
-void test_atomics() {
-  constexpr int kGrid = 8, kDim = 2, kIters = 300;
+// Every thread of every PE hammers PE 0's counters; the totals are exact. On PEs of other hosts
+// every one is a remote atomic (8/16-bit and floating-point adds a compare-and-swap loop on the
+// word around them: the neighbouring lanes must stay untouched).
+void test_atomics(int iters) {
+  constexpr int kGrid = 8, kDim = 2;
+  const int kIters = iters;
   auto* c64 = sym_calloc<std::uint64_t>(1);
   auto* c32 = sym_calloc<std::int32_t>(1);
   auto* cas = sym_calloc<std::int64_t>(1);
   auto* bits = sym_calloc<std::uint64_t>(1);
   auto* x = sym_calloc<std::uint32_t>(1);
   auto* f = sym_calloc<double>(1);
+  auto* lanes = sym_calloc<std::uint8_t>(8);  // [1] int8 and [2..3] int16 adds; the rest guards
+  auto* fl = sym_calloc<float>(2);           // [0] float adds, [1] a guard
+  for (int i = 0; i < 8; ++i) lanes[i] = 0xa5;
+  lanes[1] = 0;
+  lanes[2] = lanes[3] = 0;
+  fl[1] = -3.0f;
   shmem_barrier_all();
   const int rc = dev::launch(
       nullptr, kGrid,
@@ -125,6 +136,9 @@ void test_atomics() {
           dev::atomic_fetch_xor(x, static_cast<std::uint32_t>(tid * 2654435761u + static_cast<unsigned>(i)), 0);
         dev::atomic_fetch_or(bits, std::uint64_t{1} << ((dev::my_pe() * 16 + tid) % 64), 0);
         dev::atomic_add(f, 0.5, 0);
+        dev::atomic_add(reinterpret_cast<std::int8_t*>(lanes + 1), std::int8_t{3}, 0);
+        dev::atomic_fetch_add(reinterpret_cast<std::int16_t*>(lanes + 2), std::int16_t{-5}, 0);
+        dev::atomic_fetch_add(fl, 0.25f, 0);
       },
       {.block_dim = kDim});
   CHECK_EQ(rc, 0);
@@ -141,10 +155,20 @@ void test_atomics() {
       for (int t = 0; t < kGrid * kDim; ++t) want |= std::uint64_t{1} << ((p * 16 + t) % 64);
     CHECK_EQ(*bits, want);
     CHECK_EQ(*f, 0.5 * static_cast<double>(threads));
+    CHECK_EQ(static_cast<std::int8_t>(lanes[1]), static_cast<std::int8_t>(3 * threads));
+    std::int16_t s16;
+    std::memcpy(&s16, lanes + 2, sizeof s16);
+    CHECK_EQ(s16, static_cast<std::int16_t>(-5 * threads));
+    CHECK_EQ(lanes[0], 0xa5);
+    for (int i = 4; i < 8; ++i) CHECK_EQ_AT(lanes[i], 0xa5, "guard lane %d", i);
+    CHECK_EQ(fl[0], 0.25f * static_cast<float>(threads));
+    CHECK_EQ(fl[1], -3.0f);
     CHECK_EQ(dev::atomic_swap(c32, 7, 0), threads * kIters);  // device calls from the host thread
     CHECK_EQ(dev::atomic_fetch(c32, 0), 7);
   }
   shmem_barrier_all();
+  shmem_free(fl);
+  shmem_free(lanes);
   shmem_free(f);
   shmem_free(x);
   shmem_free(bits);
@@ -259,6 +283,25 @@ void test_barriers() {
   }
   shmem_barrier_all();
   if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
+
+  // SHMEM_TEAM_SHARED: a team within one host (the node-local device barrier, also in a job
+  // that spans hosts).
+  const int shared_root = shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD);
+  const int shared_n = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+  *ctr = 0;
+  shmem_barrier_all();
+  rc = dev::launch(nullptr, 1, [=](const dev::Block&) {
+    for (long r = 1; r <= 5; ++r) {
+      dev::atomic_add(ctr, 1L, shared_root);
+      dev::barrier(SHMEM_TEAM_SHARED);
+      if (dev::atomic_fetch(ctr, shared_root) != r * shared_n) mm->fetch_add(1);
+      dev::barrier(SHMEM_TEAM_SHARED);
+    }
+  });
+  CHECK_EQ(rc, 0);
+  CHECK_EQ(shmemx_stream_synchronize(nullptr), 0);
+  CHECK_EQ(mismatches.load(), 0);
+  shmem_barrier_all();
   shmem_free(ctr);
   shmem_free(slot);
 }
@@ -368,6 +411,10 @@ void test_small_rma() {
   std::atomic<long> bad{0};
   std::atomic<long>* pb = &bad;
   const int from = left;
+  // Direct access only within a host: ptr is non-NULL exactly for the PEs of SHMEM_TEAM_SHARED
+  // (NULL for a PE on another host), as shmem_ptr.
+  const bool mapped = shmem_team_translate_pe(SHMEM_TEAM_WORLD, from, SHMEM_TEAM_SHARED) >= 0;
+  CHECK_EQ(shmem_ptr(v, from) != nullptr, mapped);
   CHECK_EQ(dev::launch(nullptr, 1, [=](const dev::Block&) {
              if (dev::g(&v[3], from) != from * 100 + 3) pb->fetch_add(1);
              int buf[4] = {0, 0, 0, 0};
@@ -378,18 +425,52 @@ void test_small_rma() {
              dev::iget(strided, v, 1, 4, 4, from);  // v[0], v[4], v[8], v[12]
              for (int i = 0; i < 4; ++i)
                if (strided[i] != from * 100 + 4 * i) pb->fetch_add(1);
-             if (dev::ptr(v, from) == nullptr || dev::ptr(&buf[0], from) != nullptr) pb->fetch_add(1);
+             if ((dev::ptr(v, from) != nullptr) != mapped || dev::ptr(&buf[0], from) != nullptr) pb->fetch_add(1);
            }),
            0);
   CHECK_EQ(shmemx_stream_synchronize(nullptr), 0);
   CHECK_EQ(bad.load(), 0);
   shmem_barrier_all();
+
+  // put_nbi, strided iput and p to the right neighbour, completed by the device quiet; then a
+  // signal tells it (the data is complete before the signal is sent).
+  int* in = sym_calloc<int>(24);
+  auto* sig = sym_calloc<std::uint64_t>(1);
+  shmem_barrier_all();
+  const int peer = right, mine = me;
+  CHECK_EQ(dev::launch(nullptr, 1, [=](const dev::Block&) {
+             int vals[4];
+             for (int i = 0; i < 4; ++i) vals[i] = mine * 1000 + i;
+             dev::put_nbi(in, vals, 4, peer);              // in[0..3]
+             dev::iput(in + 4, vals, 2, 1, 4, peer);       // in[4], in[6], in[8], in[10]
+             dev::getmem_nbi(vals, v + 8, sizeof vals, peer);  // read back the peer's v[8..11]
+             dev::p(in + 12, mine + 77, peer);
+             dev::quiet();
+             for (int i = 0; i < 4; ++i)
+               if (vals[i] != peer * 100 + 8 + i) pb->fetch_add(1);
+             dev::signal_op(sig, std::uint64_t{1}, SHMEM_SIGNAL_SET, peer);
+           }),
+           0);
+  CHECK_EQ(shmemx_stream_synchronize(nullptr), 0);
+  CHECK_EQ(bad.load(), 0);
+  shmem_uint64_wait_until(sig, SHMEM_CMP_EQ, 1);
+  for (int i = 0; i < 4; ++i) {
+    CHECK_EQ_AT(in[i], left * 1000 + i, "put_nbi i=%d", i);
+    CHECK_EQ_AT(in[4 + 2 * i], left * 1000 + i, "iput i=%d", i);
+    CHECK_EQ_AT(in[5 + 2 * i], 0, "iput gap i=%d", i);
+  }
+  CHECK_EQ(in[12], left + 77);
+  shmem_barrier_all();
+  shmem_free(sig);
+  shmem_free(in);
   shmem_free(v);
 }
 
 }  // namespace
 
-int main() {
+// stream_kernels [atomic-iterations]: the atomics test's rounds per thread (default 300).
+int main(int argc, char** argv) {
+  const int iters = argc > 1 ? std::atoi(argv[1]) : 300;
   shmem_init();
   me = shmem_my_pe();
   npes = shmem_n_pes();
@@ -397,7 +478,7 @@ int main() {
   left = (me + npes - 1) % npes;
   for (int grid : {1, 4, 16}) test_grid(grid);
   test_block_cooperative();
-  test_atomics();
+  test_atomics(iters);
   test_signal_wait();
   test_barriers();
   test_c_launch_and_errors();
