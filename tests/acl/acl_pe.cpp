@@ -8,6 +8,9 @@
 //                    certificates from <dir> (acl_launch.sh --certs); PE 1 uses an encrypted key and the
 //                    decrypt callback; with wrongca PE 1 trusts another CA and must be refused
 //   acl_pe instances <my_pe> <n_pes> <url0> <url1>               two runtime instances in one process
+//   acl_pe mpi                                                   ACLSHMEMX_INIT_WITH_MPI under mpirun, comm_args
+//                                                                NULL (the library initialises and finalises MPI);
+//                                                                my_pe / n_pes from OMPI_COMM_WORLD_RANK / _SIZE
 //
 // After init every mode runs the same checks: typed/sized/mem RMA, p/g, put_signal with int32
 // signals and signal_wait_until, the wait/test out-pointer forms, barriers, teams, finalize.
@@ -471,11 +474,32 @@ int run_instances(int me, int npes, const std::string& url0, const std::string& 
   return finish();
 }
 
+int env_int(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') {
+    std::fprintf(stderr, "acl_pe mpi: %s is not set (start it with Open MPI's mpirun)\n", name);
+    std::exit(2);
+  }
+  return std::atoi(v);
+}
+
+// The PE number and job size are the rank and size in MPI_COMM_WORLD; this program does not
+// link MPI: the library's MPI plugin initialises it and finalises it at aclshmem_finalize.
+int run_mpi() {
+  const int me = env_int("OMPI_COMM_WORLD_RANK"), npes = env_int("OMPI_COMM_WORLD_SIZE");
+  g_me = me;
+  aclshmemx_init_attr_t attr = attr_for(me, npes, "");
+  CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr) == 0);
+  exercise(me, npes);
+  return finish();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "mpi") return run_mpi();
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s default|uid|tls|instances my_pe n_pes ...\n", argv[0]);
+    std::fprintf(stderr, "usage: %s default|uid|tls|instances my_pe n_pes ... | mpi\n", argv[0]);
     return 2;
   }
   const std::string mode = argv[1];
