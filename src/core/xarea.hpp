@@ -18,7 +18,7 @@ constexpr int kXMaxHosts = 256;       // hosts a team may span (boxes get smalle
 constexpr int kXDepth = 2;            // boxes per sender: a sender may be this many chunks ahead
 constexpr int kXRounds = 8;           // dissemination rounds: up to 256 PEs per host / hosts
 constexpr std::size_t kXSlotBytes = 256 * 1024;
-constexpr std::size_t kXSetBoxBytes = 8 * 1024;
+constexpr std::size_t kXSetBoxBytes = 32 * 1024;
 
 // Counting words; every one is written by one other PE (remote adds or node-local atomics).
 struct XHeader {
