@@ -14,8 +14,9 @@
 #                         hosts (stream_kernels: RMA, block forms, atomics, signals, waits,
 #                         quiet, barriers at every scope and on teams that span hosts or stay on
 #                         one; the seed's device names): oshrun 2,2 and 1,2,1, and 2,2 with
-#                         SHMEM_PROGRESS_THREAD=off (device and stream waits drive the transport).
-# Environment (from CTest): ACL_PE, ACL_STREAM, STREAM_KERNELS; MPIRUN (set only where the MPI
+#                         SHMEM_PROGRESS_THREAD=off (device and stream waits drive the transport);
+#                         then stream_ops (shmemx.h's on-stream RMA, signals and collectives) on 2,2.
+# Environment (from CTest): ACL_PE, ACL_STREAM, STREAM_KERNELS, STREAM_OPS; MPIRUN (set only where the MPI
 # plugin was built: without it the MPI case is skipped with a line saying so).
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
@@ -146,7 +147,7 @@ if [ "$part" = init ]; then
   done
   pass "aclshmemx_*_on_stream and aclshmemx_handle_wait, PEs on h1 and h2 ($(($(now_ms) - t0)) ms)"
 else
-  : "${STREAM_KERNELS:?set by CTest}"
+  : "${STREAM_KERNELS:?set by CTest}" "${STREAM_OPS:?set by CTest}"
   for case in "2,2;" "1,2,1;" "2,2;SHMEM_PROGRESS_THREAD=off"; do
     layout=${case%%;*}
     extra=${case#*;}
@@ -165,6 +166,15 @@ else
     expect_out "stream_kernels: 4 PEs OK" "stream_kernels on $hosts ${extra:-}"
     pass "device API from kernels on $hosts ${extra:+($extra) }($(($(now_ms) - t0)) ms)"
   done
+  # shmemx.h's stream calls (ordering, overlap, errors, many streams, every on-stream collective).
+  t0=$(now_ms)
+  run harness_exec h1 "exec $OSHRUN --rsh $HARNESS_AGENT --hosts h1:2,h2:2 $STREAM_OPS"
+  if [ "$RC" != 0 ]; then
+    head -c 3000 "$WORK/err" >&2
+    fail "stream_ops on h1:2,h2:2: exit status $RC"
+  fi
+  expect_out "stream_ops: 4 PEs OK" "stream_ops on h1:2,h2:2"
+  pass "shmemx_*_on_stream (RMA, signals, collectives) on h1:2,h2:2 ($(($(now_ms) - t0)) ms)"
 fi
 [ -z "$(harness_pids)" ] || fail "processes left in the hosts: $(harness_pids)"
 check_no_leftovers "acl_across $part"
