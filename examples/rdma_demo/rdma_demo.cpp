@@ -1,6 +1,7 @@
 // rdma_demo: one-sided put, get and signals between PEs, the counterpart of the seed's
 // rdma_demo (there RoCE from inside a kernel; here the same calls reach a node-local PE's
-// mapped memory). Each PE sends a message to its right neighbour twice:
+// mapped memory, or a PE on another host through the library's transport). Each PE sends a
+// message to its right neighbour twice:
 //   1. from a device kernel: putmem_signal to the right; wait for the left neighbour's
 //      signal; getmem the left neighbour's message back from its own buffer;
 //   2. with host calls on a stream: putmem + signal_op, signal_wait_until, getmem, quiet.

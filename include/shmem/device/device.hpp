@@ -2,7 +2,8 @@
 // The in-kernel ("device") API: header-only, inline, noexcept functions that kernel code calls
 // from many threads at once, without locks or allocation. Kernels run on the CPU worker pool
 // (shmem::device::launch or shmemx_launch) and address every node-local PE's symmetric memory
-// directly. See docs/streams.md.
+// directly; operations on PEs of other hosts go out of line through the library (remote.hpp).
+// See docs/streams.md.
 //
 //   rma.hpp     my_pe, n_pes, ptr, put/get/p/g, putmem/getmem (+_nbi), iput/iget, *_block forms
 //   signal.hpp  putmem_signal (+_nbi, _block), signal_op, signal_fetch, signal_wait_until,
@@ -11,6 +12,7 @@
 //   sync.hpp    quiet, fence, barrier/sync at thread, block and grid scope, team queries
 //   launch.hpp  launch(stream, grid, kernel, {block_dim, cooperative})
 //   aclshmem_device.hpp  the seed's device names (aclshmem_*), mapped onto these
+//   remote.hpp  (internal) the library's entry points for PEs on other hosts
 #include "shmem/device/amo.hpp"
 #include "shmem/device/common.hpp"
 #include "shmem/device/launch.hpp"
