@@ -443,11 +443,12 @@ void test_small_rma() {
              for (int i = 0; i < 4; ++i) vals[i] = mine * 1000 + i;
              dev::put_nbi(in, vals, 4, peer);              // in[0..3]
              dev::iput(in + 4, vals, 2, 1, 4, peer);       // in[4], in[6], in[8], in[10]
-             dev::getmem_nbi(vals, v + 8, sizeof vals, peer);  // read back the peer's v[8..11]
+             int back[4] = {0, 0, 0, 0};  // vals stays untouched until the quiet (put_nbi reads it)
+             dev::getmem_nbi(back, v + 8, sizeof back, peer);  // the peer's v[8..11]
              dev::p(in + 12, mine + 77, peer);
              dev::quiet();
              for (int i = 0; i < 4; ++i)
-               if (vals[i] != peer * 100 + 8 + i) pb->fetch_add(1);
+               if (back[i] != peer * 100 + 8 + i) pb->fetch_add(1);
              dev::signal_op(sig, std::uint64_t{1}, SHMEM_SIGNAL_SET, peer);
            }),
            0);
