@@ -2,7 +2,8 @@
 # The Python module across namespace hosts, started the way docs/python.md says:
 # `python3 -m shmem.run --hosts ... --rsh AGENT` (and --hostfile with SHMEM_RSH), from h1.
 #   1. 2 hosts x 2 PEs: every PE runs where the slot rule puts it, reports its host's PEs over
-#      shared memory and the other host's over UCX (tcp/hnet0), and gets -x's value;
+#      shared memory and the other host's over UCX (tcp/hnet0), gets -x's value, and reduces
+#      over TEAM_SHARED (a team within its host);
 #   2. the pytest suite of python/tests on 2 hosts x 2 PEs (--hosts, --rsh) and on 2 hosts x
 #      1 PE (--hostfile, SHMEM_RSH): every PE passes the same tests, and the only skipped ones
 #      are those that start nested jobs (they run in the launcher-less session only);
@@ -44,24 +45,29 @@ py_job() {
 }
 
 # --- 1. placement, transport, -x ----------------------------------------------------------------
+# A collective on a team within one host (TEAM_SHARED) works in a job across hosts.
 cat >"$WORK/where.py" <<'EOF'
 import os, socket, shmem
-me = shmem.my_pe()
-print(f"PE {me} of {shmem.n_pes()} on {socket.gethostname()}: {shmem.TEAM_SHARED.n_pes()} on this host, "
-      f"x={os.environ.get('PY_ACROSS_X')}", flush=True)
-shmem.barrier_all()
+me, shared = shmem.my_pe(), shmem.TEAM_SHARED
+src, dst = shmem.full(1, me, dtype="i8"), shmem.zeros(1, dtype="i8")
+shmem.sum_reduce(dst, src, team=shared)
+print(f"PE {me} of {shmem.n_pes()} on {socket.gethostname()}: {shared.n_pes()} on this host, "
+      f"their sum {dst[0]}, x={os.environ.get('PY_ACROSS_X')}", flush=True)
+shmem.free(src)
+shmem.free(dst)
 EOF
 py_job SHMEM_LOG_LEVEL=INFO -- --tag-output --rsh "$HARNESS_AGENT" --hosts h1:2,h2:2 -x PY_ACROSS_X=set where.py
 expect_rc 0 "where.py on h1:2,h2:2"
 for r in 0 1 2 3; do
-  expect_out "^\[PE $r\] PE $r of 4 on h$((r / 2 + 1)): 2 on this host, x=set$" "where.py, PE $r"
+  h=$((r / 2))  # h1 holds PEs 0,1 (sum 1), h2 PEs 2,3 (sum 5)
+  expect_out "^\[PE $r\] PE $r of 4 on h$((h + 1)): 2 on this host, their sum $((4 * h + 1)), x=set$" "where.py, PE $r"
 done
 for h in 1 2; do
   want="PE [0-9]+ on host 'h$h': 2 node-local PEs over shared memory, 2 remote over ucx [0-9.]+: tcp/hnet0"
   n=$(grep -cE "$want" "$WORK/err" || true)
   [ "$n" = 2 ] || fail "where.py: expected 2 PEs on h$h to report /$want/, saw $n"
 done
-pass "shmem.run --hosts h1:2,h2:2 --rsh: PEs 0,1 on h1 and 2,3 on h2, UCX over tcp/hnet0 between the hosts, -x on every PE"
+pass "shmem.run --hosts h1:2,h2:2 --rsh: PEs 0,1 on h1 and 2,3 on h2, UCX over tcp/hnet0 between the hosts, -x on every PE, sum_reduce on TEAM_SHARED"
 
 # --- 2. the pytest suite ------------------------------------------------------------------------
 pytest_args="-m pytest -q -rs -p no:cacheprovider --capture=sys -x"
