@@ -49,7 +49,7 @@ xchan::Msg msg(G& g, int host) {
 }
 
 // ---- broadcast ---------------------------------------------------------------------------------
-// The root's host leader sends the root's source down a binomial tree of host leaders (rooted at
+// (No entry barrier but on the root's host when the root is not its leader.) The root's host leader sends the root's source down a binomial tree of host leaders (rooted at
 // the root's host); each leader receives into its own dest; then every member copies from its
 // host's copy (the root's source on the root's host, the leader's dest elsewhere).
 template <class G>
@@ -58,7 +58,9 @@ void broadcast(G& g, void* dest, const void* source, std::size_t bytes, int root
   const HostLayout& l = g.layout();
   const int hosts = l.hosts(), hr = l.host_of[static_cast<std::size_t>(root)];
   const int v = (l.my_host - hr + hosts) % hosts;  // this host's place in the tree
-  g.node_sync();
+  // A leader writes only its own dest, so only a leader that sends another member's source
+  // (the root's, on the root's host) waits for its host's members first.
+  if (l.my_host == hr && l.leader(hr) != root) g.node_sync();
   const char* here = l.my_host == hr ? g.at(source, root) : g.at(dest, l.leader(l.my_host));
   if (l.is_leader()) {
     std::vector<xchan::Msg> sends, recvs;

@@ -3,7 +3,8 @@
 // over the remote transport, with no handshake per call.
 //
 // A message from leader S to leader R travels in chunks of at most one box. Chunk n goes into
-// R's box (S, n % kXDepth): S puts the data, fences, and adds one to R's seq[S]; R waits for
+// R's box (S, n % kXDepth): S puts the data, fences, and adds one to R's seq[S] (one fence for
+// all the chunks a pass of transfer() puts, to every leader, and one add per receiver); R waits for
 // seq[S] > n, takes the chunk out, and adds one to S's ack[R]. S writes chunk n only once
 // ack[R] > n - kXDepth, i.e. once R has taken the chunk that used the box before. Both sides
 // count chunks per pair over the life of the channel, so nothing is ever cleared during a
@@ -86,8 +87,10 @@ bool can_take(Runtime& rt, A& a, const Msg& m) noexcept {
   return seq.load(std::memory_order_acquire) > a.taken(m.key);
 }
 
+// Puts the next chunk of m into the receiver's box; its seq word is raised later by
+// signal(), after one fence for every chunk put in the same pass.
 template <class A>
-void send_chunk(Runtime& rt, A& a, Msg& m, std::vector<char>& pack, const char* what) noexcept {
+void put_chunk(Runtime& rt, A& a, Msg& m, std::vector<char>& pack, const char* what) noexcept {
   transport::RemoteTransport& tr = *rt.remote();
   std::uint64_t& n = a.sent(m.key);
   const std::size_t c = std::min(a.box_bytes(), m.total - m.done);
@@ -100,9 +103,12 @@ void send_chunk(Runtime& rt, A& a, Msg& m, std::vector<char>& pack, const char* 
     walk(m, c, [&](char* p, std::size_t k, std::size_t at) { std::memcpy(pack.data() + at, p, k); });
     tr.put(m.pe, transport::Seg::kHeap, box, pack.data(), c, false, what);
   }
-  tr.fence();
-  tr.amo(m.pe, transport::Seg::kHeap, a.seq_off(a.my_key()), AmoOp::kAdd, 8, 1, 0, nullptr, what);
   ++n;
+}
+
+template <class A>
+void signal(Runtime& rt, A& a, const Msg& m, std::uint64_t chunks, const char* what) noexcept {
+  rt.remote()->amo(m.pe, transport::Seg::kHeap, a.seq_off(a.my_key()), AmoOp::kAdd, 8, chunks, 0, nullptr, what);
 }
 
 template <class A>
@@ -132,15 +138,25 @@ void transfer(Runtime& rt, A& a, std::vector<Msg>& sends, std::vector<Msg>& recv
     for (const Piece& p : m.pieces) m.total += p.n;
   for (Msg& m : recvs)
     for (const Piece& p : m.pieces) m.total += p.n;
+  std::vector<std::uint64_t> put(sends.size());
   for (;;) {
-    bool left = false, moved = false;
-    for (Msg& m : sends)
+    bool left = false, moved = false, any_put = false;
+    for (std::size_t i = 0; i < sends.size(); ++i) {
+      Msg& m = sends[i];
+      put[i] = 0;
       while (m.done < m.total) {
         left = true;
         if (!detail::can_send(rt, a, m)) break;
-        detail::send_chunk(rt, a, m, pack, what);
-        moved = true;
+        detail::put_chunk(rt, a, m, pack, what);
+        ++put[i];
+        any_put = moved = true;
       }
+    }
+    if (any_put) {  // one fence orders every chunk of this pass before its seq word
+      rt.remote()->fence();
+      for (std::size_t i = 0; i < sends.size(); ++i)
+        if (put[i]) detail::signal(rt, a, sends[i], put[i], what);
+    }
     for (Msg& m : recvs)
       while (m.done < m.total) {
         left = true;
