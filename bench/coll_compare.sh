@@ -31,6 +31,13 @@
 #                        /proc/loadavg); for shared machines
 #   RAW_DIR              if set, the raw CSV of every run is copied there
 #   CFLAGS="-O2"         compiler flags for both builds
+#   HOSTS=2,2            cross-host mode (needs root): PEs per namespace host (tests/hosts/
+#                        harness.sh), e.g. 2,2 (2 hosts x 2 PEs) or 1,1,1,1; NPES is then the
+#                        sum. Ours runs with oshrun --hosts ... --rsh harness-agent (UCX_TLS=tcp),
+#                        OSHMEM with mpirun --host ... --mca plm_rsh_agent harness-agent over
+#                        UCX pinned to tcp,self; a plain TCP 8-byte ping-pong between h1 and h2
+#                        (bench/tcp_pingpong.c) gives the round trip the barrier is compared to.
+#                        The CSV then goes to OUT_DIR/coll_hosts_<layout>.csv.
 set -euo pipefail
 
 script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
@@ -49,6 +56,17 @@ python=${PYTHON:-/usr/bin/python3}
 read -ra cflags <<<"${CFLAGS:--O2}"
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-256M}
 ncpu=$(nproc)
+hosts_layout=${HOSTS:-}
+if [[ -n $hosts_layout ]]; then
+  IFS=, read -ra per_host <<<"$hosts_layout"
+  hosts_n=0 hostlist="" osh_hosts=""
+  for i in "${!per_host[@]}"; do
+    hosts_n=$((hosts_n + per_host[i]))
+    hostlist+="${hostlist:+,}h$((i + 1)):${per_host[i]}"
+  done
+  npes_list=("$hosts_n")
+  csv_out=${CSV_OUT:-$out_dir/coll_hosts_${hosts_layout//,/-}.csv}
+fi
 
 bench_tmpdir coll
 bench_osh_env COLL_REPS COLL_REP_MS COLL_SIZES COLL_ONLY
@@ -78,7 +96,48 @@ if [[ $want_team == 1 ]]; then
 fi
 
 # ---- run ---------------------------------------------------------------------------------
+if [[ -n $hosts_layout ]]; then
+  cc -O2 -std=c11 "$root/bench/tcp_pingpong.c" -o "$tmp/tcp_pingpong"
+  WORK=$tmp
+  # shellcheck source=tests/hosts/harness.sh
+  source "$root/tests/hosts/harness.sh"
+  # harness.sh's exit trap removes the hosts; ours also removes the temporary directory (and
+  # must not stop at harness_down's best-effort deletions under set -e).
+  # shellcheck disable=SC2317
+  _harness_exit() {
+    set +e
+    harness_down
+    rm -rf -- "$tmp"
+  }
+  harness_up "${#per_host[@]}"
+  AG=$HARNESS_AGENT
+  H2=$(harness_addr h2)
+  echo "== hosts: $hostlist (network namespaces; UCX_TLS=tcp)"
+fi
+run_tcp_rtt() { # one TCP ping-pong between h1 and h2 -> its CSV on stdout
+  local port=$((30000 + RANDOM % 20000))
+  "$AG" h2 "exec timeout 120 $tmp/tcp_pingpong server $port" &
+  local srv=$!
+  timeout 120 "$AG" h1 "exec env PERF_REPS=7 PERF_REP_MS=20 $tmp/tcp_pingpong client $H2 $port"
+  wait "$srv"
+}
 run_one() { # run_one LIB NPES -> runs the benchmark, CSV on stdout
+  local lib=$1 n=$2
+  if [[ -n $hosts_layout ]]; then
+    local prog=$tmp/coll.$lib vars="SHMEM_SYMMETRIC_SIZE=$SHMEM_SYMMETRIC_SIZE" v
+    for v in COLL_REPS COLL_REP_MS COLL_SIZES COLL_ONLY; do [[ -z ${!v:-} ]] || vars+=" $v=${!v}"; done
+    case $lib in
+      ours | team) timeout 600 "$AG" h1 "exec env $vars $our_run --rsh $AG --hosts $hostlist $prog" ;;
+      osh)
+        local xs="" w
+        for w in $vars; do xs+=" -x ${w%%=*}"; done
+        timeout 600 "$AG" h1 "exec env $vars $osh_run --allow-run-as-root --oversubscribe --host $hostlist -np $n \
+          --mca plm_rsh_agent $AG --mca osc ^rdma --mca spml ucx --mca btl self,tcp -x UCX_TLS=tcp,self \
+          -x UCX_NET_DEVICES=hnet0$xs $prog"
+        ;;
+    esac
+    return
+  fi
   local lib=$1 n=$2
   case $lib in
     ours) timeout 300 "$our_run" -n "$n" "$tmp/coll.ours" ;;
@@ -125,6 +184,9 @@ wait_idle() {
 failed=0
 for n in "${npes_list[@]}"; do
   for ((r = 1; r <= rounds; r++)); do
+    if [[ -n $hosts_layout ]]; then
+      run_tcp_rtt >"$tmp/tcp.$r.csv" 2>"$tmp/tcp.$r.err" || echo "   TCP ping-pong FAILED: $(tail -3 "$tmp/tcp.$r.err")"
+    fi
     for lib in "${libs[@]}"; do
       wait_idle
       echo "== $n PEs, round $r/$rounds: $(label "$lib")"
@@ -196,6 +258,13 @@ echo "== ours:   $(grep -h -m1 '^# library' "$tmp"/ours.*.csv 2>/dev/null | head
 if [[ $have_osh -eq 1 ]]; then
   echo "== OSHMEM: $(grep -h -m1 '^# library' "$tmp"/osh.*.csv 2>/dev/null | head -1 | sed 's/^# library: //')," \
     "$("$osh_run" --version 2>/dev/null | head -1), flags: $(osh_flags "${npes_list[0]}" | tr '\n' ' ')"
+fi
+if [[ -n $hosts_layout ]]; then
+  bench_aggregate "$tmp/tcp" >"$tmp/tcp.agg" 2>/dev/null || : >"$tmp/tcp.agg"
+  rtt=$(awk '$1 == "tcp_pingpong_rtt" { print $3 }' "$tmp/tcp.agg")
+  bar=$(awk -F, '$1 == "ours" && $2 == "barrier" { print $5; exit }' "$tmp/all.csv")
+  echo "== TCP 8-byte ping-pong round trip h1 <-> h2: ${rtt:-?} us; our barrier ${bar:-?} us" \
+    "($(awk -v b="${bar:-0}" -v r="${rtt:-0}" 'BEGIN { if (r > 0) printf "%.2f x RTT", b / r; else print "-" }'))"
 fi
 echo "== $rounds round(s); latency = median per call (us); GB/s = result bytes per PE / latency;"
 echo "   ratio = OSHMEM latency / ours (> 1: ours is better); team = ours, team-based forms"

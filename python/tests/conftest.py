@@ -31,6 +31,13 @@ def left(me, npes):
     return (me - 1) % npes
 
 
+@pytest.fixture(scope="session")
+def same_host():
+    """The world PE numbers of the PEs on this PE's host (SHMEM_TEAM_SHARED), in order."""
+    shared = shmem.TEAM_SHARED
+    return [shared.translate_pe(i) for i in range(shared.n_pes())]
+
+
 @pytest.fixture(autouse=True)
 def _lockstep_and_no_leaks():
     """PEs enter each test together, and a test leaves no symmetric allocation behind."""

@@ -39,11 +39,12 @@ def test_destroying_an_alias_of_a_predefined_context(right):
 
 def test_destroying_an_alias_of_a_predefined_team(npes):
     for predefined in (shmem.TEAM_WORLD, shmem.TEAM_SHARED):
+        size = predefined.n_pes()  # TEAM_SHARED: the PEs on this host
         alias = shmem.Team(predefined)
         assert alias == predefined
         alias.destroy()
         assert not alias and alias == shmem.TEAM_INVALID
-        assert predefined and predefined.n_pes() == npes
+        assert predefined and predefined.n_pes() == size
     shmem.TEAM_WORLD.destroy()
     assert shmem.TEAM_WORLD.n_pes() == npes
     got = shmem.CTX_DEFAULT.get_team()  # a new object equal to TEAM_WORLD, not TEAM_WORLD itself

@@ -5,6 +5,8 @@ import os
 import textwrap
 import time
 
+import pytest
+
 import shmem
 import shmem.run
 from conftest import only_singleton, run_job
@@ -29,6 +31,68 @@ def test_split_args():
     assert shmem.run.split_args(["-np", "2", "--tag-output", "-m", "pytest"]) == (
         ["-np", "2", "--tag-output"], ["-m", "pytest"])
     assert shmem.run.split_args(["-n2", "--", "-c", "pass"]) == (["-n2"], ["-c", "pass"])
+
+
+def test_split_args_host_options():
+    """oshrun's options with a value (--hosts, -H, --hostfile, --rsh, -x) take the next word;
+    the first other word starts the Python command line, also when it is an option of Python."""
+    assert shmem.run.split_args(["--hosts", "a:2,b", "--rsh", "ssh -q", "-x", "A=1", "-H", "c", "s.py", "-x"]) == (
+        ["--hosts", "a:2,b", "--rsh", "ssh -q", "-x", "A=1", "-H", "c"], ["s.py", "-x"])
+    assert shmem.run.split_args(["--hostfile", "f", "--hosts=a", "-np=2", "--tag-output", "-u", "s.py"]) == (
+        ["--hostfile", "f", "--hosts=a", "-np=2", "--tag-output"], ["-u", "s.py"])
+    for opt in ("--hosts", "--hostfile", "--rsh", "-x", "-n"):
+        with pytest.raises(shmem.run.UsageError, match=f"option {opt} needs a value"):
+            shmem.run.split_args(["-n", "2", opt])
+
+
+def test_launcher_host_list_errors(tmp_path):
+    """oshrun checks the host list before anything starts and names the bad entry (status 2)."""
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("# a comment\nlocalhost:2\nnode2:x\n")
+    cases = [  # a few; tests/tools/oshrun_hosts.sh has the rest of the syntax
+        (["--hosts", "a:0"], "--hosts entry 'a:0': invalid slot count '0'"),
+        (["--hostfile", str(hostfile)], f"--hostfile {hostfile}:3: invalid slot count 'x'"),
+        (["-n", "3", "--hosts", "localhost:2"], "-n 3 needs 3 slots but --hosts gives only 2"),
+        (["--hosts", "localhost", "-x", "1A=2"], "invalid -x '1A=2'"),
+    ]
+    for opts, message in cases:
+        out = run_job(["-m", "shmem.run", *opts, "-c", "print('started')"])
+        assert out.returncode == 2 and message in out.stderr and "started" not in out.stdout, (opts, out.stderr)
+    out = run_job(["-m", "shmem.run", "-n", "2", "--hosts"])
+    assert out.returncode == 2 and "shmem.run: option --hosts needs a value" in out.stderr, out.stderr
+
+
+def test_launcher_on_other_hosts_through_an_agent(tmp_path):
+    """PEs on 'other hosts' are started by the agent (--rsh, or SHMEM_RSH), called as ssh is;
+    this fake one logs the host and runs the command line here. They get this environment
+    (PYTHONPATH included) and -x settings, and run the same interpreter and script."""
+    log = tmp_path / "agent.log"
+    agent = tmp_path / "agent"
+    agent.write_text(f'#!/bin/sh\necho "$1" >>"{log}"\nshift\nsh -c "$*"\n')
+    agent.chmod(0o755)
+    path = script(tmp_path, """
+        import os, sys
+        import numpy as np
+        import shmem
+        me, npes = shmem.my_pe(), shmem.n_pes()
+        box = shmem.zeros(1, "i8")
+        shmem.put(box, np.array([me + 1]), (me + 1) % npes)
+        shmem.barrier_all()
+        print(f"PE {me} of {npes} got {box[0]} x={os.environ.get('PY_X')} args={sys.argv[1:]}")
+    """)
+    out = run_job(["-m", "shmem.run", "--hosts", "localhost,remote1:2", "--rsh", str(agent), "-x", "PY_X=1",
+                   path, "arg"], SHMEM_BOOTSTRAP_ADDR="127.0.0.1")
+    assert out.returncode == 0, out.stderr
+    for pe in range(3):
+        assert f"PE {pe} of 3 got {(pe - 1) % 3 + 1} x=1 args=['arg']" in out.stdout, out.stdout
+    assert log.read_text().split() == ["remote1", "remote1"]
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("# the hosts\nlocalhost\n\nremote2  # via SHMEM_RSH\n")
+    out = run_job(["-m", "shmem.run", "--hostfile", str(hostfile), path], SHMEM_BOOTSTRAP_ADDR="127.0.0.1",
+                  SHMEM_RSH=str(agent))
+    assert out.returncode == 0, out.stderr
+    assert "PE 1 of 2 got 1 x=None args=[]" in out.stdout, out.stdout
+    assert log.read_text().split() == ["remote1", "remote1", "remote2"]
 
 
 def test_launcher_runs_a_script(tmp_path):

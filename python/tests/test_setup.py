@@ -54,23 +54,29 @@ def test_addr_accessible(npes):
     assert ok and not outside and not local
 
 
-def test_ptr_gives_load_store_access(me, npes, left, right):
+def test_ptr_gives_load_store_access(me, npes, same_host):
+    """ptr() gives a view of every PE on this host (all PEs when the job runs on one host) and
+    None for a PE on another host; a store through a view lands in that PE's copy."""
     a = shmem.full(4, me, dtype="i4")
     views = [shmem.ptr(a, pe) for pe in range(npes)]
-    seen = [int(v[1]) for v in views]
-    views[right][0] = 100 + me  # a store into the neighbour's copy
+    reachable = [pe for pe in range(npes) if views[pe] is not None]
+    seen = [int(views[pe][1]) for pe in reachable]
+    k = same_host.index(me)
+    host_right, host_left = same_host[(k + 1) % len(same_host)], same_host[k - 1]
+    views[host_right][0] = 100 + me  # a store into the next copy on this host
     shmem.barrier_all()
     got = int(a[0])
     none_outside = shmem.ptr(a, npes) is None
     with pytest.raises(ValueError, match="shmem.ptr"):
-        shmem.put(views[right], np.zeros(4, "i4"), right)
+        shmem.put(views[host_right], np.zeros(4, "i4"), host_right)
     with pytest.raises(ValueError, match="shmem.ptr"):
-        shmem.free(views[right])
+        shmem.free(views[host_right])
     assert shmem.ptr(np.zeros(4, "i4"), 0) is None  # not symmetric: None, as in shmem4py
     shmem.barrier_all()
     shmem.free(a)
-    assert seen == list(range(npes))
-    assert got == 100 + left
+    assert reachable == same_host
+    assert seen == same_host
+    assert got == 100 + host_left
     assert none_outside
     assert views[me].shape == (4,) and views[me].dtype == np.int32
 

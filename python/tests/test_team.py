@@ -6,11 +6,14 @@ import shmem
 from conftest import all_ok
 
 
-def test_predefined_teams(me, npes):
+def test_predefined_teams(me, npes, same_host):
     w, s = shmem.TEAM_WORLD, shmem.TEAM_SHARED
     assert (w.my_pe(), w.n_pes()) == (me, npes)
-    assert s.n_pes() == npes  # one host: every PE shares memory
-    assert s.translate_pe() == me and w.translate_pe(npes - 1, s) == npes - 1
+    assert s.n_pes() == len(same_host) and me in same_host  # the PEs of this host (all, on one host)
+    assert s.translate_pe() == me and w.translate_pe(same_host[-1], s) == len(same_host) - 1
+    for pe in set(range(npes)) - set(same_host):  # a PE on another host is not in TEAM_SHARED
+        with pytest.raises(shmem.ShmemError, match="not a member"):
+            w.translate_pe(pe, s)
     assert "num_contexts" in w.get_config()
     assert bool(w) and not shmem.TEAM_INVALID
     assert w == shmem.Team(w) and w != s and len({w, shmem.Team(w), s}) == 2

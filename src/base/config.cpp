@@ -159,6 +159,8 @@ Config Config::from_env() {
   c.rsh = String("SHMEM_RSH");
   c.bootstrap_iface = String("SHMEM_BOOTSTRAP_IFACE");
   c.bootstrap_addr = String("SHMEM_BOOTSTRAP_ADDR");
+  c.coll_xhost_direct = Size("SHMEM_COLL_XHOST_DIRECT");
+  c.coll_xhost_algo = String("SHMEM_COLL_XHOST_ALGO");
   if (c.symmetric_size == 0) bad("SHMEM_SYMMETRIC_SIZE", "0", "a size greater than zero");
   if (c.wait_spin < -1 || c.wait_spin > (1 << 30))
     bad("SHMEM_WAIT_SPIN", config_raw("SHMEM_WAIT_SPIN"), "-1 (automatic) or a count from 0 to 2^30");
@@ -166,6 +168,8 @@ Config Config::from_env() {
     bad("SHMEM_TRANSPORT", c.transport, "auto, ucx or none");
   if (c.progress_thread != "auto" && c.progress_thread != "on" && c.progress_thread != "off")
     bad("SHMEM_PROGRESS_THREAD", c.progress_thread, "auto, on or off");
+  if (c.coll_xhost_algo != "auto" && c.coll_xhost_algo != "direct" && c.coll_xhost_algo != "ring")
+    bad("SHMEM_COLL_XHOST_ALGO", c.coll_xhost_algo, "auto, direct or ring");
   return c;
 }
 

@@ -16,6 +16,7 @@
 #include "core/coll_algos.hpp"
 #include "core/coll_push.hpp"
 #include "core/coll_ring.hpp"
+#include "core/coll_xset.hpp"
 #include "base/log.hpp"
 
 namespace shmem {
@@ -27,6 +28,7 @@ struct SetGroup {
   Runtime* r;
   core::ActiveSet set;
   int my_index;
+  bool spans = false;  // some member is on another host: core/coll_xset.cpp runs the call
 
   Runtime& rt() const noexcept { return *r; }
   int size() const noexcept { return set.size; }
@@ -103,12 +105,9 @@ SetGroup make_group(const core::ActiveSet& set, const char* func) {
     core::fatal(func, "PE %d is not in the active set (PE_start=%d, logPE_stride=%d, PE_size=%d)", r.my_pe(), set.start,
                 set.log_stride, set.size);
   if (!set.psync) core::fatal(func, "pSync is NULL");
-  for (int k = 0; k < set.size; ++k)
-    if (!r.is_local(set.start + (k << set.log_stride)))
-      core::fatal(func, "PE %d of the active set runs on host '%s' and PE %d on '%s': this version runs active-set "
-                  "collectives only within one host", set.start + (k << set.log_stride),
-                  r.host_of(set.start + (k << set.log_stride)).c_str(), r.my_pe(), r.host_of(r.my_pe()).c_str());
-  return SetGroup{&r, set, idx};
+  SetGroup g{&r, set, idx};
+  for (int k = 0; k < set.size && !g.spans; ++k) g.spans = !r.is_local(set.start + (k << set.log_stride));
+  return g;
 }
 
 }  // namespace
@@ -117,12 +116,17 @@ namespace core {
 
 void barrier(const ActiveSet& set) noexcept {
   SetGroup g = make_group(set, "shmem_barrier");
+  if (g.spans) {
+    quiet(g.r->default_ctx());
+    return xset::barrier(*g.r, set, g.my_index, true);
+  }
   quiet(g.r->default_ctx());
   g.sync();
 }
 
 void sync(const ActiveSet& set) noexcept {
   SetGroup g = make_group(set, "shmem_sync");
+  if (g.spans) return xset::barrier(*g.r, set, g.my_index, false);
   g.sync();
 }
 
@@ -130,6 +134,7 @@ void broadcast(const ActiveSet& set, void* dest, const void* source, std::size_t
   SetGroup g = make_group(set, "shmem_broadcast");
   if (root < 0 || root >= set.size)
     core::fatal("shmem_broadcast", "PE_root %d is not an index of the active set (0..%d)", root, set.size - 1);
+  if (g.spans) return xset::broadcast(*g.r, set, g.my_index, dest, source, bytes, root);
   if (set.size > 1 && set.size <= coll::push::kMaxMembers && coll::ring::usable(*g.r, g.world(root), bytes)) {
     const std::uint64_t tag = coll::ring::tag(set.start, set.log_stride, set.size, root, bytes);
     if (g.me() != root) {
@@ -148,11 +153,13 @@ void broadcast(const ActiveSet& set, void* dest, const void* source, std::size_t
 
 void collect(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_collect");
+  if (g.spans) return xset::collect(*g.r, set, g.my_index, dest, source, bytes);
   coll::collect(g, dest, source, bytes);
 }
 
 void fcollect(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_fcollect");
+  if (g.spans) return xset::fcollect(*g.r, set, g.my_index, dest, source, bytes);
   if (coll::push::fits(set.size, bytes)) {
     coll::push::SetSlots<SetGroup> slots(g);
     return coll::push::gather(slots, coll::push::Kind::kFcollect, dest, source, bytes, 0);
@@ -162,6 +169,7 @@ void fcollect(const ActiveSet& set, void* dest, const void* source, std::size_t 
 
 void alltoall(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_alltoall");
+  if (g.spans) return xset::alltoall(*g.r, set, g.my_index, dest, source, bytes);
   if (coll::push::fits(set.size, bytes)) {
     coll::push::SetSlots<SetGroup> slots(g);
     return coll::push::gather(slots, coll::push::Kind::kAlltoall, dest, source, bytes, bytes);
@@ -172,12 +180,14 @@ void alltoall(const ActiveSet& set, void* dest, const void* source, std::size_t 
 void alltoalls(const ActiveSet& set, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
                std::size_t nelems, std::size_t elem) noexcept {
   SetGroup g = make_group(set, "shmem_alltoalls");
+  if (g.spans) return xset::alltoalls(*g.r, set, g.my_index, dest, source, dst, sst, nelems, elem);
   coll::alltoalls(g, dest, source, dst, sst, nelems, elem);
 }
 
 void reduce(const ActiveSet& set, void* dest, const void* source, std::size_t nelems, std::size_t elem,
             Combine combine) noexcept {
   SetGroup g = make_group(set, "shmem_to_all");
+  if (g.spans) return xset::reduce(*g.r, set, g.my_index, dest, source, nelems, elem, combine);
   if (coll::push::fits(set.size, nelems * elem)) {
     coll::push::SetSlots<SetGroup> slots(g);
     return coll::push::reduce(slots, dest, source, nelems, elem, combine);

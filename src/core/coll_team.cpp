@@ -5,6 +5,7 @@
 
 #include "core/coll_algos.hpp"
 #include "core/coll_push.hpp"
+#include "core/coll_xteam.hpp"
 #include "base/log.hpp"
 #include "core/team.hpp"
 
@@ -110,11 +111,6 @@ bool valid(Team* t, const char* func) {
     SHMEM_ERROR("coll", "%s: the team is SHMEM_TEAM_INVALID", func);
     return false;
   }
-  if (t->spans_hosts())
-    core::fatal(func, "the team's PEs run on more than one host, and this version runs collectives other than "
-                "barrier and sync only within one host (PE %d is on '%s', PE %d on '%s')",
-                t->rt().my_pe(), t->rt().host_of(t->rt().my_pe()).c_str(), t->world_pe(t->my_pe() == 0 ? 1 : 0),
-                t->rt().host_of(t->world_pe(t->my_pe() == 0 ? 1 : 0)).c_str());
   return true;
 }
 
@@ -127,6 +123,7 @@ int broadcast(Team* team, void* dest, const void* source, std::size_t bytes, int
   if (root < 0 || root >= team->size()) {
     core::fatal("shmem_broadcast", "PE_root %d is not a PE of the team (0..%d)", root, team->size() - 1);
   }
+  if (team->spans_hosts()) return xteam::broadcast(*team, dest, source, bytes, root), 0;
   TeamGroup g{team};
   coll::broadcast(g, dest, source, bytes, root, true);
   return 0;
@@ -134,6 +131,7 @@ int broadcast(Team* team, void* dest, const void* source, std::size_t bytes, int
 
 int collect(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
   if (!valid(team, "shmem_collect")) return 1;
+  if (team->spans_hosts()) return xteam::collect(*team, dest, source, bytes), 0;
   TeamGroup g{team};
   coll::collect(g, dest, source, bytes);
   return 0;
@@ -141,6 +139,7 @@ int collect(Team* team, void* dest, const void* source, std::size_t bytes) noexc
 
 int fcollect(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
   if (!valid(team, "shmem_fcollect")) return 1;
+  if (team->spans_hosts()) return xteam::fcollect(*team, dest, source, bytes), 0;
   if (TeamLines::fits(*team, bytes)) {
     TeamLines lines(team);
     coll::push::gather(lines, coll::push::Kind::kFcollect, dest, source, bytes, 0);
@@ -153,6 +152,7 @@ int fcollect(Team* team, void* dest, const void* source, std::size_t bytes) noex
 
 int alltoall(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
   if (!valid(team, "shmem_alltoall")) return 1;
+  if (team->spans_hosts()) return xteam::alltoall(*team, dest, source, bytes), 0;
   if (TeamLines::fits(*team, bytes)) {
     TeamLines lines(team);
     coll::push::gather(lines, coll::push::Kind::kAlltoall, dest, source, bytes, bytes);
@@ -166,6 +166,7 @@ int alltoall(Team* team, void* dest, const void* source, std::size_t bytes) noex
 int alltoalls(Team* team, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t nelems,
               std::size_t elem) noexcept {
   if (!valid(team, "shmem_alltoalls")) return 1;
+  if (team->spans_hosts()) return xteam::alltoalls(*team, dest, source, dst, sst, nelems, elem), 0;
   TeamGroup g{team};
   coll::alltoalls(g, dest, source, dst, sst, nelems, elem);
   return 0;
@@ -173,6 +174,7 @@ int alltoalls(Team* team, void* dest, const void* source, std::ptrdiff_t dst, st
 
 int reduce(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem, Combine combine) noexcept {
   if (!valid(team, "shmem_reduce")) return 1;
+  if (team->spans_hosts()) return xteam::reduce(*team, dest, source, nelems, elem, combine), 0;
   if (TeamLines::fits(*team, nelems * elem)) {
     TeamLines lines(team);
     coll::push::reduce(lines, dest, source, nelems, elem, combine);
@@ -186,6 +188,7 @@ int reduce(Team* team, void* dest, const void* source, std::size_t nelems, std::
 int scan(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem, Combine combine,
          bool exclusive) noexcept {
   if (!valid(team, "shmem_scan")) return 1;
+  if (team->spans_hosts()) return xteam::scan(*team, dest, source, nelems, elem, combine, exclusive), 0;
   TeamGroup g{team};
   coll::scan(g, dest, source, nelems, elem, combine, exclusive);
   return 0;

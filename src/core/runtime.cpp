@@ -56,7 +56,11 @@ Runtime::Runtime(RuntimeSetup setup)
   data_size_ = data_->size;
   // User objects start kInternalBytes in; aligning that point to kMaxHeapAlign makes every
   // alignment up to it a property of the (symmetric) offset alone.
-  heap_ = Segment::create("shmem-heap", kInternalBytes + cfg_.symmetric_size, kMaxHeapAlign, kInternalBytes);
+  // After the user heap, the cross-host collective area (core/xarea.hpp), sparse like the rest.
+  x_off_ = (kInternalBytes + cfg_.symmetric_size + 4095) & ~std::size_t{4095};
+  const std::size_t x_bytes =
+      npes_ > 1 ? static_cast<std::size_t>(kMaxTeams) * kXSlotBytes + x_set_bytes(npes_) : 0;
+  heap_ = Segment::create("shmem-heap", x_off_ + x_bytes, kMaxHeapAlign, kInternalBytes);
   heap_lo_ = reinterpret_cast<std::uintptr_t>(heap_.map.data());
   heap_size_ = heap_.size;
   routes_.resize(static_cast<std::size_t>(npes_));
@@ -253,7 +257,17 @@ void Runtime::connect_peers() {
   for (int pe = 0; pe < npes_; ++pe)
     if (pe != me_ && !routes_[pe].local()) remote[static_cast<std::size_t>(pe)] = 1, any_remote = true;
   // Node-locality is an equivalence relation, so either every PE has a remote peer or none has.
-  if (any_remote) start_transport(remote);
+  if (!any_remote) return;
+  // Every PE's host, as the lowest world PE on it (hierarchical collectives group by it).
+  int lowest = me_;
+  for (int pe = 0; pe < me_; ++pe)
+    if (routes_[pe].local()) lowest = std::min(lowest, pe);
+  const auto ids = store_allgather("host-id", std::to_string(lowest));
+  node_of_.resize(static_cast<std::size_t>(npes_));
+  for (int pe = 0; pe < npes_; ++pe) node_of_[static_cast<std::size_t>(pe)] = std::stoi(ids[static_cast<std::size_t>(pe)]);
+  x_set_sent_.assign(static_cast<std::size_t>(npes_), 0);
+  x_set_taken_.assign(static_cast<std::size_t>(npes_), 0);
+  start_transport(remote);
 }
 
 void Runtime::start_transport(const std::vector<char>& remote) {

@@ -12,6 +12,7 @@
 #include "core/ops.hpp"
 #include "core/segment.hpp"
 #include "core/wait.hpp"
+#include "core/xarea.hpp"
 #include "transport/route.hpp"
 #include "transport/transport.hpp"
 #include "shmem/device/state.hpp"
@@ -178,6 +179,17 @@ class Runtime {
   TeamPushArea& team_push(int pe) const noexcept {
     return *reinterpret_cast<TeamPushArea*>(routes_[pe].heap + kTeamPushOffset);
   }
+  // Between hosts: the lowest world PE on pe's host (0 for everyone in a single-host job), the
+  // same on every PE.
+  int node_of(int pe) const noexcept { return node_of_.empty() ? 0 : node_of_[static_cast<std::size_t>(pe)]; }
+  // The cross-host collective area (core/xarea.hpp), as offsets from the heap's base (the same
+  // on every PE), and as mapped here for node-local PEs (nullptr otherwise).
+  std::size_t x_slot_off(int slot) const noexcept { return x_off_ + static_cast<std::size_t>(slot) * kXSlotBytes; }
+  std::size_t x_set_off() const noexcept { return x_off_ + static_cast<std::size_t>(kMaxTeams) * kXSlotBytes; }
+  char* heap_at(int pe, std::size_t off) const noexcept { return routes_[pe].heap ? routes_[pe].heap + off : nullptr; }
+  // This PE's sides of the active-set channel: chunks sent to / taken from each world PE.
+  std::vector<std::uint64_t>& x_set_sent() noexcept { return x_set_sent_; }
+  std::vector<std::uint64_t>& x_set_taken() noexcept { return x_set_taken_; }
   RingBook& ring_book() noexcept { return ring_book_; }
   const RingBook& ring_book() const noexcept { return ring_book_; }
   // Describes an address for messages: "heap+0x40", "static data+0x10" or "0x7f..".
@@ -253,6 +265,9 @@ class Runtime {
   Team* world_team_ = nullptr;
   Team* shared_team_ = nullptr;
   RingBook ring_book_;
+  std::vector<int> node_of_;
+  std::size_t x_off_ = 0;
+  std::vector<std::uint64_t> x_set_sent_, x_set_taken_;
 };
 
 // The one accessor through which the C API reaches the current runtime (nullptr before init).

@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstddef>
+#include <cstring>
 #include <ctime>
 
 #include "core/coll_wait.hpp"
@@ -37,15 +39,39 @@ Team::Team(Runtime& rt, int slot, std::vector<int> world_pes, bool predefined)
     : rt_(&rt), slot_(slot), world_(std::move(world_pes)), predefined_(predefined), seen_ack_(world_.size(), 0) {
   me_ = index_of(rt.my_pe());
   for (int pe : world_) spans_hosts_ = spans_hosts_ || !rt.is_local(pe);
+  if (!spans_hosts_ || me_ < 0) return;
+  layout_ = HostLayout::make(rt, world_, me_);
+  if (layout_.hosts() > kXMaxHosts || layout_.mine().size() > (1u << kXRounds))
+    core::fatal("shmem_team_split", "a team spanning %d hosts with %zu PEs on this host: this version supports up to %d "
+                "hosts and %d PEs per host in one team", layout_.hosts(), layout_.mine().size(), kXMaxHosts,
+                1 << kXRounds);
+  x_sent_.assign(static_cast<std::size_t>(layout_.hosts()), 0);
+  x_taken_.assign(static_cast<std::size_t>(layout_.hosts()), 0);
 }
 
-// Member team_pe's copy of a word of our own internal area (team cells have the same layout on
-// every PE), reached through the remote transport.
-void Team::remote_add(int team_pe, std::uint64_t* word_here) noexcept {
-  transport::Seg seg = transport::Seg::kHeap;
-  std::uint64_t off = 0;
-  rt_->symmetric_offset(word_here, &seg, &off);
-  rt_->remote()->amo(world_pe(team_pe), seg, off, AmoOp::kAdd, 8, 1, 0, nullptr, "team barrier");
+// A word of the slot's cross-host area (core/xarea.hpp) of member team_pe, as mapped here (a
+// member on this host), or of this PE.
+std::uint64_t* Team::x_word(int team_pe, std::size_t off_in_slot) const noexcept {
+  return reinterpret_cast<std::uint64_t*>(rt_->heap_at(world_pe(team_pe), rt_->x_slot_off(slot_) + off_in_slot));
+}
+
+void Team::node_sync() noexcept {
+  const std::vector<int>& local = layout_.mine();
+  coll::dissemination<std::uint64_t>(*rt_, static_cast<int>(local.size()), layout_.my_local, [&](int i, int r) {
+    return x_word(local[static_cast<std::size_t>(i)], offsetof(XHeader, node_rounds) + sizeof(std::uint64_t) * r);
+  });
+}
+
+// Dissemination over the host leaders: each round's flag raised with one remote atomic.
+void Team::leader_sync() noexcept {
+  coll::dissemination<std::uint64_t>(
+      *rt_, layout_.hosts(), layout_.my_host,
+      [&](int, int r) { return x_word(me_, offsetof(XHeader, leader_rounds) + sizeof(std::uint64_t) * r); },
+      [&](int h, int r) {
+        rt_->remote()->amo(world_pe(layout_.leader(h)), transport::Seg::kHeap,
+                           rt_->x_slot_off(slot_) + offsetof(XHeader, leader_rounds) + sizeof(std::uint64_t) * r,
+                           AmoOp::kAdd, 8, 1, 0, nullptr, "team barrier");
+      });
 }
 
 void Team::load_words(int team_pe, const std::uint64_t* words_here, int n, std::uint64_t* out) noexcept {
@@ -69,19 +95,10 @@ int Team::index_of(int world_pe) const noexcept {
 void Team::sync() noexcept {
   const int n = size();
   if (n == 1) return;
-  if (spans_hosts_) {
-    // Across hosts always the dissemination barrier: each round's flag is raised with one
-    // remote atomic (or a local one for a node-local member) and waited for locally.
-    if (n > (1 << kSyncRounds))
-      core::fatal("shmem_team_sync", "teams that span hosts support up to %d PEs in this version", 1 << kSyncRounds);
-    coll::dissemination<std::uint64_t>(
-        *rt_, n, me_, [this](int, int r) { return &my_cell().rounds[r]; },
-        [this](int pe, int r) {
-          if (rt_->is_local(world_pe(pe)))
-            std::atomic_ref<std::uint64_t>(cell(pe).rounds[r]).fetch_add(1, std::memory_order_acq_rel);
-          else
-            remote_add(pe, &my_cell().rounds[r]);
-        });
+  if (spans_hosts_) {  // hierarchical: this host's members, the host leaders, this host again
+    node_sync();
+    if (layout_.is_leader()) leader_sync();
+    node_sync();
     return;
   }
   if (!rt_->wait_policy().oversubscribed && n <= (1 << kSyncRounds)) {
@@ -155,6 +172,8 @@ void Team::clear_my_cell() noexcept {
     for (auto& parity : rt_->team_push(rt_->my_pe()).lines[slot_])
       for (auto& line : parity) std::atomic_ref<std::uint64_t>(line.head).store(0, std::memory_order_relaxed);
   std::atomic_ref<std::uint64_t>(c.bcast_ack).store(0, std::memory_order_release);
+  // The slot's cross-host counters (the last remote adds completed before team_destroy's sync).
+  if (spans_hosts_) std::memset(x_word(me_, 0), 0, sizeof(XHeader));
 }
 
 TeamSlots::TeamSlots() {

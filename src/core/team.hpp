@@ -3,6 +3,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/host_layout.hpp"
 #include "core/runtime.hpp"
 #include "core/team_ops.hpp"
 
@@ -26,6 +27,14 @@ class Team {
   // Some member is on another host: the barrier and allgather_words go through the remote
   // transport, and only the collectives that support it may run on the team.
   bool spans_hosts() const noexcept { return spans_hosts_; }
+  // Teams that span hosts (core/coll_hier.hpp): how the members fall on hosts, the barriers of
+  // this host's members and of the host leaders (words in the slot's cross-host area), and this
+  // PE's chunk counters of the leader channel, per host.
+  const HostLayout& layout() const noexcept { return layout_; }
+  void node_sync() noexcept;
+  void leader_sync() noexcept;
+  std::vector<std::uint64_t>& x_sent() noexcept { return x_sent_; }
+  std::vector<std::uint64_t>& x_taken() noexcept { return x_taken_; }
   TeamCell& cell(int team_pe) const noexcept { return rt_->internal(world_pe(team_pe)).teams[slot_]; }
   TeamCell& my_cell() const noexcept { return cell(me_); }
 
@@ -65,9 +74,11 @@ class Team {
   std::uint64_t pushes_ = 0;
   int last_broadcast_root_ = -1;
   std::vector<std::uint64_t> seen_ack_;
+  HostLayout layout_;
+  std::vector<std::uint64_t> x_sent_, x_taken_;
 
   void central_sync() noexcept;
-  void remote_add(int team_pe, std::uint64_t* word_here) noexcept;
+  std::uint64_t* x_word(int team_pe, std::size_t off_in_slot) const noexcept;
   void load_words(int team_pe, const std::uint64_t* words_here, int n, std::uint64_t* out) noexcept;
 };
 

@@ -57,6 +57,15 @@ static PeList world_list(void) {
   return l;
 }
 
+/* SHMEM_TEAM_SHARED as it must be: the PEs whose memory this PE maps (its host's PEs), in
+ * world order; on one host that is every PE. */
+static PeList shared_list(void) {
+  PeList l = {0, {0}};
+  for (int i = 0; i < npes; ++i)
+    if (shmem_ptr(&probe, i) != NULL) l.world[l.n++] = i;
+  return l;
+}
+
 /* Each member puts a tagged value to the next member; after quiet + team_sync every member must
  * see exactly its predecessor's value. Two alternating mailboxes make one sync per round enough. */
 static void exercise_sync(shmem_team_t t, const PeList* exp, int lane, long tag) {
@@ -101,21 +110,25 @@ static void test_predefined(void) {
   CHECK(SHMEM_TEAM_SHARED != SHMEM_TEAM_INVALID);
   CHECK_EQ(shmem_team_my_pe(SHMEM_TEAM_WORLD), me);
   CHECK_EQ(shmem_team_n_pes(SHMEM_TEAM_WORLD), npes);
-  /* Every PE of this job runs on this host and maps every other PE's memory. */
-  CHECK_EQ(shmem_team_n_pes(SHMEM_TEAM_SHARED), npes);
-  CHECK_EQ(shmem_team_my_pe(SHMEM_TEAM_SHARED), me);
+  /* SHARED: this host's PEs (every PE when the job runs on one host). */
+  const PeList sh = shared_list();
+  CHECK(sh.n >= 1 && index_in(&sh, me) >= 0);
+  CHECK_EQ(shmem_team_n_pes(SHMEM_TEAM_SHARED), sh.n);
+  CHECK_EQ(shmem_team_my_pe(SHMEM_TEAM_SHARED), index_in(&sh, me));
   CHECK_EQ(shmem_team_my_pe(SHMEM_TEAM_INVALID), -1);
   CHECK_EQ(shmem_team_n_pes(SHMEM_TEAM_INVALID), -1);
   CHECK_EQ(shmem_team_translate_pe(SHMEM_TEAM_INVALID, 0, SHMEM_TEAM_WORLD), -1);
   CHECK_EQ(shmem_team_translate_pe(SHMEM_TEAM_WORLD, 0, SHMEM_TEAM_INVALID), -1);
   CHECK_EQ(shmem_team_translate_pe(SHMEM_TEAM_WORLD, npes, SHMEM_TEAM_WORLD), -1);
   for (int p = 0; p < npes; ++p) {
-    CHECK_EQ(shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_SHARED), p);
-    CHECK_EQ(shmem_team_translate_pe(SHMEM_TEAM_SHARED, p, SHMEM_TEAM_WORLD), p);
+    CHECK_EQ(shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_SHARED), index_in(&sh, p));
     CHECK_EQ(shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_WORLD), p);
-    CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, &probe, p) != NULL);
+    if (index_in(&sh, p) >= 0) CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, &probe, p) != NULL);
     CHECK_PTR_EQ(shmem_team_ptr(SHMEM_TEAM_WORLD, &probe, p), shmem_ptr(&probe, p));
-    CHECK_PTR_EQ(shmem_team_ptr(SHMEM_TEAM_SHARED, &probe, p), shmem_ptr(&probe, p));
+  }
+  for (int q = 0; q < sh.n; ++q) {
+    CHECK_EQ(shmem_team_translate_pe(SHMEM_TEAM_SHARED, q, SHMEM_TEAM_WORLD), sh.world[q]);
+    CHECK_PTR_EQ(shmem_team_ptr(SHMEM_TEAM_SHARED, &probe, q), shmem_ptr(&probe, sh.world[q]));
   }
   CHECK_PTR_EQ(shmem_team_ptr(SHMEM_TEAM_WORLD, &probe, me), &probe);
   shmem_team_config_t cfg;
@@ -129,7 +142,7 @@ static void test_predefined(void) {
   PeList w = world_list();
   check_team(SHMEM_TEAM_WORLD, &w, 0, 1, "WORLD");
   shmem_barrier_all();
-  check_team(SHMEM_TEAM_SHARED, &w, 0, 2, "SHARED");
+  check_team(SHMEM_TEAM_SHARED, &sh, 0, 2, "SHARED");
   shmem_barrier_all();
 }
 
@@ -201,8 +214,9 @@ static void test_split_strided(void) {
   shmem_team_t t = SHMEM_TEAM_WORLD;
   CHECK(shmem_team_split_strided(SHMEM_TEAM_INVALID, 0, 1, 1, NULL, 0, &t) != 0);
   CHECK(t == SHMEM_TEAM_INVALID);
-  /* Splitting SHARED works like WORLD here. */
-  t = split_and_check(SHMEM_TEAM_SHARED, &w, npes - 1, -1, npes, 50, "split_strided(SHARED)");
+  /* Splitting SHARED (reversed): a team within this host. */
+  const PeList sh = shared_list();
+  t = split_and_check(SHMEM_TEAM_SHARED, &sh, sh.n - 1, -1, sh.n, 50, "split_strided(SHARED)");
   shmem_team_destroy(t);
   shmem_barrier_all();
   /* Destroying SHMEM_TEAM_INVALID does nothing. */

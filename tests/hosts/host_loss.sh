@@ -3,7 +3,8 @@
 # its host, and leaves nothing behind: every process of h2 killed with SIGKILL, and h2's link
 # taken down (no reset ever arrives: keepalive must notice), under oshrun and torchrun-style.
 # The PEs wait in a barrier (pe_fail barrier-timeout: PE 0 never arrives) with
-# SHMEM_WAIT_TIMEOUT=60, so the end comes from the loss, not from the watchdog.
+# SHMEM_WAIT_TIMEOUT=60, so the end comes from the loss, not from the watchdog; once more with
+# the PEs waiting in a sum reduction (pe_fail reduce-wait), link down under oshrun.
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
 : "${PE_FAIL:?set by CTest}"
@@ -17,7 +18,7 @@ start_job() {
   : >"$WORK/out"
   : >"$WORK/err"
   if [ "$1" = oshrun ]; then
-    harness_exec h1 "exec env SHMEM_WAIT_TIMEOUT=60 $OSHRUN --rsh $AG --hosts h1:2,h2:2 $PE_FAIL barrier-timeout" \
+    harness_exec h1 "exec env SHMEM_WAIT_TIMEOUT=60 $OSHRUN --rsh $AG --hosts h1:2,h2:2 $PE_FAIL $MODE" \
       >>"$WORK/out" 2>>"$WORK/err" &
     JOB=($!)
   else
@@ -26,7 +27,7 @@ start_job() {
     JOB=()
     for r in 0 1 2 3; do
       harness_exec "h$((r / 2 + 1))" "exec env SHMEM_WAIT_TIMEOUT=60 RANK=$r WORLD_SIZE=4 MASTER_ADDR=$H1 \
-        MASTER_PORT=$port SHMEM_JOB_SECRET=$secret $PE_FAIL barrier-timeout" >>"$WORK/out" 2>>"$WORK/err" &
+        MASTER_PORT=$port SHMEM_JOB_SECRET=$secret $PE_FAIL $MODE" >>"$WORK/out" 2>>"$WORK/err" &
       JOB+=($!)
     done
   fi
@@ -38,7 +39,7 @@ sleep_until_started() {
   local limit=$(( $(now_ms) + 20000 )) n
   while :; do
     n=0
-    for p in $(pgrep -f "^$PE_FAIL barrier-timeout"); do
+    for p in $(pgrep -f "^$PE_FAIL $MODE"); do
       grep -q "shmem_transport_ucx" "/proc/$p/maps" 2>/dev/null && n=$((n + 1))
     done
     [ "$n" -ge 4 ] && return
@@ -64,9 +65,14 @@ kill_h2() { ip netns pids "$(harness_ns h2)" | xargs -r kill -9; }
 link_down_h2() { ip link set "shxv${SHMEM_HARNESS_ID}x2" down; }
 link_up_h2() { ip link set "shxv${SHMEM_HARNESS_ID}x2" up; }
 
-for launch in oshrun torchrun; do
+for launch in oshrun torchrun oshrun-reduce; do
   for loss in kill_h2 link_down_h2; do
-    start_job "$launch"
+    MODE=barrier-timeout
+    if [ "$launch" = oshrun-reduce ]; then
+      [ "$loss" = link_down_h2 ] || continue
+      MODE=reduce-wait
+    fi
+    start_job "${launch%-reduce}"
     t0=$(now_ms)
     $loss
     wait_job "$launch, $loss" "$t0"

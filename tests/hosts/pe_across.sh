@@ -6,7 +6,9 @@
 #     LAUNCH  oshrun    oshrun on h1 with --hosts and the harness agent
 #             torchrun  every PE started by the agent with RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT
 #     LAYOUT  PEs per host, e.g. 2,2 (2 hosts x 2 PEs), 1,1,1,1 (4 hosts x 1 PE) or 1,2,1
-# PE_PROGRAMS (from CTest) lists the programs. Each run must exit 0 (the programs check their
+# PE_PROGRAMS (from CTest) lists the programs; ACROSS_PROGRAMS, when set, replaces it (the
+# collectives, teams and contexts programs of tests/coll) and ACROSS_ENV (VAR=VALUE ...) is
+# added to every job's environment (e.g. SHMEM_COLL_XHOST_ALGO=ring). Each run must exit 0 (the programs check their
 # values), and one run per layout must report UCX over the hosts' interface for its remote
 # peers and the right number of node-local PEs.
 # pe_lock and pe_order take up to ~35 s across 4 hosts on a loaded 2-core machine (the lock
@@ -15,6 +17,8 @@ export HARNESS_JOB_TIMEOUT=${HARNESS_JOB_TIMEOUT:-120}
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
 : "${PE_PROGRAMS:?set by CTest}"
+programs=${ACROSS_PROGRAMS:-$PE_PROGRAMS}
+read -ra across_env <<<"${ACROSS_ENV:-}"
 launch=${1:?launch mode}
 IFS=, read -ra per <<<"${2:?layout}"
 nhosts=${#per[@]}
@@ -30,7 +34,8 @@ H1=$(harness_addr h1)
 
 # run_job [VAR=VALUE...] -- PROGRAM: the whole job; status in $RC, output in $WORK/out, $WORK/err.
 run_job() {
-  local envs="" w
+  local envs="" w e
+  for e in "${across_env[@]}"; do envs+=" '$e'"; done
   while [ "$1" != -- ]; do envs+=" '$1'"; shift; done
   shift
   if [ "$launch" = oshrun ]; then
@@ -56,7 +61,7 @@ run_job() {
 
 # The transport each PE reports: every PE of host hI has per[I-1] node-local PEs and the rest
 # over UCX's TCP transport on hnet0.
-first=${PE_PROGRAMS%% *}
+first=${programs%% *}
 run_job SHMEM_LOG_LEVEL=INFO -- "$first"
 expect_rc 0 "$(basename "$first") on $hostlist ($launch)"
 for i in "${!per[@]}"; do
@@ -64,9 +69,9 @@ for i in "${!per[@]}"; do
   n=$(grep -cE "$want" "$WORK/err" || true)
   [ "$n" = "${per[i]}" ] || fail "$hostlist ($launch): expected ${per[i]} PE(s) on h$((i + 1)) to report /$want/, saw $n"
 done
-pass "$hostlist ($launch): every PE reports its node-local PEs and UCX over tcp/hnet0 for the others"
+pass "$hostlist ($launch${ACROSS_ENV:+, $ACROSS_ENV}): every PE reports its node-local PEs and UCX over tcp/hnet0 for the others"
 
-for prog in $PE_PROGRAMS; do
+for prog in $programs; do
   t0=$(now_ms)
   run_job -- "$prog"
   if [ "$RC" != 0 ]; then
@@ -78,8 +83,8 @@ done
 
 # Without the progress thread, programs that wait and poll through the library still work
 # (their waits drive the transport).
-for prog in $PE_PROGRAMS; do
-  case "$(basename "$prog")" in pe_wait | pe_lock | pe_signal) ;; *) continue ;; esac
+for prog in $programs; do
+  case "$(basename "$prog")" in pe_wait | pe_lock | pe_signal | coll_team_coll) ;; *) continue ;; esac
   run_job SHMEM_PROGRESS_THREAD=off -- "$prog"
   expect_rc 0 "$(basename "$prog") on $hostlist ($launch) with SHMEM_PROGRESS_THREAD=off"
   pass "$(basename "$prog") on $hostlist ($launch) with SHMEM_PROGRESS_THREAD=off"

@@ -8,6 +8,7 @@
  *   wait-timeout            PE 0 waits for a value (42) that never comes (the others block in
  *                           pause(), outside the library); run with SHMEM_WAIT_TIMEOUT=1
  *   barrier-timeout         PE 0 never reaches the barrier the others wait in
+ *   reduce-wait             PE 0 never reaches the sum reduction (SHMEM_TEAM_WORLD) the others wait in
  *   debug-pe | debug-pe-neg | debug-addr-put | debug-addr-get | debug-addr-amo
  *                           the last PE passes a bad PE number or a non-symmetric address;
  *                           run with SHMEM_DEBUG=1
@@ -65,6 +66,11 @@ int main(int argc, char** argv) {
     if (me == 0)
       for (;;) pause();
     shmem_barrier_all();
+  } else if (!strcmp(mode, "reduce-wait")) {
+    static long src[64], dst[64];
+    if (me == 0)
+      for (;;) pause();
+    shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, 64);
   } else if (!strncmp(mode, "debug-", 6)) {
     if (me == victim) {
       long local = 5;

@@ -1,0 +1,135 @@
+// Legacy active-set collectives on sets that span hosts: the hierarchical algorithms of
+// coll_hier.hpp. Active sets have no team slot, so their leaders talk through the runtime's
+// active-set channel (core/xarea.hpp), keyed by world PE: both ends of a pair count the chunks
+// between them, whichever sets they were for, which stays consistent because the members of
+// overlapping sets call their collectives in the same order (the specification's rule).
+// collect's sizes pass through pSync[2..3]; the barriers use the caller's pSync: [16..23] for this host's members, [32..39] for the host
+// leaders (counting flags, back at SHMEM_SYNC_VALUE once everyone is through).
+#include "core/coll_xset.hpp"
+
+#include "core/coll_hier.hpp"
+#include "core/coll_wait.hpp"
+
+namespace shmem::xset {
+namespace {
+
+constexpr std::size_t kNodeRounds = 16, kLeaderRounds = 32;
+static_assert(kLeaderRounds + kXRounds <= core::kSyncSize);
+
+class SetChan {
+ public:
+  explicit SetChan(Runtime& rt) noexcept
+      : rt_(rt), base_(rt.x_set_off()), n_(static_cast<std::size_t>(rt.n_pes())) {}
+  int my_key() const noexcept { return rt_.my_pe(); }
+  std::size_t box_bytes() const noexcept { return kXSetBoxBytes; }
+  std::size_t seq_off(int key) const noexcept { return base_ + 8 * static_cast<std::size_t>(key); }
+  std::size_t ack_off(int key) const noexcept { return base_ + 8 * (n_ + static_cast<std::size_t>(key)); }
+  std::size_t box_off(int, int sender, std::uint64_t chunk) const noexcept {
+    return base_ + x_set_header_bytes(static_cast<int>(n_)) +
+           (static_cast<std::size_t>(sender) * kXDepth + chunk % kXDepth) * kXSetBoxBytes;
+  }
+  std::uint64_t& sent(int key) noexcept { return rt_.x_set_sent()[static_cast<std::size_t>(key)]; }
+  std::uint64_t& taken(int key) noexcept { return rt_.x_set_taken()[static_cast<std::size_t>(key)]; }
+
+ private:
+  Runtime& rt_;
+  std::size_t base_, n_;
+};
+
+struct Group {
+  Runtime& r;
+  const core::ActiveSet& set;
+  const char* func;
+  std::vector<int> worlds;
+  HostLayout l;
+  SetChan ch{r};
+
+  Group(Runtime& rt, const core::ActiveSet& s, int me, const char* f) : r(rt), set(s), func(f) {
+    for (int i = 0; i < s.size; ++i) worlds.push_back(s.start + (i << s.log_stride));
+    l = HostLayout::make(rt, worlds, me);
+    if (l.hosts() > (1 << kXRounds) || l.mine().size() > (1u << kXRounds))
+      core::fatal(func, "an active set spanning %d hosts with %zu PEs on this host: this version supports up to %d of "
+                  "each", l.hosts(), l.mine().size(), 1 << kXRounds);
+  }
+  Runtime& rt() const noexcept { return r; }
+  int size() const noexcept { return set.size; }
+  int me() const noexcept { return l.mine()[static_cast<std::size_t>(l.my_local)]; }
+  int world(int i) const noexcept { return worlds[static_cast<std::size_t>(i)]; }
+  const HostLayout& layout() const noexcept { return l; }
+  SetChan& chan() noexcept { return ch; }
+  int key(int host) const noexcept { return world(l.leader(host)); }
+  const char* name() const noexcept { return func; }
+  char* at(const void* sym, int i) const noexcept {
+    if (world(i) == r.my_pe()) return static_cast<char*>(const_cast<void*>(sym));
+    char* p = r.translate(sym, world(i));
+    if (!p) core::fatal(func, "%s is not symmetric (collective buffers must be)", r.describe(sym).c_str());
+    return p;
+  }
+  // pSync[2] and [3] of member i (it is zero again once collect returns).
+  std::uint64_t* word(int i, int k) const noexcept {
+    return reinterpret_cast<std::uint64_t*>(reinterpret_cast<long*>(at(set.psync, i)) + 2 + k);
+  }
+  void node_sync() noexcept {
+    const std::vector<int>& local = l.mine();
+    coll::dissemination<long>(r, static_cast<int>(local.size()), l.my_local, [&](int i, int round) {
+      return reinterpret_cast<long*>(at(set.psync, local[static_cast<std::size_t>(i)])) + kNodeRounds + round;
+    });
+  }
+  void leader_sync() noexcept {
+    transport::Seg seg = transport::Seg::kHeap;
+    std::uint64_t off = 0;
+    if (!r.symmetric_offset(set.psync, &seg, &off)) core::fatal(func, "pSync is not symmetric");
+    coll::dissemination<long>(
+        r, l.hosts(), l.my_host, [&](int, int round) { return set.psync + kLeaderRounds + round; },
+        [&](int h, int round) {
+          r.remote()->amo(world(l.leader(h)), seg, off + sizeof(long) * (kLeaderRounds + static_cast<std::size_t>(round)),
+                          AmoOp::kAdd, 8, 1, 0, nullptr, func);
+        });
+  }
+};
+
+}  // namespace
+
+void barrier(Runtime& rt, const core::ActiveSet& set, int me, bool quiet_first) {
+  Group g(rt, set, me, quiet_first ? "shmem_barrier" : "shmem_sync");
+  coll::hier::sync(g);
+}
+
+void broadcast(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const void* source, std::size_t bytes,
+               int root) {
+  Group g(rt, set, me, "shmem_broadcast");
+  coll::hier::broadcast(g, dest, source, bytes, root, false);
+}
+
+void collect(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const void* source, std::size_t bytes) {
+  Group g(rt, set, me, "shmem_collect");
+  coll::hier::collect(g, dest, source, bytes);
+}
+
+void fcollect(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const void* source, std::size_t bytes) {
+  Group g(rt, set, me, "shmem_fcollect");
+  coll::hier::fcollect(g, dest, source, bytes);
+}
+
+void alltoall(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const void* source, std::size_t bytes) {
+  Group g(rt, set, me, "shmem_alltoall");
+  auto at = [bytes](int pe, std::size_t) { return static_cast<std::size_t>(pe) * bytes; };
+  coll::hier::exchange(g, dest, source, bytes, 1, at, at, true);
+}
+
+void alltoalls(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const void* source, std::ptrdiff_t dst,
+               std::ptrdiff_t sst, std::size_t nelems, std::size_t elem) {
+  Group g(rt, set, me, "shmem_alltoalls");
+  const auto ne = static_cast<std::ptrdiff_t>(nelems), el = static_cast<std::ptrdiff_t>(elem);
+  auto src_at = [=](int pe, std::size_t e) { return static_cast<std::size_t>((pe * ne + static_cast<std::ptrdiff_t>(e)) * sst * el); };
+  auto dst_at = [=](int pe, std::size_t e) { return static_cast<std::size_t>((pe * ne + static_cast<std::ptrdiff_t>(e)) * dst * el); };
+  coll::hier::exchange(g, dest, source, nelems, elem, src_at, dst_at, dst == 1 && sst == 1);
+}
+
+void reduce(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const void* source, std::size_t nelems,
+            std::size_t elem, core::Combine combine) {
+  Group g(rt, set, me, "shmem_to_all");
+  coll::hier::reduce(g, dest, source, nelems, elem, combine);
+}
+
+}  // namespace shmem::xset

@@ -1,0 +1,103 @@
+// Team-based collectives on teams that span hosts: the hierarchical algorithms of
+// coll_hier.hpp over a Team, whose leaders talk through the channel in the team slot's
+// cross-host area (core/xarea.hpp), keyed by the team's host index.
+#include "core/coll_xteam.hpp"
+
+#include <cstddef>
+
+#include "core/coll_hier.hpp"
+#include "core/team.hpp"
+
+namespace shmem::xteam {
+namespace {
+
+class TeamChan {
+ public:
+  explicit TeamChan(Team& t) noexcept
+      : t_(t), base_(t.rt().x_slot_off(t.slot())), hosts_(t.layout().hosts()), box_(x_box_bytes(hosts_ - 1)) {}
+  int my_key() const noexcept { return t_.layout().my_host; }
+  std::size_t box_bytes() const noexcept { return box_; }
+  std::size_t seq_off(int key) const noexcept { return base_ + offsetof(XHeader, seq) + 8 * static_cast<std::size_t>(key); }
+  std::size_t ack_off(int key) const noexcept { return base_ + offsetof(XHeader, ack) + 8 * static_cast<std::size_t>(key); }
+  std::size_t box_off(int receiver, int sender, std::uint64_t chunk) const noexcept {
+    const auto rel = static_cast<std::size_t>(((sender - receiver - 1) % hosts_ + hosts_) % hosts_);
+    return base_ + kXHeaderBytes + (rel * kXDepth + chunk % kXDepth) * box_;
+  }
+  std::uint64_t& sent(int key) noexcept { return t_.x_sent()[static_cast<std::size_t>(key)]; }
+  std::uint64_t& taken(int key) noexcept { return t_.x_taken()[static_cast<std::size_t>(key)]; }
+
+ private:
+  Team& t_;
+  std::size_t base_;
+  int hosts_;
+  std::size_t box_;
+};
+
+struct Group {
+  Team& t;
+  const char* func;
+  TeamChan ch{t};
+  Runtime& rt() const noexcept { return t.rt(); }
+  int size() const noexcept { return t.size(); }
+  int me() const noexcept { return t.my_pe(); }
+  int world(int i) const noexcept { return t.world_pe(i); }
+  const HostLayout& layout() const noexcept { return t.layout(); }
+  void node_sync() noexcept { t.node_sync(); }
+  void leader_sync() noexcept { t.leader_sync(); }
+  TeamChan& chan() noexcept { return ch; }
+  int key(int host) const noexcept { return host; }
+  const char* name() const noexcept { return func; }
+  std::uint64_t* word(int i, int k) const noexcept { return &t.cell(i).scratch[k]; }
+  // Member i's copy of a symmetric address (members on this host).
+  char* at(const void* sym, int i) const noexcept {
+    if (i == t.my_pe()) return static_cast<char*>(const_cast<void*>(sym));
+    char* p = t.rt().translate(sym, t.world_pe(i));
+    if (!p) core::fatal(func, "%s is not symmetric (collective buffers must be)", t.rt().describe(sym).c_str());
+    return p;
+  }
+};
+
+}  // namespace
+
+void broadcast(Team& t, void* dest, const void* source, std::size_t bytes, int root) {
+  Group g{t, "shmem_broadcast"};
+  coll::hier::broadcast(g, dest, source, bytes, root, true);
+}
+
+void collect(Team& t, void* dest, const void* source, std::size_t bytes) {
+  Group g{t, "shmem_collect"};
+  coll::hier::collect(g, dest, source, bytes);
+}
+
+void fcollect(Team& t, void* dest, const void* source, std::size_t bytes) {
+  Group g{t, "shmem_fcollect"};
+  coll::hier::fcollect(g, dest, source, bytes);
+}
+
+void alltoall(Team& t, void* dest, const void* source, std::size_t bytes) {
+  Group g{t, "shmem_alltoall"};
+  auto at = [bytes](int pe, std::size_t) { return static_cast<std::size_t>(pe) * bytes; };
+  coll::hier::exchange(g, dest, source, bytes, 1, at, at, true);
+}
+
+void alltoalls(Team& t, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t nelems,
+               std::size_t elem) {
+  Group g{t, "shmem_alltoalls"};
+  const auto ne = static_cast<std::ptrdiff_t>(nelems), el = static_cast<std::ptrdiff_t>(elem);
+  auto src_at = [=](int pe, std::size_t e) { return static_cast<std::size_t>((pe * ne + static_cast<std::ptrdiff_t>(e)) * sst * el); };
+  auto dst_at = [=](int pe, std::size_t e) { return static_cast<std::size_t>((pe * ne + static_cast<std::ptrdiff_t>(e)) * dst * el); };
+  coll::hier::exchange(g, dest, source, nelems, elem, src_at, dst_at, dst == 1 && sst == 1);
+}
+
+void reduce(Team& t, void* dest, const void* source, std::size_t nelems, std::size_t elem, core::Combine combine) {
+  Group g{t, "shmem_reduce"};
+  coll::hier::reduce(g, dest, source, nelems, elem, combine);
+}
+
+void scan(Team& t, void* dest, const void* source, std::size_t nelems, std::size_t elem, core::Combine combine,
+          bool exclusive) {
+  Group g{t, exclusive ? "shmem_exscan" : "shmem_inscan"};
+  coll::hier::scan(g, dest, source, nelems, elem, combine, exclusive);
+}
+
+}  // namespace shmem::xteam
