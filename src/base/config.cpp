@@ -180,6 +180,9 @@ namespace {
 // aliases are known too.
 constexpr const char* kKnownOutsideTable[] = {
     "SHMEM_UID_SESSION_ID",  // the seed's unique-ID store address
+    "SHMEM_CC",              // oshcc's back-end compiler
+    "SHMEM_CXX",             // oshc++'s back-end compiler
+    "SHMEM_PY_OSHRUN",       // the oshrun that python3 -m shmem.run starts
 };
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {

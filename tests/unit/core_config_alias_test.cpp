@@ -101,3 +101,17 @@ TEST(ConfigAlias, AliasesAreNotUnknownVariables) {
   }
   EXPECT_TRUE(typo) << "the misspelt SHMEM_DEBUGG was not reported";
 }
+
+// Variables our tools read (oshcc's SHMEM_CC, ...) are shmem variables too, just not the library's.
+TEST(ConfigUnknown, ToolVariablesAreKnown) {
+  setenv("SHMEM_CC", "gcc", 1);
+  setenv("SHMEM_CXX", "g++", 1);
+  setenv("SHMEM_PY_OSHRUN", "/usr/bin/oshrun", 1);
+  const std::vector<std::string> msgs = shmem::unknown_variable_messages();
+  for (const char* n : {"SHMEM_CC", "SHMEM_CXX", "SHMEM_PY_OSHRUN"}) unsetenv(n);
+  for (const std::string& m : msgs) {
+    EXPECT_EQ(m.find("SHMEM_CC "), std::string::npos) << m;
+    EXPECT_EQ(m.find("SHMEM_CXX "), std::string::npos) << m;
+    EXPECT_EQ(m.find("SHMEM_PY_OSHRUN "), std::string::npos) << m;
+  }
+}
