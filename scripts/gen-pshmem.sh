@@ -9,7 +9,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 out=${1:-include/shmem/pshmem_decls.h}
-cc=${SHMEM_GEN_CC:-gcc}
+cc=${PSHMEM_GEN_CC:-gcc}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gen-pshmem.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 printf '#include <shmem.h>\n#include <shmemx.h>\n' >"$tmp/all.c"

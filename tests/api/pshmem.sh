@@ -21,7 +21,7 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL [pshmem]: $*" >&2; exit 1; }
 
 # 1. up to date
-SHMEM_GEN_CC=$cc sh "$src/scripts/gen-pshmem.sh" "$work/decls.h" >/dev/null || fail "gen-pshmem.sh failed"
+PSHMEM_GEN_CC=$cc sh "$src/scripts/gen-pshmem.sh" "$work/decls.h" >/dev/null || fail "gen-pshmem.sh failed"
 diff -u "$src/include/shmem/pshmem_decls.h" "$work/decls.h" >"$work/diff" ||
   fail "include/shmem/pshmem_decls.h is out of date: run scripts/gen-pshmem.sh ($(head -c 2000 "$work/diff"))"
 echo "ok - pshmem_decls.h is up to date"
