@@ -14,3 +14,5 @@ add_custom_command(TARGET shmem PRE_LINK
   COMMAND_EXPAND_LISTS VERBATIM
   COMMENT "Generating the pshmem_ aliases of libshmem")
 target_link_options(shmem PRIVATE ${SHMEM_PSHMEM_LD})
+# A change to the alias rules relinks libshmem (the script runs only when the library links).
+set_property(TARGET shmem APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/cmake/pshmem_aliases.sh)

@@ -1,6 +1,9 @@
 /*
  * pshmem.h - the OpenSHMEM 1.6 profiling interface: every routine of <shmem.h> and <shmemx.h>
- * under its name-shifted entry point pshmem_* / pshmemx_* (spec, "Profiling Interface").
+ * under its name-shifted entry point pshmem_* / pshmemx_* (spec, "Profiling Interface"); the
+ * deprecated 1.2 routines outside the shmem_ namespace as pstart_pes, p_my_pe, p_num_pes,
+ * pshmalloc, pshfree, pshrealloc and pshmemalign (the names Sandia OpenSHMEM and Open MPI's
+ * OSHMEM give them).
  *
  * A profiling library defines the shmem_* routines it wants to intercept and calls the
  * pshmem_* name to reach the library:

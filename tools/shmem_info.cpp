@@ -28,7 +28,8 @@ constexpr const char* kSpecVersion = "1.6";
 
 struct VarState {
   const shmem::ConfigVarInfo* info;
-  bool set = false;        // present in the environment
+  bool set = false;        // present in the environment (under its name or an alias)
+  const char* alias = nullptr;  // the alias it was set under, if not its own name
   bool secret = false;     // never shown
   std::string value;       // environment value, else the default
   std::string error;       // parser message for an invalid value
@@ -36,13 +37,14 @@ struct VarState {
 
 bool is_secret(std::string_view name) { return name == "SHMEM_JOB_SECRET"; }
 
-std::string validate(const shmem::ConfigVarInfo& v, const std::string& value) {
+// `label` names the variable as the user set it (an alias: "SMA_DEBUG (read as SHMEM_DEBUG)").
+std::string validate(const shmem::ConfigVarInfo& v, const std::string& value, const std::string& label) {
   std::string_view kind = v.kind;
   try {
-    if (kind == "Size") shmem::parse_size(value, v.name);
-    else if (kind == "Bool") shmem::parse_bool(value, v.name);
-    else if (kind == "Int") shmem::parse_int(value, v.name);
-    else if (kind == "Seconds") shmem::parse_seconds(value, v.name);
+    if (kind == "Size") shmem::parse_size(value, label);
+    else if (kind == "Bool") shmem::parse_bool(value, label);
+    else if (kind == "Int") shmem::parse_int(value, label);
+    else if (kind == "Seconds") shmem::parse_seconds(value, label);
     if (std::string_view(v.name) == "SHMEM_LOG_LEVEL") {
       shmem::log::Level l;
       if (!shmem::log::parse_level(value.c_str(), &l))
@@ -61,10 +63,12 @@ std::vector<VarState> collect(std::string* global_error) {
   for (const auto& v : shmem::config_vars()) {
     VarState s;
     s.info = &v;
-    s.set = std::getenv(v.name) != nullptr;
+    const char* own = std::getenv(v.name);
+    s.set = own != nullptr;
+    if ((own == nullptr || *own == '\0') && shmem::config_alias_value(v.name, &s.alias) != nullptr) s.set = true;
     s.secret = is_secret(v.name);
     s.value = shmem::config_raw(v.name);
-    s.error = validate(v, s.value);
+    s.error = validate(v, s.value, shmem::config_label(v.name));
     any_error = any_error || !s.error.empty();
     out.push_back(std::move(s));
   }
@@ -139,8 +143,9 @@ void print_text(const std::vector<VarState>& vars, const std::string& global_err
     std::printf("  kind:        %s\n", s.info->kind);
     std::printf("  default:     %s\n", *s.info->default_value ? s.info->default_value : "(empty)");
     std::string v = shown_value(s);
-    const char* origin = s.secret && s.set ? "" : s.set ? " (from the environment)" : "";
-    std::printf("  value:       %s%s\n", v.empty() ? "(empty)" : v.c_str(), origin);
+    std::string origin = s.secret && s.set ? "" : s.set ? " (from the environment)" : "";
+    if (s.alias) origin = std::string(" (from ") + s.alias + ", another implementation's name for it)";
+    std::printf("  value:       %s%s\n", v.empty() ? "(empty)" : v.c_str(), origin.c_str());
     if (!s.error.empty()) std::printf("  ERROR:       %s\n", s.error.c_str());
     std::printf("  description: %s\n", s.info->description);
   }
@@ -181,10 +186,17 @@ void print_markdown(const std::vector<VarState>& vars) {
   std::printf("| Variable | Kind | Default | Description |\n");
   std::printf("|---|---|---|---|\n");
   for (const auto& s : vars) {
-    std::string dflt = *s.info->default_value ? "`" + md_cell(s.info->default_value) + "`" : "(empty)";
+    // (not "`" + ... + "`": a GCC 12 -Wrestrict false positive in Release builds)
+    std::string dflt = "(empty)";
+    if (*s.info->default_value) dflt = md_cell(s.info->default_value).insert(0, 1, '`').append(1, '`');
     std::printf("| `%s` | %s | %s | %s |\n", s.info->name, s.info->kind, dflt.c_str(),
                 md_cell(s.info->description).c_str());
   }
+  std::printf("\n## Other implementations' names\n\n"
+              "These names are read as aliases, so settings made for other OpenSHMEM libraries keep "
+              "working; when a variable is set under both names, the name above wins.\n\n");
+  for (const auto& a : shmem::config_aliases())
+    std::printf("- `%s` for `%s` (%s)\n", a.alias, a.canonical, a.whose);
 }
 
 void usage(std::FILE* f) {

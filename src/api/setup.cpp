@@ -1,6 +1,5 @@
 // Library setup, exit and query routines (shmem_init ... shmem_pcontrol, start_pes).
 #include <cstdarg>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 
@@ -105,13 +104,14 @@ void shmem_info_get_name(char* name) noexcept {
 void shmem_pcontrol(const int level, ...) noexcept { shmem::core::pcontrol(level); }
 
 // Deprecated (1.2). start_pes may be called repeatedly (later calls are no-ops) and implies
-// finalization at exit, which the spec still supports for it.
+// finalization at exit, which the spec still supports for it: that is the library's implicit
+// finalize at exit, registered by every init (core/instances.cpp, on_exit). It knows the exit
+// status and meets the other PEs with a deadline, so a PE that exits early ends the job with
+// a message; a plain finalize from an atexit handler here would wait for them forever.
 void start_pes(int npes) noexcept {
   (void)npes;  // historical argument, ignored as the spec allows
-  const bool first = !shmem::core::initialized();
   int provided = SHMEM_THREAD_SINGLE;
   guarded(__func__, true, [&] { shmem::core::init(SHMEM_THREAD_SINGLE, &provided); });
-  if (first) std::atexit([] { shmem::core::finalize(); });
 }
 int _my_pe(void) noexcept { return shmem::core::my_pe(); }
 int _num_pes(void) noexcept { return shmem::core::n_pes(); }

@@ -1,8 +1,10 @@
 #pragma once
 // Private helpers shared by the C shims in src/api/. Every public function is a thin call into
 // one of these: resolve the context, run the checked-mode argument checks (naming the public
-// function via __func__ and the argument), then one call into shmem::core. All helpers are
-// noexcept and allocation-free; the typed families are instantiated from the type tables.
+// function via __func__ and the argument), then one call into shmem::core, which gets the same
+// name for its own error path (bad PE, address not symmetric, misaligned atomic), so every
+// message names the routine the program called. All helpers are noexcept and allocation-free;
+// the typed families are instantiated from the type tables.
 #include <shmem.h>
 
 #include <bit>
@@ -73,84 +75,95 @@ inline void check_local(const char* func, const char* arg, const void* addr, std
 
 // ---- RMA ----------------------------------------------------------------------------------------
 // Remote operand `rarg`, local operand `larg`; `bytes` is the extent of each.
+inline void check_operands(const char* func, const char* rarg, const void* raddr, std::size_t rbytes,
+                           const char* larg, const void* laddr, std::size_t lbytes) noexcept {
+  check_symmetric(func, rarg, raddr, rbytes);
+  if (larg != nullptr) check_local(func, larg, laddr, lbytes);
+}
+// `pe` a world PE.
 inline void check_rma(const char* func, int pe, const char* rarg, const void* raddr, std::size_t rbytes,
                       const char* larg, const void* laddr, std::size_t lbytes) noexcept {
   core::check_pe(func, pe);
-  check_symmetric(func, rarg, raddr, rbytes);
-  if (larg != nullptr) check_local(func, larg, laddr, lbytes);
+  check_operands(func, rarg, raddr, rbytes, larg, laddr, lbytes);
+}
+// `pe` numbered in the context's team.
+inline void check_rma(const char* func, const Ctx* ctx, int pe, const char* rarg, const void* raddr,
+                      std::size_t rbytes, const char* larg, const void* laddr, std::size_t lbytes) noexcept {
+  core::check_pe(func, ctx, pe);
+  check_operands(func, rarg, raddr, rbytes, larg, laddr, lbytes);
 }
 
 inline void put(const char* f, shmem_ctx_t h, void* dest, const void* src, std::size_t bytes,
                 int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
-  if (checking()) check_rma(f, pe, "dest", dest, bytes, "source", src, bytes);
-  core::put(ctx, dest, src, bytes, pe);
+  if (checking()) check_rma(f, ctx, pe, "dest", dest, bytes, "source", src, bytes);
+  core::put(ctx, dest, src, bytes, pe, f);
 }
 inline void get(const char* f, shmem_ctx_t h, void* dest, const void* src, std::size_t bytes,
                 int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
-  if (checking()) check_rma(f, pe, "source", src, bytes, "dest", dest, bytes);
-  core::get(ctx, dest, src, bytes, pe);
+  if (checking()) check_rma(f, ctx, pe, "source", src, bytes, "dest", dest, bytes);
+  core::get(ctx, dest, src, bytes, pe, f);
 }
 inline void put_nbi(const char* f, shmem_ctx_t h, void* dest, const void* src, std::size_t bytes,
                     int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
-  if (checking()) check_rma(f, pe, "dest", dest, bytes, "source", src, bytes);
-  core::put_nbi(ctx, dest, src, bytes, pe);
+  if (checking()) check_rma(f, ctx, pe, "dest", dest, bytes, "source", src, bytes);
+  core::put_nbi(ctx, dest, src, bytes, pe, f);
 }
 inline void get_nbi(const char* f, shmem_ctx_t h, void* dest, const void* src, std::size_t bytes,
                     int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
-  if (checking()) check_rma(f, pe, "source", src, bytes, "dest", dest, bytes);
-  core::get_nbi(ctx, dest, src, bytes, pe);
+  if (checking()) check_rma(f, ctx, pe, "source", src, bytes, "dest", dest, bytes);
+  core::get_nbi(ctx, dest, src, bytes, pe, f);
 }
 template <class T>
 inline void p(const char* f, shmem_ctx_t h, T* dest, T value, int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
-  if (checking()) check_rma(f, pe, "dest", dest, sizeof(T), nullptr, nullptr, 0);
-  core::put(ctx, dest, &value, sizeof(T), pe);
+  if (checking()) check_rma(f, ctx, pe, "dest", dest, sizeof(T), nullptr, nullptr, 0);
+  core::put(ctx, dest, &value, sizeof(T), pe, f);
 }
 template <class T>
 inline T g(const char* f, shmem_ctx_t h, const T* source, int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
-  if (checking()) check_rma(f, pe, "source", source, sizeof(T), nullptr, nullptr, 0);
+  if (checking()) check_rma(f, ctx, pe, "source", source, sizeof(T), nullptr, nullptr, 0);
   T value;
-  core::get(ctx, &value, source, sizeof(T), pe);
+  core::get(ctx, &value, source, sizeof(T), pe, f);
   return value;
 }
 inline void iput(const char* f, shmem_ctx_t h, void* dest, const void* src, std::ptrdiff_t dst,
                  std::ptrdiff_t sst, std::size_t nelems, std::size_t elem, int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
   if (checking())
-    check_rma(f, pe, "dest", dest, strided_extent(nelems, dst, elem), "source", src,
+    check_rma(f, ctx, pe, "dest", dest, strided_extent(nelems, dst, elem), "source", src,
               strided_extent(nelems, sst, elem));
-  core::iput(ctx, dest, src, dst, sst, nelems, elem, pe);
+  core::iput(ctx, dest, src, dst, sst, nelems, elem, pe, f);
 }
 inline void iget(const char* f, shmem_ctx_t h, void* dest, const void* src, std::ptrdiff_t dst,
                  std::ptrdiff_t sst, std::size_t nelems, std::size_t elem, int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
   if (checking())
-    check_rma(f, pe, "source", src, strided_extent(nelems, sst, elem), "dest", dest,
+    check_rma(f, ctx, pe, "source", src, strided_extent(nelems, sst, elem), "dest", dest,
               strided_extent(nelems, dst, elem));
-  core::iget(ctx, dest, src, dst, sst, nelems, elem, pe);
+  core::iget(ctx, dest, src, dst, sst, nelems, elem, pe, f);
 }
 inline void ibput(const char* f, shmem_ctx_t h, void* dest, const void* src, std::ptrdiff_t dst,
                   std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem,
                   int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
   if (checking())
-    check_rma(f, pe, "dest", dest, blocked_extent(bsize, nblocks, dst, elem), "source", src,
+    check_rma(f, ctx, pe, "dest", dest, blocked_extent(bsize, nblocks, dst, elem), "source", src,
               blocked_extent(bsize, nblocks, sst, elem));
-  core::ibput(ctx, dest, src, dst, sst, bsize, nblocks, elem, pe);
+  core::ibput(ctx, dest, src, dst, sst, bsize, nblocks, elem, pe, f);
 }
 inline void ibget(const char* f, shmem_ctx_t h, void* dest, const void* src, std::ptrdiff_t dst,
                   std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem,
                   int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
   if (checking())
-    check_rma(f, pe, "source", src, blocked_extent(bsize, nblocks, sst, elem), "dest", dest,
+    check_rma(f, ctx, pe, "source", src, blocked_extent(bsize, nblocks, sst, elem), "dest", dest,
               blocked_extent(bsize, nblocks, dst, elem));
-  core::ibget(ctx, dest, src, dst, sst, bsize, nblocks, elem, pe);
+  core::ibget(ctx, dest, src, dst, sst, bsize, nblocks, elem, pe, f);
 }
 
 // ---- signals ------------------------------------------------------------------------------------
@@ -158,8 +171,8 @@ inline void ibget(const char* f, shmem_ctx_t h, void* dest, const void* src, std
 inline void signal_update(const char* f, shmem_ctx_t h, std::uint64_t* sig_addr, std::uint64_t signal, int sig_op,
                           int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
-  if (checking()) check_rma(f, pe, "sig_addr", sig_addr, sizeof(std::uint64_t), nullptr, nullptr, 0);
-  core::signal_op(ctx, sig_addr, signal, core_sig_op(f, sig_op), pe);
+  if (checking()) check_rma(f, ctx, pe, "sig_addr", sig_addr, sizeof(std::uint64_t), nullptr, nullptr, 0);
+  core::signal_op(ctx, sig_addr, signal, core_sig_op(f, sig_op), pe, f);
 }
 
 inline void put_signal(const char* f, shmem_ctx_t h, void* dest, const void* src, std::size_t bytes,
@@ -167,13 +180,13 @@ inline void put_signal(const char* f, shmem_ctx_t h, void* dest, const void* src
   Ctx* ctx = ctx_of(f, h);
   const int op = core_sig_op(f, sig_op);
   if (checking()) {
-    check_rma(f, pe, "dest", dest, bytes, "source", src, bytes);
+    check_rma(f, ctx, pe, "dest", dest, bytes, "source", src, bytes);
     check_symmetric(f, "sig_addr", sig_addr, sizeof(std::uint64_t));
   }
   if (nbi)
-    core::put_signal_nbi(ctx, dest, src, bytes, sig_addr, signal, op, pe);
+    core::put_signal_nbi(ctx, dest, src, bytes, sig_addr, signal, op, pe, f);
   else
-    core::put_signal(ctx, dest, src, bytes, sig_addr, signal, op, pe);
+    core::put_signal(ctx, dest, src, bytes, sig_addr, signal, op, pe, f);
 }
 
 // ---- atomics --------------------------------------------------------------------------------------
@@ -196,12 +209,12 @@ inline AmoWord<T> to_word(T v) noexcept {
 template <class T>
 inline T amo(const char* f, shmem_ctx_t h, core::AmoOp op, const T* dest, T value, T cond, int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
-  if (checking()) check_rma(f, pe, "dest", dest, sizeof(T), nullptr, nullptr, 0);
+  if (checking()) check_rma(f, ctx, pe, "dest", dest, sizeof(T), nullptr, nullptr, 0);
   void* d = const_cast<T*>(dest);  // atomic_fetch takes const; the core never writes for kFetch
   if constexpr (sizeof(T) == 4)
-    return std::bit_cast<T>(core::amo32(ctx, op, d, to_word(value), to_word(cond), pe));
+    return std::bit_cast<T>(core::amo32(ctx, op, d, to_word(value), to_word(cond), pe, f));
   else
-    return std::bit_cast<T>(core::amo64(ctx, op, d, to_word(value), to_word(cond), pe));
+    return std::bit_cast<T>(core::amo64(ctx, op, d, to_word(value), to_word(cond), pe, f));
 }
 
 // Nonblocking fetching forms: the core stores the old word into *fetch by the next quiet. `fetch`
@@ -212,13 +225,13 @@ template <class T>
 inline void amo_nbi(const char* f, shmem_ctx_t h, core::AmoOp op, T* fetch, const T* dest, T value, T cond,
                     int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
-  if (checking()) check_rma(f, pe, "dest", dest, sizeof(T), "fetch", fetch, sizeof(T));
+  if (checking()) check_rma(f, ctx, pe, "dest", dest, sizeof(T), "fetch", fetch, sizeof(T));
   void* d = const_cast<T*>(dest);
   auto* out = reinterpret_cast<AmoWord<T>*>(fetch);
   if constexpr (sizeof(T) == 4)
-    core::amo32_nbi(ctx, op, out, d, to_word(value), to_word(cond), pe);
+    core::amo32_nbi(ctx, op, out, d, to_word(value), to_word(cond), pe, f);
   else
-    core::amo64_nbi(ctx, op, out, d, to_word(value), to_word(cond), pe);
+    core::amo64_nbi(ctx, op, out, d, to_word(value), to_word(cond), pe, f);
 }
 
 // Forms without a comparand (value only) and without any operand (inc, fetch).

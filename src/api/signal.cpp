@@ -49,7 +49,7 @@ uint64_t shmem_signal_fetch(const uint64_t* sig_addr) noexcept {
 
 uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) noexcept {
   if (api::checking()) api::check_wait(__func__, cmp, "sig_addr", sig_addr, sizeof(uint64_t));
-  return shmem::core::signal_wait_until(sig_addr, cmp, cmp_value);
+  return shmem::core::signal_wait_until(sig_addr, cmp, cmp_value, __func__);
 }
 
 void shmem_signal_add(uint64_t* sig_addr, uint64_t signal, int pe) noexcept {

@@ -9,30 +9,30 @@ namespace core = shmem::core;
 
 extern "C" {
 
-#define SHMEM_DEF_TEST_(T, N)                                                         \
-  int shmem_##N##_test(T* ivar, int cmp, T cmp_value) noexcept {                      \
-    if (api::checking()) api::check_wait(__func__, cmp, "ivar", ivar, sizeof(T));     \
-    return core::test(api::wait_kind<T>(), ivar, cmp, api::widen(cmp_value)) ? 1 : 0; \
+#define SHMEM_DEF_TEST_(T, N)                                                                   \
+  int shmem_##N##_test(T* ivar, int cmp, T cmp_value) noexcept {                                \
+    if (api::checking()) api::check_wait(__func__, cmp, "ivar", ivar, sizeof(T));               \
+    return core::test(api::wait_kind<T>(), ivar, cmp, api::widen(cmp_value), __func__) ? 1 : 0; \
   }
 SHMEM_P2P_TYPE_TABLE(SHMEM_DEF_TEST_)
 #undef SHMEM_DEF_TEST_
 
 // `values` is null for the scalar-comparand forms and cmp_values for the *_vector forms.
-#define SHMEM_DEF_TEST_MULTI_(T, N, SUFFIX, CMP_PARAM, VALUE, VALUES)                                        \
-  int shmem_##N##_test_all##SUFFIX(T* ivars, size_t nelems, const int* status, int cmp,                      \
-                                   CMP_PARAM) noexcept {                                                     \
-    if (api::checking()) api::check_multi<T>(__func__, ivars, nelems, status, cmp, VALUES, nullptr);         \
-    return core::test_all(api::wait_kind<T>(), ivars, nelems, status, cmp, VALUE, VALUES) ? 1 : 0;           \
-  }                                                                                                          \
-  size_t shmem_##N##_test_any##SUFFIX(T* ivars, size_t nelems, const int* status, int cmp,                   \
-                                      CMP_PARAM) noexcept {                                                  \
-    if (api::checking()) api::check_multi<T>(__func__, ivars, nelems, status, cmp, VALUES, nullptr);         \
-    return core::test_any(api::wait_kind<T>(), ivars, nelems, status, cmp, VALUE, VALUES);                   \
-  }                                                                                                          \
-  size_t shmem_##N##_test_some##SUFFIX(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, \
-                                       CMP_PARAM) noexcept {                                                 \
-    if (api::checking()) api::check_multi<T>(__func__, ivars, nelems, status, cmp, VALUES, indices);         \
-    return core::test_some(api::wait_kind<T>(), ivars, nelems, indices, status, cmp, VALUE, VALUES);         \
+#define SHMEM_DEF_TEST_MULTI_(T, N, SUFFIX, CMP_PARAM, VALUE, VALUES)                                          \
+  int shmem_##N##_test_all##SUFFIX(T* ivars, size_t nelems, const int* status, int cmp,                        \
+                                   CMP_PARAM) noexcept {                                                       \
+    if (api::checking()) api::check_multi<T>(__func__, ivars, nelems, status, cmp, VALUES, nullptr);           \
+    return core::test_all(api::wait_kind<T>(), ivars, nelems, status, cmp, VALUE, VALUES, __func__) ? 1 : 0;   \
+  }                                                                                                            \
+  size_t shmem_##N##_test_any##SUFFIX(T* ivars, size_t nelems, const int* status, int cmp,                     \
+                                      CMP_PARAM) noexcept {                                                    \
+    if (api::checking()) api::check_multi<T>(__func__, ivars, nelems, status, cmp, VALUES, nullptr);           \
+    return core::test_any(api::wait_kind<T>(), ivars, nelems, status, cmp, VALUE, VALUES, __func__);           \
+  }                                                                                                            \
+  size_t shmem_##N##_test_some##SUFFIX(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,   \
+                                       CMP_PARAM) noexcept {                                                   \
+    if (api::checking()) api::check_multi<T>(__func__, ivars, nelems, status, cmp, VALUES, indices);           \
+    return core::test_some(api::wait_kind<T>(), ivars, nelems, indices, status, cmp, VALUE, VALUES, __func__); \
   }
 #define SHMEM_DEF_TEST_MULTI_TYPE_(T, N)                                                            \
   SHMEM_DEF_TEST_MULTI_(T, N, , T cmp_value, api::widen(cmp_value), static_cast<const T*>(nullptr)) \

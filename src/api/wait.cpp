@@ -11,7 +11,7 @@ namespace {
 template <class T>
 void wait_until(const char* f, T* ivar, int cmp, T value) noexcept {
   if (api::checking()) api::check_wait(f, cmp, "ivar", ivar, sizeof(T));
-  core::wait_until(api::wait_kind<T>(), ivar, cmp, api::widen(value));
+  core::wait_until(api::wait_kind<T>(), ivar, cmp, api::widen(value), f);
 }
 }  // namespace
 
@@ -25,21 +25,21 @@ SHMEM_P2P_TYPE_TABLE(SHMEM_DEF_WAIT_UNTIL_)
 #undef SHMEM_DEF_WAIT_UNTIL_
 
 // `values` is null for the scalar-comparand forms and cmp_values for the *_vector forms.
-#define SHMEM_DEF_WAIT_MULTI_(T, N, SUFFIX, CMP_PARAM, VALUE, VALUES)                                      \
-  void shmem_##N##_wait_until_all##SUFFIX(T* ivars, size_t nelems, const int* status, int cmp,             \
-                                          CMP_PARAM) noexcept {                                            \
-    if (api::checking()) api::check_multi<T>(__func__, ivars, nelems, status, cmp, VALUES, nullptr);       \
-    core::wait_until_all(api::wait_kind<T>(), ivars, nelems, status, cmp, VALUE, VALUES);                  \
-  }                                                                                                        \
-  size_t shmem_##N##_wait_until_any##SUFFIX(T* ivars, size_t nelems, const int* status, int cmp,           \
-                                            CMP_PARAM) noexcept {                                          \
-    if (api::checking()) api::check_multi<T>(__func__, ivars, nelems, status, cmp, VALUES, nullptr);       \
-    return core::wait_until_any(api::wait_kind<T>(), ivars, nelems, status, cmp, VALUE, VALUES);           \
-  }                                                                                                        \
-  size_t shmem_##N##_wait_until_some##SUFFIX(T* ivars, size_t nelems, size_t* indices, const int* status,  \
-                                             int cmp, CMP_PARAM) noexcept {                                \
-    if (api::checking()) api::check_multi<T>(__func__, ivars, nelems, status, cmp, VALUES, indices);       \
-    return core::wait_until_some(api::wait_kind<T>(), ivars, nelems, indices, status, cmp, VALUE, VALUES); \
+#define SHMEM_DEF_WAIT_MULTI_(T, N, SUFFIX, CMP_PARAM, VALUE, VALUES)                                                \
+  void shmem_##N##_wait_until_all##SUFFIX(T* ivars, size_t nelems, const int* status, int cmp,                       \
+                                          CMP_PARAM) noexcept {                                                      \
+    if (api::checking()) api::check_multi<T>(__func__, ivars, nelems, status, cmp, VALUES, nullptr);                 \
+    core::wait_until_all(api::wait_kind<T>(), ivars, nelems, status, cmp, VALUE, VALUES, __func__);                  \
+  }                                                                                                                  \
+  size_t shmem_##N##_wait_until_any##SUFFIX(T* ivars, size_t nelems, const int* status, int cmp,                     \
+                                            CMP_PARAM) noexcept {                                                    \
+    if (api::checking()) api::check_multi<T>(__func__, ivars, nelems, status, cmp, VALUES, nullptr);                 \
+    return core::wait_until_any(api::wait_kind<T>(), ivars, nelems, status, cmp, VALUE, VALUES, __func__);           \
+  }                                                                                                                  \
+  size_t shmem_##N##_wait_until_some##SUFFIX(T* ivars, size_t nelems, size_t* indices, const int* status,            \
+                                             int cmp, CMP_PARAM) noexcept {                                          \
+    if (api::checking()) api::check_multi<T>(__func__, ivars, nelems, status, cmp, VALUES, indices);                 \
+    return core::wait_until_some(api::wait_kind<T>(), ivars, nelems, indices, status, cmp, VALUE, VALUES, __func__); \
   }
 #define SHMEM_DEF_WAIT_MULTI_TYPE_(T, N)                                                            \
   SHMEM_DEF_WAIT_MULTI_(T, N, , T cmp_value, api::widen(cmp_value), static_cast<const T*>(nullptr)) \

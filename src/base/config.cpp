@@ -82,28 +82,44 @@ double parse_seconds(std::string_view text, std::string_view what) {
 const std::vector<ConfigVarInfo>& config_vars() {
   static const std::vector<ConfigVarInfo> vars = {
 #define SHMEM_CONFIG_VAR(name, kind, dflt, doc) {#name, #kind, dflt, doc},
+#define SHMEM_CONFIG_ALIAS(alias, name, whose)
 #include "base/config_table.def"
+#undef SHMEM_CONFIG_ALIAS
 #undef SHMEM_CONFIG_VAR
   };
   return vars;
 }
 
-// Other implementations' names for a table variable (docs/porting.md): Sandia OpenSHMEM's and
-// Open MPI OSHMEM's SMA_SYMMETRIC_SIZE, and SHMEM_SYMMETRIC_HEAP_SIZE. The table's own name wins
-// when both are set. Returns the value set under an alias, or nullptr.
-const char* config_alias_value(std::string_view name) {
+// Other implementations' names for a table variable (docs/porting.md, the end of the table):
+// SMA_SYMMETRIC_SIZE, SMA_DEBUG, SMA_INFO, SMA_VERSION, SHMEM_SYMMETRIC_HEAP_SIZE. The table's
+// own name wins when both are set. Returns the value set under an alias, or nullptr (and the
+// alias's name in *which).
+const char* config_alias_value(std::string_view name, const char** which) {
   for (const ConfigAlias& a : config_aliases())
     if (name == a.canonical)
-      if (const char* v = std::getenv(a.alias); v && *v) return v;
+      if (const char* v = std::getenv(a.alias); v && *v) {
+        if (which) *which = a.alias;
+        return v;
+      }
   return nullptr;
 }
 
 const std::vector<ConfigAlias>& config_aliases() {
   static const std::vector<ConfigAlias> aliases = {
-      {"SMA_SYMMETRIC_SIZE", "SHMEM_SYMMETRIC_SIZE"},
-      {"SHMEM_SYMMETRIC_HEAP_SIZE", "SHMEM_SYMMETRIC_SIZE"},
+#define SHMEM_CONFIG_VAR(name, kind, dflt, doc)
+#define SHMEM_CONFIG_ALIAS(alias, name, whose) {#alias, #name, whose},
+#include "base/config_table.def"
+#undef SHMEM_CONFIG_ALIAS
+#undef SHMEM_CONFIG_VAR
   };
   return aliases;
+}
+
+std::string config_label(const char* name) {
+  if (const char* v = std::getenv(name); v && *v) return name;
+  const char* alias = nullptr;
+  if (config_alias_value(name, &alias)) return std::string(alias) + " (read as " + name + ")";
+  return name;
 }
 
 std::string config_raw(const char* name) {
@@ -117,10 +133,10 @@ std::string config_raw(const char* name) {
 
 Config Config::from_env() {
   Config c;
-  auto Size = [](const char* n) { return parse_size(config_raw(n), n); };
-  auto Bool = [](const char* n) { return parse_bool(config_raw(n), n); };
-  auto Int = [](const char* n) { return parse_int(config_raw(n), n); };
-  auto Seconds = [](const char* n) { return parse_seconds(config_raw(n), n); };
+  auto Size = [](const char* n) { return parse_size(config_raw(n), config_label(n)); };
+  auto Bool = [](const char* n) { return parse_bool(config_raw(n), config_label(n)); };
+  auto Int = [](const char* n) { return parse_int(config_raw(n), config_label(n)); };
+  auto Seconds = [](const char* n) { return parse_seconds(config_raw(n), config_label(n)); };
   auto String = [](const char* n) { return config_raw(n); };
   c.symmetric_size = Size("SHMEM_SYMMETRIC_SIZE");
   c.debug = Bool("SHMEM_DEBUG");
@@ -160,10 +176,13 @@ Config Config::from_env() {
 // ---- checks beyond the table's parsers (kept apart: the table's code is above) -------------
 namespace {
 
-// SHMEM_* names that are not in the table but are read (or accepted) elsewhere.
+// SHMEM_* names that are not in the table but are read (or accepted) elsewhere; the table's
+// aliases are known too.
 constexpr const char* kKnownOutsideTable[] = {
-    "SHMEM_SYMMETRIC_HEAP_SIZE",  // alias of SHMEM_SYMMETRIC_SIZE
-    "SHMEM_UID_SESSION_ID",       // the seed's unique-ID store address
+    "SHMEM_UID_SESSION_ID",  // the seed's unique-ID store address
+    "SHMEM_CC",              // oshcc's back-end compiler
+    "SHMEM_CXX",             // oshc++'s back-end compiler
+    "SHMEM_PY_OSHRUN",       // the oshrun that python3 -m shmem.run starts
 };
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -192,6 +211,7 @@ std::vector<std::string> unknown_variable_messages() {
     bool known = false;
     for (const auto& v : config_vars()) known = known || name == v.name;
     for (const char* k : kKnownOutsideTable) known = known || name == k;
+    for (const auto& a : config_aliases()) known = known || name == a.alias;
     if (known) continue;
     std::string best;
     std::size_t best_d = std::string::npos;

@@ -44,16 +44,22 @@ struct ConfigVarInfo {
 };
 const std::vector<ConfigVarInfo>& config_vars();
 // Names other implementations use for a table variable, accepted as aliases of it (the table's
-// own name wins when both are set): SMA_SYMMETRIC_SIZE, SHMEM_SYMMETRIC_HEAP_SIZE.
+// own name wins when both are set): SMA_SYMMETRIC_SIZE, SMA_DEBUG, SMA_INFO, SMA_VERSION,
+// SHMEM_SYMMETRIC_HEAP_SIZE (SHMEM_CONFIG_ALIAS in config_table.def).
 struct ConfigAlias {
   const char* alias;
   const char* canonical;
+  const char* whose;  // the implementations that use the alias
 };
 const std::vector<ConfigAlias>& config_aliases();
-// The value of the first alias of `name` that is set (non-empty), or nullptr.
-const char* config_alias_value(std::string_view name);
+// The value of the first alias of `name` that is set (non-empty), or nullptr; *which (when
+// given) is set to that alias's name.
+const char* config_alias_value(std::string_view name, const char** which = nullptr);
 // The environment value of a table variable (or of an alias of it), or its default.
 std::string config_raw(const char* name);
+// The variable as the user set it, for messages: `name`, or "SMA_DEBUG (read as SHMEM_DEBUG)"
+// when only an alias is set.
+std::string config_label(const char* name);
 
 // SHMEM_* variables in the environment that are not in the table, each with a message naming
 // the closest known one ("SHMEM_SYMMETRIC_SIZ is not a shmem variable; did you mean

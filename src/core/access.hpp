@@ -1,36 +1,41 @@
 #pragma once
 // Resolving a (symmetric address, PE) pair to memory this process can touch: the one step
 // every data-path operation shares. PE numbers are always range-checked (one compare); the
-// heavier object checks run only with SHMEM_DEBUG=1.
+// heavier object checks run only with SHMEM_DEBUG=1. `func` is the public routine and `arg` the
+// name of the address argument (dest, source, sig_addr, ...) as the user called them: they only
+// reach the error path, which names both.
 #include "core/runtime.hpp"
 #include "shmem/device/cpu.hpp"
 
 namespace shmem::detail {
 
 [[noreturn]] void bad_pe(const Runtime& r, int pe, const char* func) noexcept;
-[[noreturn]] void bad_target(const Runtime& r, const void* addr, int pe, const char* func) noexcept;
+[[noreturn]] void bad_target(const Runtime& r, const void* addr, int pe, const char* func,
+                             const char* arg = "address") noexcept;
 
 inline void check_pe_fast(const Runtime& r, int pe, const char* func) noexcept {
   if (__builtin_expect(static_cast<unsigned>(pe) >= static_cast<unsigned>(r.n_pes()), 0)) bad_pe(r, pe, func);
 }
 
 // Node-local address of `addr` on `pe`; ends the job with a clear message when impossible.
-inline char* local_target(const Runtime& r, const void* addr, int pe, const char* func) noexcept {
+inline char* local_target(const Runtime& r, const void* addr, int pe, const char* func,
+                          const char* arg = "address") noexcept {
   check_pe_fast(r, pe, func);
   char* p = r.translate(addr, pe);
-  if (__builtin_expect(p == nullptr, 0)) bad_target(r, addr, pe, func);
+  if (__builtin_expect(p == nullptr, 0)) bad_target(r, addr, pe, func, arg);
   return p;
 }
 
 // The same for an operation on a context: team contexts number PEs within their team.
 [[noreturn]] void bad_team_pe(const Ctx& ctx, int pe, const char* func) noexcept;
-inline char* local_target(const Ctx* ctx, const void* addr, int pe, const char* func) noexcept {
+inline char* local_target(const Ctx* ctx, const void* addr, int pe, const char* func,
+                          const char* arg = "address") noexcept {
   if (ctx->world) {
     if (__builtin_expect(static_cast<unsigned>(pe) >= static_cast<unsigned>(ctx->team_size), 0))
       bad_team_pe(*ctx, pe, func);
     pe = ctx->world[pe];
   }
-  return local_target(*ctx->rt, addr, pe, func);
+  return local_target(*ctx->rt, addr, pe, func, arg);
 }
 
 // Where an operation lands: node-local memory (local != nullptr), or (pe, seg, off) through the
@@ -43,22 +48,24 @@ struct Target {
 };
 
 // The slow path of target(): the PE is remote (or addr is not symmetric: ends the job).
-Target remote_target(const Runtime& r, const void* addr, int pe, const char* func) noexcept;
+Target remote_target(const Runtime& r, const void* addr, int pe, const char* func, const char* arg) noexcept;
 
-inline Target target(const Runtime& r, const void* addr, int pe, const char* func) noexcept {
+inline Target target(const Runtime& r, const void* addr, int pe, const char* func,
+                     const char* arg = "address") noexcept {
   check_pe_fast(r, pe, func);
   char* p = r.translate(addr, pe);
   if (__builtin_expect(p != nullptr, 1)) return Target{p, pe, transport::Seg::kHeap, 0};
-  return remote_target(r, addr, pe, func);
+  return remote_target(r, addr, pe, func, arg);
 }
 
-inline Target target(const Ctx* ctx, const void* addr, int pe, const char* func) noexcept {
+inline Target target(const Ctx* ctx, const void* addr, int pe, const char* func,
+                     const char* arg = "address") noexcept {
   if (ctx->world) {
     if (__builtin_expect(static_cast<unsigned>(pe) >= static_cast<unsigned>(ctx->team_size), 0))
       bad_team_pe(*ctx, pe, func);
     pe = ctx->world[pe];
   }
-  return target(*ctx->rt, addr, pe, func);
+  return target(*ctx->rt, addr, pe, func, arg);
 }
 
 using device::detail::store_fence;  // shmem/device/cpu.hpp

@@ -41,38 +41,51 @@ Ctx* ctx_from_handle(void* handle, const char* func = "shmem_ctx") noexcept;
 
 // ---- argument checks (SHMEM_DEBUG=1 or the SHMEM_CHECKED build option) --------------------
 bool checks_enabled() noexcept;
-// Each aborts with a message naming `func`, the argument and the knob, when invalid.
+// Each aborts with a message naming `func`, the argument and the knob, when invalid. The ctx
+// form numbers `pe` within the context's team (a team context's PEs are team PEs).
 void check_pe(const char* func, int pe) noexcept;
+void check_pe(const char* func, const Ctx* ctx, int pe) noexcept;
 void check_symmetric(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept;
 void check_local(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept;
 
 // ---- symmetric memory -----------------------------------------------------------------------
 // Collective; return nullptr for size 0 or when the heap is exhausted (logged, naming
-// SHMEM_SYMMETRIC_SIZE). All end with a barrier as the spec requires.
-void* malloc(std::size_t size) noexcept;
-void* calloc(std::size_t count, std::size_t size) noexcept;
-void* align(std::size_t alignment, std::size_t size) noexcept;
-void* realloc(void* ptr, std::size_t size) noexcept;
-void free(void* ptr) noexcept;
+// SHMEM_SYMMETRIC_SIZE). All end with a barrier as the spec requires. `func` is the public
+// routine the messages name (shmalloc, aclshmem_malloc, ...).
+void* malloc(std::size_t size, const char* func = "shmem_malloc") noexcept;
+void* calloc(std::size_t count, std::size_t size, const char* func = "shmem_calloc") noexcept;
+void* align(std::size_t alignment, std::size_t size, const char* func = "shmem_align") noexcept;
+void* realloc(void* ptr, std::size_t size, const char* func = "shmem_realloc") noexcept;
+void free(void* ptr, const char* func = "shmem_free") noexcept;
 void* ptr(const void* dest, int pe) noexcept;          // shmem_ptr
 bool addr_accessible(const void* addr, int pe) noexcept;
 bool pe_accessible(int pe) noexcept;
 
+// ---- the public routine's name -----------------------------------------------------------------
+// Every data-path operation takes the public routine's name last (the shims pass __func__): it
+// only reaches the error path, so a bad PE or address from shmem_long_p is reported as
+// "shmem_long_p: pe=..." and not under an internal name. The defaults serve callers inside the
+// library that have no public name of their own.
+
 // ---- RMA (byte based; typed families multiply by sizeof) -------------------------------------
-void put(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept;
-void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept;
-void put_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept;
-void get_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept;
+void put(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func = "shmem_put") noexcept;
+void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func = "shmem_get") noexcept;
+void put_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe,
+             const char* func = "shmem_put_nbi") noexcept;
+void get_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe,
+             const char* func = "shmem_get_nbi") noexcept;
 // Strides are in elements of `elem_size` bytes, as in the spec.
 void iput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
-          std::size_t nelems, std::size_t elem_size, int pe) noexcept;
+          std::size_t nelems, std::size_t elem_size, int pe, const char* func = "shmem_iput") noexcept;
 void iget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
-          std::size_t nelems, std::size_t elem_size, int pe) noexcept;
+          std::size_t nelems, std::size_t elem_size, int pe, const char* func = "shmem_iget") noexcept;
 // 1.6 blocked strided: nblocks blocks of bsize elements; strides in elements between block starts.
 void ibput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
-           std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe) noexcept;
+           std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe,
+           const char* func = "shmem_ibput") noexcept;
 void ibget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
-           std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe) noexcept;
+           std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe,
+           const char* func = "shmem_ibget") noexcept;
 
 // ---- atomics --------------------------------------------------------------------------------
 using shmem::AmoOp;  // transport/amo_op.hpp: one enum for every layer
@@ -81,21 +94,27 @@ using shmem::AmoOp;  // transport/amo_op.hpp: one enum for every layer
 // operand (add amount, new value, swap value); `cond` is compare_swap's comparand. Returns the
 // old value for fetching ops (0 otherwise). `is_signed` selects signed arithmetic semantics
 // (only matters for nothing on two's complement, kept for clarity of intent).
-std::uint32_t amo32(Ctx* ctx, AmoOp op, void* dest, std::uint32_t value, std::uint32_t cond, int pe) noexcept;
-std::uint64_t amo64(Ctx* ctx, AmoOp op, void* dest, std::uint64_t value, std::uint64_t cond, int pe) noexcept;
+std::uint32_t amo32(Ctx* ctx, AmoOp op, void* dest, std::uint32_t value, std::uint32_t cond, int pe,
+                    const char* func = "shmem_atomic") noexcept;
+std::uint64_t amo64(Ctx* ctx, AmoOp op, void* dest, std::uint64_t value, std::uint64_t cond, int pe,
+                    const char* func = "shmem_atomic") noexcept;
 // Nonblocking fetching forms: the old value is stored to *fetch (complete at quiet).
-void amo32_nbi(Ctx* ctx, AmoOp op, std::uint32_t* fetch, void* dest, std::uint32_t value, std::uint32_t cond, int pe) noexcept;
-void amo64_nbi(Ctx* ctx, AmoOp op, std::uint64_t* fetch, void* dest, std::uint64_t value, std::uint64_t cond, int pe) noexcept;
+void amo32_nbi(Ctx* ctx, AmoOp op, std::uint32_t* fetch, void* dest, std::uint32_t value, std::uint32_t cond, int pe,
+               const char* func = "shmem_atomic_nbi") noexcept;
+void amo64_nbi(Ctx* ctx, AmoOp op, std::uint64_t* fetch, void* dest, std::uint64_t value, std::uint64_t cond, int pe,
+               const char* func = "shmem_atomic_nbi") noexcept;
 
 // ---- signals (sig_op: 0 = SHMEM_SIGNAL_SET, 1 = SHMEM_SIGNAL_ADD) ---------------------------
 void put_signal(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig_addr,
-                std::uint64_t signal, int sig_op, int pe) noexcept;
+                std::uint64_t signal, int sig_op, int pe, const char* func = "shmem_put_signal") noexcept;
 void put_signal_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig_addr,
-                    std::uint64_t signal, int sig_op, int pe) noexcept;
-void signal_op(Ctx* ctx, std::uint64_t* sig_addr, std::uint64_t signal, int sig_op, int pe) noexcept;
+                    std::uint64_t signal, int sig_op, int pe, const char* func = "shmem_put_signal_nbi") noexcept;
+void signal_op(Ctx* ctx, std::uint64_t* sig_addr, std::uint64_t signal, int sig_op, int pe,
+               const char* func = "shmem_signal_op") noexcept;
 std::uint64_t signal_fetch(const std::uint64_t* sig_addr) noexcept;
 // Returns the value that satisfied the comparison.
-std::uint64_t signal_wait_until(std::uint64_t* sig_addr, int cmp, std::uint64_t value) noexcept;
+std::uint64_t signal_wait_until(std::uint64_t* sig_addr, int cmp, std::uint64_t value,
+                                const char* func = "shmem_signal_wait_until") noexcept;
 
 // ---- ordering and synchronisation -----------------------------------------------------------
 void quiet(Ctx* ctx) noexcept;
@@ -108,23 +127,28 @@ void sync_all() noexcept;
 // Kind describes how to compare the ivar words.
 enum class WaitKind : int { kI16, kI32, kI64, kU16, kU32, kU64 };
 // Blocks until *ivar satisfies (cmp, value); values are passed widened to 64 bits.
-void wait_until(WaitKind kind, volatile void* ivar, int cmp, std::uint64_t value) noexcept;
-bool test(WaitKind kind, volatile void* ivar, int cmp, std::uint64_t value) noexcept;
+void wait_until(WaitKind kind, volatile void* ivar, int cmp, std::uint64_t value,
+                const char* func = "shmem_wait_until") noexcept;
+bool test(WaitKind kind, volatile void* ivar, int cmp, std::uint64_t value, const char* func = "shmem_test") noexcept;
 // Vector forms. `ivars` points to nelems elements of the kind's width. `status` may be null
 // (all included); status[i] != 0 excludes element i. `values` null means every element is
 // compared against `value`, else against values[i] (the *_vector forms).
 void wait_until_all(WaitKind kind, volatile void* ivars, std::size_t nelems, const int* status, int cmp,
-                    std::uint64_t value, const void* values) noexcept;
+                    std::uint64_t value, const void* values, const char* func = "shmem_wait_until_all") noexcept;
 std::size_t wait_until_any(WaitKind kind, volatile void* ivars, std::size_t nelems, const int* status, int cmp,
-                           std::uint64_t value, const void* values) noexcept;  // SIZE_MAX if none eligible
+                           std::uint64_t value, const void* values,
+                           const char* func = "shmem_wait_until_any") noexcept;  // SIZE_MAX if none eligible
 std::size_t wait_until_some(WaitKind kind, volatile void* ivars, std::size_t nelems, std::size_t* indices,
-                            const int* status, int cmp, std::uint64_t value, const void* values) noexcept;
+                            const int* status, int cmp, std::uint64_t value, const void* values,
+                            const char* func = "shmem_wait_until_some") noexcept;
 bool test_all(WaitKind kind, volatile void* ivars, std::size_t nelems, const int* status, int cmp,
-              std::uint64_t value, const void* values) noexcept;
+              std::uint64_t value, const void* values, const char* func = "shmem_test_all") noexcept;
 std::size_t test_any(WaitKind kind, volatile void* ivars, std::size_t nelems, const int* status, int cmp,
-                     std::uint64_t value, const void* values) noexcept;  // SIZE_MAX if none
+                     std::uint64_t value, const void* values,
+                     const char* func = "shmem_test_any") noexcept;  // SIZE_MAX if none
 std::size_t test_some(WaitKind kind, volatile void* ivars, std::size_t nelems, std::size_t* indices,
-                      const int* status, int cmp, std::uint64_t value, const void* values) noexcept;
+                      const int* status, int cmp, std::uint64_t value, const void* values,
+                      const char* func = "shmem_test_some") noexcept;
 
 // ---- distributed locks (the lock is a symmetric `long` initialised to 0) ---------------------
 void set_lock(long* lock) noexcept;

@@ -40,34 +40,37 @@ U amo_on(AmoOp op, U* word, U value, U cond) noexcept {
 // the target's node-local peers too; see docs/design.md for RDMA NICs). fetch_to: the
 // nonblocking fetching forms.
 template <class U>
-U amo(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, void* fetch_to = nullptr) noexcept {
-  const detail::Target t = detail::target(ctx, dest, pe, "shmem_atomic");
+U amo(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func, void* fetch_to = nullptr) noexcept {
+  const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
   if (__builtin_expect(reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0, 0))
-    fatal("shmem_atomic", "the target %s is not aligned to %zu bytes", ctx->rt->describe(dest).c_str(), sizeof(U));
+    fatal(func, "dest=%s is not aligned to %zu bytes (atomics need naturally aligned words)",
+          ctx->rt->describe(dest).c_str(), sizeof(U));
   if (__builtin_expect(t.local != nullptr, 1)) return amo_on<U>(op, reinterpret_cast<U*>(t.local), value, cond);
-  return static_cast<U>(ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, fetch_to, nullptr));
+  return static_cast<U>(ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, fetch_to, func));
 }
 
 }  // namespace
 
-std::uint32_t amo32(Ctx* ctx, AmoOp op, void* dest, std::uint32_t value, std::uint32_t cond, int pe) noexcept {
-  return amo<std::uint32_t>(ctx, op, dest, value, cond, pe);
+std::uint32_t amo32(Ctx* ctx, AmoOp op, void* dest, std::uint32_t value, std::uint32_t cond, int pe,
+                    const char* func) noexcept {
+  return amo<std::uint32_t>(ctx, op, dest, value, cond, pe, func);
 }
 
-std::uint64_t amo64(Ctx* ctx, AmoOp op, void* dest, std::uint64_t value, std::uint64_t cond, int pe) noexcept {
-  return amo<std::uint64_t>(ctx, op, dest, value, cond, pe);
+std::uint64_t amo64(Ctx* ctx, AmoOp op, void* dest, std::uint64_t value, std::uint64_t cond, int pe,
+                    const char* func) noexcept {
+  return amo<std::uint64_t>(ctx, op, dest, value, cond, pe, func);
 }
 
 // Node-local fetching atomics complete at once; the result is stored immediately.
 void amo32_nbi(Ctx* ctx, AmoOp op, std::uint32_t* fetch, void* dest, std::uint32_t value, std::uint32_t cond,
-               int pe) noexcept {
-  const std::uint32_t old = amo<std::uint32_t>(ctx, op, dest, value, cond, pe);
+               int pe, const char* func) noexcept {
+  const std::uint32_t old = amo<std::uint32_t>(ctx, op, dest, value, cond, pe, func);
   std::memcpy(fetch, &old, sizeof old);  // the caller's object may be a float: no typed store
 }
 
 void amo64_nbi(Ctx* ctx, AmoOp op, std::uint64_t* fetch, void* dest, std::uint64_t value, std::uint64_t cond,
-               int pe) noexcept {
-  const std::uint64_t old = amo<std::uint64_t>(ctx, op, dest, value, cond, pe);
+               int pe, const char* func) noexcept {
+  const std::uint64_t old = amo<std::uint64_t>(ctx, op, dest, value, cond, pe, func);
   std::memcpy(fetch, &old, sizeof old);
 }
 

@@ -18,15 +18,16 @@ constexpr std::uint64_t kTicket = 1ull << 32;
 std::uint64_t* home_word(long* lock, const char* func) {
   Runtime& r = rt(func);
   static_assert(sizeof(long) == sizeof(std::uint64_t));
-  const detail::Target t = detail::target(r, lock, kLockHome, func);
+  const detail::Target t = detail::target(r, lock, kLockHome, func, "lock");
   return reinterpret_cast<std::uint64_t*>(t.local);
 }
 
 struct RemoteWord {
   Ctx* ctx;
   long* lock;
+  const char* func;
   std::uint64_t op(AmoOp o, std::uint64_t v = 0, std::uint64_t cond = 0) const noexcept {
-    return amo64(ctx, o, lock, v, cond, kLockHome);
+    return amo64(ctx, o, lock, v, cond, kLockHome, func);
   }
 };
 
@@ -35,7 +36,7 @@ struct RemoteWord {
 void set_lock(long* lock) noexcept {
   std::uint64_t* w = home_word(lock, "shmem_set_lock");
   Runtime& r = rt("shmem_set_lock");
-  const RemoteWord remote{r.default_ctx(), lock};
+  const RemoteWord remote{r.default_ctx(), lock, "shmem_set_lock"};
   std::uint64_t local_copy = 0;
   std::atomic_ref<std::uint64_t> word(w ? *w : local_copy);
   const std::uint64_t before = w ? word.fetch_add(kTicket, std::memory_order_acq_rel) : remote.op(AmoOp::kFetchAdd, kTicket);
@@ -58,7 +59,7 @@ void clear_lock(long* lock) noexcept {
   quiet(r.default_ctx());  // stores made under the lock are complete first
   // Increment only the serving half: a carry must never reach the ticket half.
   if (!w) {
-    const RemoteWord remote{r.default_ctx(), lock};
+    const RemoteWord remote{r.default_ctx(), lock, "shmem_clear_lock"};
     std::uint64_t old = remote.op(AmoOp::kFetch);
     for (;;) {
       const std::uint64_t next = (old & ~0xffffffffull) | static_cast<std::uint32_t>(old + 1);
@@ -79,7 +80,7 @@ int test_lock(long* lock) noexcept {
   std::uint64_t* w = home_word(lock, "shmem_test_lock");
   rt("shmem_test_lock").wait_policy().progress();  // callers poll it in loops (see ops_wait.cpp)
   if (!w) {
-    const RemoteWord remote{rt("shmem_test_lock").default_ctx(), lock};
+    const RemoteWord remote{rt("shmem_test_lock").default_ctx(), lock, "shmem_test_lock"};
     std::uint64_t old = remote.op(AmoOp::kFetch);
     for (;;) {
       if (static_cast<std::uint32_t>(old >> 32) != static_cast<std::uint32_t>(old)) return 1;  // held

@@ -45,42 +45,42 @@ bool allocation_ok(Runtime& r, const char* func, std::size_t size, std::size_t a
 
 }  // namespace
 
-void* malloc(std::size_t size) noexcept {
-  Runtime& r = rt("shmem_malloc");
-  if (!allocation_ok(r, "shmem_malloc", size, HeapAllocator::kMinAlign)) return nullptr;
-  return r.heap_alloc(size, HeapAllocator::kMinAlign, "shmem_malloc");
+void* malloc(std::size_t size, const char* func) noexcept {
+  Runtime& r = rt(func);
+  if (!allocation_ok(r, func, size, HeapAllocator::kMinAlign)) return nullptr;
+  return r.heap_alloc(size, HeapAllocator::kMinAlign, func);
 }
 
-void* calloc(std::size_t count, std::size_t size) noexcept {
-  Runtime& r = rt("shmem_calloc");
+void* calloc(std::size_t count, std::size_t size, const char* func) noexcept {
+  Runtime& r = rt(func);
   if (count != 0 && size > SIZE_MAX / count) {
-    SHMEM_ERROR("heap", "shmem_calloc(%zu, %zu): the size overflows", count, size);
+    SHMEM_ERROR("heap", "%s(%zu, %zu): the size overflows", func, count, size);
     r.barrier();
     return nullptr;
   }
-  if (!allocation_ok(r, "shmem_calloc", count * size, HeapAllocator::kMinAlign)) return nullptr;
-  void* p = r.heap_alloc(count * size, HeapAllocator::kMinAlign, "shmem_calloc");
+  if (!allocation_ok(r, func, count * size, HeapAllocator::kMinAlign)) return nullptr;
+  void* p = r.heap_alloc(count * size, HeapAllocator::kMinAlign, func);
   if (p) std::memset(p, 0, count * size);
   r.barrier();  // every PE's copy is zeroed before anyone writes into it
   return p;
 }
 
-void* align(std::size_t alignment, std::size_t size) noexcept {
-  Runtime& r = rt("shmem_align");
+void* align(std::size_t alignment, std::size_t size, const char* func) noexcept {
+  Runtime& r = rt(func);
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
-    SHMEM_ERROR("heap", "shmem_align(%zu, %zu): alignment must be a power of two", alignment, size);
+    SHMEM_ERROR("heap", "%s(%zu, %zu): alignment must be a power of two", func, alignment, size);
     r.barrier();
     return nullptr;
   }
-  if (!allocation_ok(r, "shmem_align", size, alignment)) return nullptr;
-  return r.heap_alloc(size, alignment, "shmem_align");
+  if (!allocation_ok(r, func, size, alignment)) return nullptr;
+  return r.heap_alloc(size, alignment, func);
 }
 
-void* realloc(void* p, std::size_t size) noexcept { return rt("shmem_realloc").heap_realloc(p, size, "shmem_realloc"); }
+void* realloc(void* p, std::size_t size, const char* func) noexcept { return rt(func).heap_realloc(p, size, func); }
 
-void free(void* p) noexcept {
+void free(void* p, const char* func) noexcept {
   if (!p) return;
-  rt("shmem_free").heap_free(p, "shmem_free");
+  rt(func).heap_free(p, func);
 }
 
 void* ptr(const void* dest, int pe) noexcept {
@@ -112,17 +112,27 @@ bool checks_enabled() noexcept {
 
 void check_pe(const char* func, int pe) noexcept { detail::check_pe_fast(rt(func), pe, func); }
 
+void check_pe(const char* func, const Ctx* ctx, int pe) noexcept {
+  if (ctx->world != nullptr && static_cast<unsigned>(pe) >= static_cast<unsigned>(ctx->team_size))
+    detail::bad_team_pe(*ctx, pe, func);
+  if (ctx->world == nullptr) check_pe(func, pe);
+}
+
 void check_symmetric(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept {
   Runtime& r = rt(func);
-  if (!r.is_symmetric(addr, bytes))
-    fatal(func, "argument '%s' = %s with %zu bytes is not inside one symmetric object (shmem_malloc'd memory or a "
-          "global/static variable); checked because SHMEM_DEBUG=1",
-          arg, r.describe(addr).c_str(), bytes);
+  if (r.is_symmetric(addr, bytes)) return;
+  transport::Seg seg;
+  std::uint64_t off;
+  if (!r.symmetric_offset(addr, &seg, &off))
+    detail::bad_target(r, addr, r.my_pe(), func, arg);  // not in any symmetric region at all
+  fatal(func, "%s=%s with %zu bytes is not inside one symmetric object (freed, or smaller than that?): pass "
+        "shmem_malloc'd memory or a global/static variable; checked because SHMEM_DEBUG=1",
+        arg, r.describe(addr).c_str(), bytes);
 }
 
 void check_local(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept {
   if (addr == nullptr && bytes > 0)
-    fatal(func, "argument '%s' is NULL but %zu bytes are to be transferred (checked because SHMEM_DEBUG=1)", arg, bytes);
+    fatal(func, "%s is NULL but %zu bytes are to be transferred (checked because SHMEM_DEBUG=1)", arg, bytes);
 }
 
 }  // namespace shmem::core
@@ -130,21 +140,21 @@ void check_local(const char* func, const char* arg, const void* addr, std::size_
 namespace shmem::detail {
 
 void bad_pe(const Runtime& r, int pe, const char* func) noexcept {
-  core::fatal(func, "PE %d is out of range: this job has PEs 0..%d (%d PEs)", pe, r.n_pes() - 1, r.n_pes());
+  core::fatal(func, "pe=%d is out of range: this job has PEs 0..%d (%d PEs)", pe, r.n_pes() - 1, r.n_pes());
 }
 
-void bad_target(const Runtime& r, const void* addr, int pe, const char* func) noexcept {
+void bad_target(const Runtime& r, const void* addr, int pe, const char* func, const char* arg) noexcept {
   if (!r.route(pe).local() && r.is_symmetric(addr, 1))
-    core::fatal(func, "PE %d runs on host '%s' and PE %d on '%s': this operation reaches node-local PEs only",
+    core::fatal(func, "pe=%d runs on host '%s' and this PE (%d) on '%s': this operation reaches node-local PEs only",
                 pe, r.host_of(pe).c_str(), r.my_pe(), r.host_of(r.my_pe()).c_str());
-  core::fatal(func, "the remote address %s is not symmetric: use memory from shmem_malloc or a global/static variable",
-              r.describe(addr).c_str());
+  core::fatal(func, "%s=%p is not symmetric (neither in the symmetric heap nor in the program's static data): use "
+              "memory from shmem_malloc or a global/static variable", arg, addr);
 }
 
-Target remote_target(const Runtime& r, const void* addr, int pe, const char* func) noexcept {
+Target remote_target(const Runtime& r, const void* addr, int pe, const char* func, const char* arg) noexcept {
   Target t{nullptr, pe, transport::Seg::kHeap, 0};
   if (r.route(pe).remote && r.symmetric_offset(addr, &t.seg, &t.off)) return t;
-  bad_target(r, addr, pe, func);
+  bad_target(r, addr, pe, func, arg);
 }
 
 }  // namespace shmem::detail

@@ -36,33 +36,33 @@ void blocked(char* d, const char* s, std::ptrdiff_t ds, std::ptrdiff_t ss, std::
 
 // Every operation resolves its target once: node-local PEs get memcpy into the mapped peer
 // segment (inlined), remote PEs go through the runtime's transport.
-void put(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept {
+void put(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
-  const detail::Target t = detail::target(ctx, dest, pe, "shmem_put");
+  const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(t.local, src, bytes);
-  else ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, false, "shmem_put");
+  else ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, false, func);
 }
 
-void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept {
+void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
-  const detail::Target t = detail::target(ctx, src, pe, "shmem_get");
+  const detail::Target t = detail::target(ctx, src, pe, func, "source");
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(dest, t.local, bytes);
-  else ctx->rt->remote()->get(t.pe, t.seg, t.off, dest, bytes, false, "shmem_get");
+  else ctx->rt->remote()->get(t.pe, t.seg, t.off, dest, bytes, false, func);
 }
 
 // Node-local transfers complete immediately, so there the nonblocking forms are the blocking ones.
-void put_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept {
+void put_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
-  const detail::Target t = detail::target(ctx, dest, pe, "shmem_put_nbi");
+  const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(t.local, src, bytes);
-  else ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, true, "shmem_put_nbi");
+  else ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, true, func);
 }
 
-void get_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe) noexcept {
+void get_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
-  const detail::Target t = detail::target(ctx, src, pe, "shmem_get_nbi");
+  const detail::Target t = detail::target(ctx, src, pe, func, "source");
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(dest, t.local, bytes);
-  else ctx->rt->remote()->get(t.pe, t.seg, t.off, dest, bytes, true, "shmem_get_nbi");
+  else ctx->rt->remote()->get(t.pe, t.seg, t.off, dest, bytes, true, func);
 }
 
 namespace {
@@ -87,39 +87,39 @@ void remote_blocks(const Ctx* ctx, const detail::Target& t, bool is_put, char* l
 }  // namespace
 
 void iput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
-          std::size_t nelems, std::size_t elem_size, int pe) noexcept {
+          std::size_t nelems, std::size_t elem_size, int pe, const char* func) noexcept {
   if (nelems == 0) return;
-  const detail::Target t = detail::target(ctx, dest, pe, "shmem_iput");
+  const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
   if (t.local) strided(t.local, static_cast<const char*>(src), dst_stride, src_stride, nelems, elem_size);
   else remote_blocks(ctx, t, true, const_cast<char*>(static_cast<const char*>(src)), dst_stride, src_stride, elem_size,
-                     nelems, elem_size, "shmem_iput");
+                     nelems, elem_size, func);
 }
 
 void iget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
-          std::size_t nelems, std::size_t elem_size, int pe) noexcept {
+          std::size_t nelems, std::size_t elem_size, int pe, const char* func) noexcept {
   if (nelems == 0) return;
-  const detail::Target t = detail::target(ctx, src, pe, "shmem_iget");
+  const detail::Target t = detail::target(ctx, src, pe, func, "source");
   if (t.local) strided(static_cast<char*>(dest), t.local, dst_stride, src_stride, nelems, elem_size);
   else remote_blocks(ctx, t, false, static_cast<char*>(dest), src_stride, dst_stride, elem_size, nelems, elem_size,
-                     "shmem_iget");
+                     func);
 }
 
 void ibput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
-           std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe) noexcept {
+           std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe, const char* func) noexcept {
   if (nblocks == 0 || bsize == 0) return;
-  const detail::Target t = detail::target(ctx, dest, pe, "shmem_ibput");
+  const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
   if (t.local) blocked(t.local, static_cast<const char*>(src), dst_stride, src_stride, bsize, nblocks, elem_size);
   else remote_blocks(ctx, t, true, const_cast<char*>(static_cast<const char*>(src)), dst_stride, src_stride,
-                     bsize * elem_size, nblocks, elem_size, "shmem_ibput");
+                     bsize * elem_size, nblocks, elem_size, func);
 }
 
 void ibget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
-           std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe) noexcept {
+           std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe, const char* func) noexcept {
   if (nblocks == 0 || bsize == 0) return;
-  const detail::Target t = detail::target(ctx, src, pe, "shmem_ibget");
+  const detail::Target t = detail::target(ctx, src, pe, func, "source");
   if (t.local) blocked(static_cast<char*>(dest), t.local, dst_stride, src_stride, bsize, nblocks, elem_size);
   else remote_blocks(ctx, t, false, static_cast<char*>(dest), src_stride, dst_stride, bsize * elem_size, nblocks,
-                     elem_size, "shmem_ibget");
+                     elem_size, func);
 }
 
 // One worker serves every context (see docs/design.md, "Contexts"), so a context's quiet

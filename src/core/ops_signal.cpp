@@ -16,44 +16,43 @@ void signal_update(char* sig, std::uint64_t signal, int sig_op) noexcept {
 }
 
 // A remote signal: the payload (already issued) is ordered before it by a fence.
-void remote_signal(Ctx* ctx, const detail::Target& sig, std::uint64_t signal, int sig_op) noexcept {
-  ctx->rt->remote()->amo(sig.pe, sig.seg, sig.off, sig_op == 1 ? AmoOp::kAdd : AmoOp::kSet, 8, signal, 0, nullptr,
-                         "shmem_signal");
+void remote_signal(Ctx* ctx, const detail::Target& sig, std::uint64_t signal, int sig_op,
+                   const char* func) noexcept {
+  ctx->rt->remote()->amo(sig.pe, sig.seg, sig.off, sig_op == 1 ? AmoOp::kAdd : AmoOp::kSet, 8, signal, 0, nullptr, func);
 }
 
 void remote_put_signal(Ctx* ctx, const detail::Target& sig, void* dest, const void* src, std::size_t bytes,
                        std::uint64_t signal, int sig_op, int pe, bool nbi, const char* func) noexcept {
   transport::RemoteTransport* tr = ctx->rt->remote();
   if (bytes) {
-    const detail::Target d = detail::target(ctx, dest, pe, func);
+    const detail::Target d = detail::target(ctx, dest, pe, func, "dest");
     tr->put(d.pe, d.seg, d.off, src, bytes, nbi, func);
     tr->fence();
   }
-  remote_signal(ctx, sig, signal, sig_op);
+  remote_signal(ctx, sig, signal, sig_op, func);
 }
 
 }  // namespace
 
 void put_signal(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig_addr,
-                std::uint64_t signal, int sig_op, int pe) noexcept {
-  const detail::Target sig = detail::target(ctx, sig_addr, pe, "shmem_put_signal");
-  if (!sig.local) return remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, false, "shmem_put_signal");
-  if (bytes) std::memcpy(detail::local_target(ctx, dest, pe, "shmem_put_signal"), src, bytes);
+                std::uint64_t signal, int sig_op, int pe, const char* func) noexcept {
+  const detail::Target sig = detail::target(ctx, sig_addr, pe, func, "sig_addr");
+  if (!sig.local) return remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, false, func);
+  if (bytes) std::memcpy(detail::local_target(ctx, dest, pe, func, "dest"), src, bytes);
   detail::store_fence();  // the data is visible before the signal
   signal_update(sig.local, signal, sig_op);
 }
 
 void put_signal_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig_addr,
-                    std::uint64_t signal, int sig_op, int pe) noexcept {
-  const detail::Target sig = detail::target(ctx, sig_addr, pe, "shmem_put_signal_nbi");
-  if (!sig.local)
-    return remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, true, "shmem_put_signal_nbi");
-  put_signal(ctx, dest, src, bytes, sig_addr, signal, sig_op, pe);
+                    std::uint64_t signal, int sig_op, int pe, const char* func) noexcept {
+  const detail::Target sig = detail::target(ctx, sig_addr, pe, func, "sig_addr");
+  if (!sig.local) return remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, true, func);
+  put_signal(ctx, dest, src, bytes, sig_addr, signal, sig_op, pe, func);
 }
 
-void signal_op(Ctx* ctx, std::uint64_t* sig_addr, std::uint64_t signal, int sig_op, int pe) noexcept {
-  const detail::Target sig = detail::target(ctx, sig_addr, pe, "shmem_signal_op");
-  if (!sig.local) return remote_signal(ctx, sig, signal, sig_op);
+void signal_op(Ctx* ctx, std::uint64_t* sig_addr, std::uint64_t signal, int sig_op, int pe, const char* func) noexcept {
+  const detail::Target sig = detail::target(ctx, sig_addr, pe, func, "sig_addr");
+  if (!sig.local) return remote_signal(ctx, sig, signal, sig_op, func);
   signal_update(sig.local, signal, sig_op);
 }
 

@@ -48,7 +48,7 @@ std::string text(T v) {
 
 void check_cmp(const char* func, int cmp) noexcept {
   if (cmp < 0 || cmp > 5)
-    fatal(func, "cmp=%d is not a valid comparison (use SHMEM_CMP_EQ, NE, GT, GE, LT or LE)", cmp);
+    fatal(func, "cmp=%d is not a valid comparison: use SHMEM_CMP_EQ, NE, GT, GE, LT or LE", cmp);
 }
 
 // Generic waiter: satisfied(i) tells whether element i meets its condition.
@@ -141,27 +141,27 @@ Waiter<T> make(const char* func, volatile void* ivars, std::size_t n, const int*
 
 }  // namespace
 
-void wait_until(WaitKind kind, volatile void* ivar, int cmp, std::uint64_t value) noexcept {
+void wait_until(WaitKind kind, volatile void* ivar, int cmp, std::uint64_t value, const char* func) noexcept {
   dispatch(kind, [&](auto t) {
     using T = decltype(t);
-    auto w = make<T>("shmem_wait_until", ivar, 1, nullptr, cmp, value, nullptr);
+    auto w = make<T>(func, ivar, 1, nullptr, cmp, value, nullptr);
     w.block([&] { return w.satisfied(0); }, 0);
     return 0;
   });
 }
 
-bool test(WaitKind kind, volatile void* ivar, int cmp, std::uint64_t value) noexcept {
+bool test(WaitKind kind, volatile void* ivar, int cmp, std::uint64_t value, const char* func) noexcept {
   return dispatch(kind, [&](auto t) {
     using T = decltype(t);
-    return make<T>("shmem_test", ivar, 1, nullptr, cmp, value, nullptr).satisfied(0);
+    return make<T>(func, ivar, 1, nullptr, cmp, value, nullptr).satisfied(0);
   });
 }
 
 void wait_until_all(WaitKind kind, volatile void* ivars, std::size_t n, const int* status, int cmp,
-                    std::uint64_t value, const void* values) noexcept {
+                    std::uint64_t value, const void* values, const char* func) noexcept {
   dispatch(kind, [&](auto t) {
     using T = decltype(t);
-    auto w = make<T>("shmem_wait_until_all", ivars, n, status, cmp, value, values);
+    auto w = make<T>(func, ivars, n, status, cmp, value, values);
     std::size_t pending = w.first_unsatisfied();
     // Elements, once satisfied, are not re-checked (the spec's semantics for _all).
     w.block(
@@ -175,10 +175,10 @@ void wait_until_all(WaitKind kind, volatile void* ivars, std::size_t n, const in
 }
 
 std::size_t wait_until_any(WaitKind kind, volatile void* ivars, std::size_t n, const int* status, int cmp,
-                           std::uint64_t value, const void* values) noexcept {
+                           std::uint64_t value, const void* values, const char* func) noexcept {
   return dispatch(kind, [&](auto t) -> std::size_t {
     using T = decltype(t);
-    auto w = make<T>("shmem_wait_until_any", ivars, n, status, cmp, value, values);
+    auto w = make<T>(func, ivars, n, status, cmp, value, values);
     if (!w.any_eligible()) return SIZE_MAX;
     std::size_t found = SIZE_MAX;
     w.block([&] { return (found = w.next_satisfied()) != SIZE_MAX; }, 0);
@@ -187,10 +187,11 @@ std::size_t wait_until_any(WaitKind kind, volatile void* ivars, std::size_t n, c
 }
 
 std::size_t wait_until_some(WaitKind kind, volatile void* ivars, std::size_t n, std::size_t* indices,
-                            const int* status, int cmp, std::uint64_t value, const void* values) noexcept {
+                            const int* status, int cmp, std::uint64_t value, const void* values,
+                            const char* func) noexcept {
   return dispatch(kind, [&](auto t) -> std::size_t {
     using T = decltype(t);
-    auto w = make<T>("shmem_wait_until_some", ivars, n, status, cmp, value, values);
+    auto w = make<T>(func, ivars, n, status, cmp, value, values);
     if (!w.any_eligible()) return 0;
     w.block([&] { return w.first_satisfied() != SIZE_MAX; }, 0);
     return w.collect(indices);
@@ -198,31 +199,31 @@ std::size_t wait_until_some(WaitKind kind, volatile void* ivars, std::size_t n, 
 }
 
 bool test_all(WaitKind kind, volatile void* ivars, std::size_t n, const int* status, int cmp, std::uint64_t value,
-              const void* values) noexcept {
+              const void* values, const char* func) noexcept {
   return dispatch(kind, [&](auto t) {
     using T = decltype(t);
-    return make<T>("shmem_test_all", ivars, n, status, cmp, value, values).first_unsatisfied() == SIZE_MAX;
+    return make<T>(func, ivars, n, status, cmp, value, values).first_unsatisfied() == SIZE_MAX;
   });
 }
 
 std::size_t test_any(WaitKind kind, volatile void* ivars, std::size_t n, const int* status, int cmp,
-                     std::uint64_t value, const void* values) noexcept {
+                     std::uint64_t value, const void* values, const char* func) noexcept {
   return dispatch(kind, [&](auto t) {
     using T = decltype(t);
-    return make<T>("shmem_test_any", ivars, n, status, cmp, value, values).next_satisfied();
+    return make<T>(func, ivars, n, status, cmp, value, values).next_satisfied();
   });
 }
 
 std::size_t test_some(WaitKind kind, volatile void* ivars, std::size_t n, std::size_t* indices, const int* status,
-                      int cmp, std::uint64_t value, const void* values) noexcept {
+                      int cmp, std::uint64_t value, const void* values, const char* func) noexcept {
   return dispatch(kind, [&](auto t) {
     using T = decltype(t);
-    return make<T>("shmem_test_some", ivars, n, status, cmp, value, values).collect(indices);
+    return make<T>(func, ivars, n, status, cmp, value, values).collect(indices);
   });
 }
 
-std::uint64_t signal_wait_until(std::uint64_t* sig_addr, int cmp, std::uint64_t value) noexcept {
-  auto w = make<std::uint64_t>("shmem_signal_wait_until", sig_addr, 1, nullptr, cmp, value, nullptr);
+std::uint64_t signal_wait_until(std::uint64_t* sig_addr, int cmp, std::uint64_t value, const char* func) noexcept {
+  auto w = make<std::uint64_t>(func, sig_addr, 1, nullptr, cmp, value, nullptr);
   std::uint64_t seen = 0;
   w.block([&] { return compare(cmp, seen = load<std::uint64_t>(sig_addr, 0), value); }, 0);
   return seen;

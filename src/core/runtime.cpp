@@ -338,7 +338,7 @@ std::string Runtime::describe(const void* addr) const {
   else if (a >= data_lo_ && a < data_lo_ + data_size_)
     std::snprintf(buf, sizeof buf, "%p (static data +0x%zx)", addr, (std::size_t)(a - data_lo_));
   else
-    std::snprintf(buf, sizeof buf, "%p (not symmetric)", addr);
+    std::snprintf(buf, sizeof buf, "%p (outside the symmetric heap and static data)", addr);
   return buf;
 }
 

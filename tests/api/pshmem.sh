@@ -8,7 +8,10 @@
 #      pshmem_ names) intercepts a program's calls, linked before libshmem and with LD_PRELOAD,
 #      as 1 PE and as 2 PEs under oshrun; it honours the shmem_pcontrol levels (0 disables
 #      counting, 1 enables, other levels with extra arguments are accepted); without it the
-#      program runs as usual and shmem_pcontrol is a no-op.
+#      program runs as usual and shmem_pcontrol is a no-op;
+#   5. the deprecated 1.2 routines outside the shmem_ namespace (start_pes, _my_pe, _num_pes,
+#      shmalloc, shfree, shrealloc, shmemalign) have p-prefixed names too (pstart_pes, p_my_pe,
+#      ..., as Sandia OpenSHMEM and OSHMEM name them), and a profiler intercepts them.
 #   usage: pshmem.sh <source-dir> <lib-dir> <bin-dir> <c-compiler> <c++-compiler> <work-dir>
 set -u
 src=$1 lib=$2 bin=$3 cc=$4 cxx=$5 work=$6
@@ -18,20 +21,21 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL [pshmem]: $*" >&2; exit 1; }
 
 # 1. up to date
-SHMEM_GEN_CC=$cc sh "$src/scripts/gen-pshmem.sh" "$work/decls.h" >/dev/null || fail "gen-pshmem.sh failed"
+PSHMEM_GEN_CC=$cc sh "$src/scripts/gen-pshmem.sh" "$work/decls.h" >/dev/null || fail "gen-pshmem.sh failed"
 diff -u "$src/include/shmem/pshmem_decls.h" "$work/decls.h" >"$work/diff" ||
   fail "include/shmem/pshmem_decls.h is out of date: run scripts/gen-pshmem.sh ($(head -c 2000 "$work/diff"))"
 echo "ok - pshmem_decls.h is up to date"
 
 # 2. exports
 nm -D --defined-only "$lib/libshmem.so" | awk '{ print $NF }' | sed 's/@.*//' | sort -u >"$work/exported"
-grep -E '^shmemx?_' "$work/exported" | sed 's/^/p/' >"$work/want"
-grep -E '^pshmemx?_' "$work/exported" >"$work/have"
+deprecated='start_pes|_my_pe|_num_pes|shmalloc|shfree|shrealloc|shmemalign'  # 1.2 names outside shmem_
+grep -E "^(shmemx?_|($deprecated)\$)" "$work/exported" | sed 's/^/p/' | sort >"$work/want"
+grep -E "^(pshmemx?_|p($deprecated)\$)" "$work/exported" >"$work/have"
 comm -23 "$work/want" "$work/have" >"$work/missing"
 [ -s "$work/missing" ] && fail "$(wc -l <"$work/missing") routine(s) without a pshmem_ name: $(head -5 "$work/missing" | tr '\n' ' ')"
 comm -13 "$work/want" "$work/have" >"$work/extra"
 [ -s "$work/extra" ] && fail "pshmem_ names without a routine: $(head -5 "$work/extra" | tr '\n' ' ')"
-sed -n 's/^SHMEM_API .*[ *]\(pshmemx\{0,1\}_[A-Za-z0-9_]*\)(.*/\1/p' "$src/include/shmem/pshmem_decls.h" | sort -u >"$work/declared"
+sed -n 's/^SHMEM_API .*[ *]\(p[A-Za-z0-9_]*\)(.*/\1/p' "$src/include/shmem/pshmem_decls.h" | sort -u >"$work/declared"
 [ "$(wc -l <"$work/declared")" -gt 1000 ] || fail "pshmem_decls.h declares only $(wc -l <"$work/declared") routines"
 comm -23 "$work/declared" "$work/have" >"$work/undef"
 [ -s "$work/undef" ] && fail "declared in <pshmem.h> but not exported: $(head -5 "$work/undef" | tr '\n' ' ')"
@@ -127,3 +131,40 @@ timeout 60 "$bin/oshrun" -n 2 "$work/app" >"$work/out" 2>&1 || fail "without pro
 [ "$(grep -c '^app: PE [0-9]* data ok$' "$work/out")" = 2 ] || fail "without profiler: $(cat "$work/out")"
 grep -q '^prof:' "$work/out" && fail "without profiler: a prof line appeared"
 echo "ok - without a profiler shmem_pcontrol is a no-op at every level"
+
+# 5. the deprecated routines outside the shmem_ namespace have their profiling names too
+cat >"$work/prof_old.c" <<'SRC'
+#include <pshmem.h>
+#include <stdio.h>
+static int shmallocs, my_pes;
+void* shmalloc(size_t size) { ++shmallocs; return pshmalloc(size); }
+int _my_pe(void) { ++my_pes; return p_my_pe(); }
+void shmem_finalize(void) {
+  printf("prof_old: shmalloc=%d _my_pe=%d\n", shmallocs, my_pes);
+  fflush(stdout);
+  pshmem_finalize();
+}
+SRC
+cat >"$work/app_old.c" <<'SRC'
+#include <shmem.h>
+#include <stdio.h>
+int main(void) {
+  start_pes(0);
+  long* p = shmalloc(sizeof(long));
+  *p = _my_pe() + 40;
+  shmem_barrier_all();
+  printf("app_old: PE %d of %d: %ld\n", _my_pe(), _num_pes(), *p);
+  shfree(p);
+  shmem_finalize();
+  return 0;
+}
+SRC
+"$cc" -std=c11 -Wall -Werror -fPIC -shared -I"$src/include" -o "$work/libprof_old.so" "$work/prof_old.c" \
+  -L"$lib" -lshmem -Wl,-rpath,"$lib" 2>"$work/err" || fail "building libprof_old.so: $(cat "$work/err")"
+"$cc" -std=c11 -Wall -Werror -Wno-deprecated-declarations -I"$src/include" -o "$work/app_old" "$work/app_old.c" \
+  -L"$work" -lprof_old -Wl,-rpath,"$work" -L"$lib" -lshmem -Wl,-rpath,"$lib" 2>"$work/err" ||
+  fail "linking app_old with -lprof_old: $(cat "$work/err")"
+timeout 60 "$work/app_old" >"$work/out" 2>&1 || fail "deprecated names, 1 PE: exit $? $(cat "$work/out")"
+grep -q '^app_old: PE 0 of 1: 40$' "$work/out" && grep -q '^prof_old: shmalloc=1 _my_pe=2$' "$work/out" ||
+  fail "the profiler did not intercept shmalloc/_my_pe through pshmalloc/p_my_pe: $(cat "$work/out")"
+echo "ok - the deprecated start_pes/_my_pe/shmalloc/... have profiling names (pshmalloc, p_my_pe intercepted)"

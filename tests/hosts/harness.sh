@@ -3,7 +3,7 @@
 # see README.md). Needs root, `ip` (iproute2) and `unshare` (util-linux).
 #
 #   harness_up N      builds hosts h1..hN: a bridge, one network namespace per host with
-#                     interface hnet0 at 10.213.7.(10+i)/24; exports SHMEM_HARNESS_ID and
+#                     interface hnet0 at 10.213.7.(10+i)/24; exports SHX_HARNESS_ID and
 #                     HARNESS_AGENT (the ssh-compatible agent: "$HARNESS_AGENT h2 CMD...")
 #   harness_down      removes everything harness_up made (also run on EXIT, INT and TERM)
 #   harness_exec hI LINE  "$HARNESS_AGENT" hI LINE, ended (SIGTERM, then SIGKILL) after
@@ -33,7 +33,7 @@ harness_die() {
 
 harness_exec() { timeout -k 5 "$HARNESS_JOB_TIMEOUT" "$HARNESS_AGENT" "$@"; }
 harness_addr() { echo "$HARNESS_SUBNET.$((10 + ${1#h}))"; }
-harness_ns() { echo "shx-$SHMEM_HARNESS_ID-$1"; }
+harness_ns() { echo "shx-$SHX_HARNESS_ID-$1"; }
 
 # Every pid in this run's namespaces (ip netns pids), one a line.
 harness_pids() {
@@ -59,14 +59,14 @@ harness_clean_stale() {
   for name in $(ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E '^shx-[0-9]+-h[0-9]+$'); do
     owner=${name#shx-}
     owner=${owner%%-*}
-    [ "$owner" = "${SHMEM_HARNESS_ID:-}" ] && continue
+    [ "$owner" = "${SHX_HARNESS_ID:-}" ] && continue
     kill -0 "$owner" 2>/dev/null || _harness_remove_ns "$name"
   done
   for name in $(ip -o link show 2>/dev/null | awk -F': ' '{ print $2 }' | sed 's/@.*//' |
                 grep -E '^shx[bv][0-9]+(x[0-9]+)?$'); do
     owner=${name#shx?}
     owner=${owner%%x*}
-    [ "$owner" = "${SHMEM_HARNESS_ID:-}" ] && continue
+    [ "$owner" = "${SHX_HARNESS_ID:-}" ] && continue
     kill -0 "$owner" 2>/dev/null || ip link del "$name" 2>/dev/null
   done
 }
@@ -75,8 +75,8 @@ harness_down() {
   [ -n "$HARNESS_UP" ] || return 0
   local h
   for h in $HARNESS_HOSTS; do _harness_remove_ns "$(harness_ns "$h")"; done
-  ip link del "shxb$SHMEM_HARNESS_ID" 2>/dev/null
-  for h in $HARNESS_HOSTS; do ip link del "shxv${SHMEM_HARNESS_ID}x${h#h}" 2>/dev/null; done
+  ip link del "shxb$SHX_HARNESS_ID" 2>/dev/null
+  for h in $HARNESS_HOSTS; do ip link del "shxv${SHX_HARNESS_ID}x${h#h}" 2>/dev/null; done
   HARNESS_UP=""
   HARNESS_HOSTS=""
 }
@@ -98,14 +98,14 @@ harness_up() {
   local n=$1 i ns out
   { [ "$n" -ge 1 ] && [ "$n" -le "$HARNESS_MAX_HOSTS" ]; } 2>/dev/null || harness_die "harness_up: 1 to $HARNESS_MAX_HOSTS hosts, not '$n'"
   harness_check
-  export SHMEM_HARNESS_ID=$$
+  export SHX_HARNESS_ID=$$
   export HARNESS_AGENT
   trap _harness_exit EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
   harness_clean_stale
   HARNESS_UP=1
-  local br=shxb$SHMEM_HARNESS_ID
+  local br=shxb$SHX_HARNESS_ID
   out=$(ip link add "$br" type bridge 2>&1) ||
     harness_die "cannot create a bridge ($br): $out (the namespace hosts need root with CAP_NET_ADMIN; CI runs these tests as root)"
   # Bridged traffic must not meet the host's iptables FORWARD rules (br_netfilter).
@@ -115,7 +115,7 @@ harness_up() {
     ns=$(harness_ns "h$i")
     out=$(ip netns add "$ns" 2>&1) || harness_die "cannot create network namespace $ns: $out"
     HARNESS_HOSTS="$HARNESS_HOSTS h$i"
-    local veth=shxv${SHMEM_HARNESS_ID}x$i
+    local veth=shxv${SHX_HARNESS_ID}x$i
     out=$(ip link add "$veth" type veth peer name hnet0 netns "$ns" 2>&1) ||
       harness_die "cannot create a veth pair for h$i: $out"
     if ! { ip link set "$veth" master "$br" && ip link set "$veth" up &&

@@ -10,7 +10,7 @@ snapshot
 
 harness_up 3
 for h in h1 h2 h3; do
-  run "$AG" "$h" 'hostname; ip -4 -o addr show dev hnet0; echo "ucx=$UCX_TLS/$UCX_NET_DEVICES host=$SHMEM_HARNESS_HOST"'
+  run "$AG" "$h" 'hostname; ip -4 -o addr show dev hnet0; echo "ucx=$UCX_TLS/$UCX_NET_DEVICES host=$SHX_HARNESS_HOST"'
   expect_rc 0 "$h: hostname"
   [ "$(head -1 "$WORK/out")" = "$h" ] || fail "$h: hostname is '$(head -1 "$WORK/out")'"
   expect_out "inet $(harness_addr "$h" | sed 's/\./\\./g')/24 " "$h: address"
@@ -31,16 +31,16 @@ pass "agent: stdin, stdout, stderr, exit status, words joined into one command l
 
 run "$AG" h9 true
 expect_rc 255 "unknown host"
-expect_err "h9: no such host in harness $SHMEM_HARNESS_ID \(hosts: h1 h2 h3\)" "unknown host"
+expect_err "h9: no such host in harness $SHX_HARNESS_ID \(hosts: h1 h2 h3\)" "unknown host"
 run "$AG" '-oProxyCommand=x' true
 expect_rc 255 "bad host name"
 expect_err "is not a harness host name" "bad host name"
 run "$AG" h1
 expect_rc 255 "no command"
 expect_err "no command given" "no command"
-run env -u SHMEM_HARNESS_ID "$AG" h1 true
+run env -u SHX_HARNESS_ID "$AG" h1 true
 expect_rc 255 "no harness"
-expect_err "SHMEM_HARNESS_ID is not set" "no harness"
+expect_err "SHX_HARNESS_ID is not set" "no harness"
 pass "agent failures exit 255 with a message"
 
 # Isolation: another run's hosts are not reachable by name, and this run's address space is
@@ -50,7 +50,7 @@ expect_out '^10\.213\.7\.0/24 dev hnet0' "h1 route"
 grep -q default "$WORK/out" && fail "h1 has a default route: $(cat "$WORK/out")"
 pass "no route out of the harness"
 
-my_id=$SHMEM_HARNESS_ID
+my_id=$SHX_HARNESS_ID
 harness_down
 [ -z "$(ip netns list | grep "^shx-$my_id-")" ] || fail "harness_down left namespaces: $(ip netns list)"
 [ -z "$(ip -o link show | grep -E "shx[bv]$my_id(x|:|@)")" ] || fail "harness_down left links"
@@ -65,7 +65,7 @@ for how in exit1 sigterm sigkill; do
   : >"$WORK/child.out"
   bash -c '. "$0"; harness_up 2
     "$HARNESS_AGENT" h2 "echo sleeper=\$\$; exec sleep 60" >>"$1" &
-    echo "id=$SHMEM_HARNESS_ID" >>"$1"
+    echo "id=$SHX_HARNESS_ID" >>"$1"
     for i in $(seq 500); do grep -q "^sleeper=" "$1" && break; sleep 0.01; done
     case $2 in exit1) exit 1 ;; sigterm) kill -TERM $$ ;; sigkill) kill -KILL $$ ;; esac' \
     "$HARNESS_DIR/harness.sh" "$WORK/child.out" "$how" 2>/dev/null &
@@ -86,7 +86,7 @@ for how in exit1 sigterm sigkill; do
 done
 pass "cleanup after a failing test, after SIGTERM, and of a SIGKILLed run's leftovers"
 # with-hosts: the command sees the hosts, its status is passed on, nothing remains.
-run "$HARNESS_DIR/with-hosts" 2 sh -c 'echo "id=$SHMEM_HARNESS_ID"; "$HARNESS_AGENT" h2 hostname; exit 3'
+run "$HARNESS_DIR/with-hosts" 2 sh -c 'echo "id=$SHX_HARNESS_ID"; "$HARNESS_AGENT" h2 hostname; exit 3'
 expect_rc 3 "with-hosts"
 expect_out '^h2$' "with-hosts"
 id=$(sed -n 's/^id=//p' "$WORK/out")

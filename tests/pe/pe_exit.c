@@ -12,6 +12,9 @@
  *   exit0-all     every PE writes to its right neighbour, then returns 0 without finalize: the
  *                 implicit finalize completes and the job succeeds
  *   exit0-mixed   the odd PEs return 0 without finalize, the even ones call shmem_finalize
+ * With PE_EXIT_INIT=start_pes the program starts with the deprecated start_pes(0) instead of
+ * shmem_init: such programs rely on the implicit finalize at exit (spec 1.2), which must behave
+ * exactly as after shmem_init (never hang, never complete a user barrier).
  */
 #include <signal.h>
 #include <unistd.h>
@@ -24,7 +27,15 @@ static long src_value, dst_value;
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   const char* arg = argc > 2 ? argv[2] : "0";
-  shmem_init();
+  const char* init = getenv("PE_EXIT_INIT");
+  if (init && !strcmp(init, "start_pes")) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    start_pes(0);
+#pragma GCC diagnostic pop
+  } else {
+    shmem_init();
+  }
   const int me = shmem_my_pe(), n = shmem_n_pes();
   /* PE_EXIT_VICTIM=0 makes the PE that hosts a launcher-less job's store the one that leaves. */
   const int victim = getenv("PE_EXIT_VICTIM") ? atoi(getenv("PE_EXIT_VICTIM")) : n - 1;

@@ -1,6 +1,9 @@
 // pe_exit_acl.cpp ME NPES tcp URL|uid DIR SCENARIO - the leaving-without-finalize cases of
 // pe_exit.c in the aclshmem.h launch modes (ip_port "tcp://", and the unique ID passed through a
-// file in DIR), started by tests/acl/acl_launch.sh. The last PE leaves:
+// file in DIR), started by tests/acl/acl_launch.sh;
+// pe_exit_acl.cpp - - mpi - SCENARIO - the same under mpirun with ACLSHMEMX_INIT_WITH_MPI
+// (comm_args NULL: the library initialises MPI; ME and NPES are mpirun's rank and size).
+// The last PE leaves:
 //   exit4          exit(4) while the others wait in aclshmem_barrier_all
 //   exit0-barrier  returns 0 without aclshmem_finalize while the others call the barrier
 //   exit0-all      every PE returns 0 without aclshmem_finalize: the job succeeds
@@ -44,15 +47,28 @@ bool join_by_uid(int me, int npes, const std::string& dir, aclshmemx_init_attr_t
 
 int main(int argc, char** argv) {
   if (argc != 6) {
-    std::fprintf(stderr, "usage: %s ME NPES tcp URL|uid DIR SCENARIO\n", argv[0]);
+    std::fprintf(stderr, "usage: %s ME NPES tcp URL|uid DIR SCENARIO  or  %s - - mpi - SCENARIO\n", argv[0], argv[0]);
     return 2;
   }
-  const int me = std::atoi(argv[1]), npes = std::atoi(argv[2]);
   const std::string mode = argv[3], arg = argv[4], scenario = argv[5];
-  aclshmemx_init_attr_t attr;
+  const bool mpi = mode == "mpi";
+  const char* rank_env = std::getenv("OMPI_COMM_WORLD_RANK");
+  const char* size_env = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (mpi && (rank_env == nullptr || size_env == nullptr)) {
+    std::fprintf(stderr, "pe_exit_acl: mode mpi needs mpirun (OMPI_COMM_WORLD_RANK / _SIZE)\n");
+    return 2;
+  }
+  const int me = std::atoi(mpi ? rank_env : argv[1]), npes = std::atoi(mpi ? size_env : argv[2]);
+  aclshmemx_init_attr_t attr{};
   aclshmemx_uniqueid_t uid = ACLSHMEM_UNIQUEID_INITIALIZER;
   bool ok;
-  if (mode == "tcp") {
+  if (mpi) {
+    attr.my_pe = me;
+    attr.n_pes = npes;
+    attr.local_mem_size = 64ULL << 20;
+    attr.comm_args = nullptr;  // MPI_COMM_WORLD, MPI initialised by the library
+    ok = aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr) == 0;
+  } else if (mode == "tcp") {
     attr.my_pe = me;
     attr.n_pes = npes;
     std::snprintf(attr.ip_port, sizeof attr.ip_port, "%s", arg.c_str());

@@ -1,8 +1,9 @@
 # Helpers shared by the tools tests (sourced). Environment, set by CTest:
-#   SHMEM_BIN_DIR     build/bin with oshrun, shmemrun, oshcc, oshc++, shmem-info
-#   SHMEM_BUILD_DIR   the top-level build directory (for cmake --install)
-#   SHMEM_SOURCE_DIR  the source tree
-#   SHMEM_TEST_TMP    where temporary directories go (inside the build tree, not /tmp)
+#   SHX_BIN_DIR     build/bin with oshrun, shmemrun, oshcc, oshc++, shmem-info
+#   SHX_BUILD_DIR   the top-level build directory (for cmake --install)
+#   SHX_SOURCE_DIR  the source tree
+#   SHX_TEST_TMP    where temporary directories go (inside the build tree, not /tmp)
+# (SHX_, not SHMEM_: the library reports SHMEM_* variables it does not know.)
 set -u
 
 # The leftover check compares /tmp and /dev/shm before and after each case. Other programs
@@ -13,17 +14,17 @@ set -u
 # clone into /tmp): then the shared directories are compared instead.
 shmem_under_tmp() {
   local d
-  for d in "$0" "${SHMEM_SOURCE_DIR:-}" "${SHMEM_BUILD_DIR:-}" "${SHMEM_BIN_DIR:-}" "${SHMEM_TEST_TMP:-}"; do
+  for d in "$0" "${SHX_SOURCE_DIR:-}" "${SHX_BUILD_DIR:-}" "${SHX_BIN_DIR:-}" "${SHX_TEST_TMP:-}"; do
     [ -n "$d" ] || continue
     case "$(readlink -m "$d")/" in /tmp/* | /dev/shm/*) return 0 ;; esac
   done
   return 1
 }
-if [ -z "${SHMEM_TEST_ISOLATED:-}" ] && shmem_under_tmp; then
-  SHMEM_TEST_ISOLATED=shared
+if [ -z "${SHX_TEST_ISOLATED:-}" ] && shmem_under_tmp; then
+  SHX_TEST_ISOLATED=shared
 fi
-if [ -z "${SHMEM_TEST_ISOLATED:-}" ] && command -v unshare >/dev/null; then
-  export SHMEM_TEST_ISOLATED=1
+if [ -z "${SHX_TEST_ISOLATED:-}" ] && command -v unshare >/dev/null; then
+  export SHX_TEST_ISOLATED=1
   mounts='mount -t tmpfs -o mode=1777 tmpfs /tmp && mount -t tmpfs -o mode=1777 tmpfs /dev/shm'
   for opts in "-m" "-rm"; do
     # shellcheck disable=SC2086
@@ -32,14 +33,14 @@ if [ -z "${SHMEM_TEST_ISOLATED:-}" ] && command -v unshare >/dev/null; then
       exec unshare $opts --propagation private sh -c "$mounts"' && exec bash "$0" "$@"' "$0" "$@"
     fi
   done
-  SHMEM_TEST_ISOLATED=shared
+  SHX_TEST_ISOLATED=shared
 fi
 
-: "${SHMEM_BIN_DIR:?set by CTest}"
-OSHRUN=$SHMEM_BIN_DIR/oshrun
+: "${SHX_BIN_DIR:?set by CTest}"
+OSHRUN=$SHX_BIN_DIR/oshrun
 TEST_NAME=$(basename "$0" .sh)
-mkdir -p "${SHMEM_TEST_TMP:=${TMPDIR:-/tmp}}"
-WORK=$(mktemp -d "$SHMEM_TEST_TMP/$TEST_NAME.XXXXXX")
+mkdir -p "${SHX_TEST_TMP:=${TMPDIR:-/tmp}}"
+WORK=$(mktemp -d "$SHX_TEST_TMP/$TEST_NAME.XXXXXX")
 BG_PIDS=""    # background launchers to end on exit
 PE_PIDS=""    # PE pids reported by test programs, also ended on exit
 
@@ -116,7 +117,7 @@ new_entries() {
   # In shared directories (no private namespace) other tests run alongside: only names that
   # look like ours count there.
   local ours='.'
-  [ "${SHMEM_TEST_ISOLATED:-}" = shared ] && ours='shmem|oshrun|osh|ucx'
+  [ "${SHX_TEST_ISOLATED:-}" = shared ] && ours='shmem|oshrun|osh|ucx'
   { ls -A /dev/shm | sed 's|^|/dev/shm/|'; ls -A /tmp | sed 's|^|/tmp/|'; } 2>/dev/null | sort |
     comm -13 "$SNAPSHOT" - | grep -vE "$FOREIGN_TEMPS" | grep -iE "$ours" || true
 }

@@ -2,9 +2,9 @@
 # docs/config.md and the README's variable table are generated from the config table; fail
 # when either has drifted (fix: scripts/gen-docs.sh).
 set -euo pipefail
-info="$SHMEM_BIN_DIR/shmem-info"
-src="$SHMEM_SOURCE_DIR"
-tmp=$(mktemp -d "${SHMEM_TEST_TMP:-/tmp}/docs.XXXXXX")
+info="$SHX_BIN_DIR/shmem-info"
+src="$SHX_SOURCE_DIR"
+tmp=$(mktemp -d "${SHX_TEST_TMP:-/tmp}/docs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$info" --markdown > "$tmp/config.md"
 if ! diff -u "$src/docs/config.md" "$tmp/config.md"; then

@@ -2,10 +2,10 @@
 # cmake --install into a temporary prefix: layout, relocatability, and the three ways to
 # build against it (oshcc, find_package(shmem), pkg-config).
 . "$(dirname "$0")/common.sh"
-: "${SHMEM_BUILD_DIR:?}"
+: "${SHX_BUILD_DIR:?}"
 
 PREFIX=$WORK/prefix
-run cmake --install "$SHMEM_BUILD_DIR" --prefix "$PREFIX"
+run cmake --install "$SHX_BUILD_DIR" --prefix "$PREFIX"
 expect_rc 0 "cmake --install"
 
 for f in bin/oshcc bin/oshc++ bin/oshrun bin/shmemrun bin/shmem-info; do
@@ -25,7 +25,7 @@ soname=$(readelf -d "$lib" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 grep -rq "$WORK" "$PREFIX/lib/cmake" "$PREFIX/lib/pkgconfig" "$PREFIX/bin/oshcc" &&
   fail "installed files hard-code the install prefix"
 # Every header of the source tree is installed.
-(cd "$SHMEM_SOURCE_DIR/include" && find . -type f) | while read -r h; do
+(cd "$SHX_SOURCE_DIR/include" && find . -type f) | while read -r h; do
   [ -f "$PREFIX/include/$h" ] || fail "header $h not installed"
 done
 pass "install layout (SONAME $soname)"

@@ -1,9 +1,9 @@
 #!/bin/bash
 # oshcc / oshc++ of the build tree: flags, argument passing, and a real compile + link.
 . "$(dirname "$0")/common.sh"
-: "${SHMEM_SOURCE_DIR:?}" "${SHMEM_LIB_DIR:?}"
-OSHCC=$SHMEM_BIN_DIR/oshcc
-OSHCXX=$SHMEM_BIN_DIR/oshc++
+: "${SHX_SOURCE_DIR:?}" "${SHX_LIB_DIR:?}"
+OSHCC=$SHX_BIN_DIR/oshcc
+OSHCXX=$SHX_BIN_DIR/oshc++
 
 # A fake compiler that records its arguments, one per line.
 cat >"$WORK/fakecc" <<'FAKE'
@@ -14,13 +14,13 @@ chmod +x "$WORK/fakecc"
 
 run env SHMEM_CC="$WORK/fakecc" "$OSHCC" -DMSG="a b" -o "$WORK/x y" hello.c
 expect_rc 0 "oshcc with fake SHMEM_CC"
-printf '%s\n' "-I$SHMEM_SOURCE_DIR/include" "-DMSG=a b" -o "$WORK/x y" hello.c \
-  "-L$SHMEM_LIB_DIR" -lshmem "-Wl,-rpath,$SHMEM_LIB_DIR" -lm -pthread >"$WORK/expected"
+printf '%s\n' "-I$SHX_SOURCE_DIR/include" "-DMSG=a b" -o "$WORK/x y" hello.c \
+  "-L$SHX_LIB_DIR" -lshmem "-Wl,-rpath,$SHX_LIB_DIR" -lm -pthread >"$WORK/expected"
 diff "$WORK/expected" "$WORK/out" >/dev/null || fail "link command: $(tr '\n' ' ' <"$WORK/out")"
 for flag in -c -E -S -M -MM -fsyntax-only; do
   run env SHMEM_CC="$WORK/fakecc" "$OSHCC" $flag hello.c
   grep -q -- -lshmem "$WORK/out" && fail "oshcc $flag must not add link flags"
-  grep -qx -- "-I$SHMEM_SOURCE_DIR/include" "$WORK/out" || fail "oshcc $flag lacks the include path"
+  grep -qx -- "-I$SHX_SOURCE_DIR/include" "$WORK/out" || fail "oshcc $flag lacks the include path"
 done
 run env SHMEM_CXX="$WORK/fakecc" "$OSHCXX" -c hello.cpp
 expect_rc 0 "oshc++ with fake SHMEM_CXX"
@@ -35,7 +35,7 @@ run env -u SHMEM_CXX CXX="$WORK/fakecc" "$OSHCXX" --showme x.cpp
 grep -q fakecc "$WORK/out" && fail "oshc++ took its compiler from CXX: $(cat "$WORK/out")"
 # The default back end is the compiler the library was built with (an absolute path).
 run env -u SHMEM_CC "$OSHCC" --showme x.c
-expect_out "^/[^ ]+ -I$SHMEM_SOURCE_DIR/include x\.c " "default back end"
+expect_out "^/[^ ]+ -I$SHX_SOURCE_DIR/include x\.c " "default back end"
 pass "CC/CXX ignored; default back end is the build's compiler"
 
 # A back end that is the wrapper itself (directly, through a symlink or a launcher word) is
@@ -53,15 +53,15 @@ pass "a wrapper that would run itself stops with a message"
 
 run env SHMEM_CC=gcc "$OSHCC" --showme -O2 x.c
 expect_rc 0 "--showme"
-expect_out "^gcc -I$SHMEM_SOURCE_DIR/include -O2 x\.c -L$SHMEM_LIB_DIR -lshmem -Wl,-rpath,$SHMEM_LIB_DIR -lm -pthread\$" "--showme"
+expect_out "^gcc -I$SHX_SOURCE_DIR/include -O2 x\.c -L$SHX_LIB_DIR -lshmem -Wl,-rpath,$SHX_LIB_DIR -lm -pthread\$" "--showme"
 run env SHMEM_CXX=c++ "$OSHCXX" --showme -c x.cpp
-expect_out "^c\+\+ -I$SHMEM_SOURCE_DIR/include -c x\.cpp\$" "oshc++ --showme"
+expect_out "^c\+\+ -I$SHX_SOURCE_DIR/include -c x\.cpp\$" "oshc++ --showme"
 run "$OSHCC" --showme:link
 expect_out "-lshmem" "--showme:link"
 pass "--showme"
 
 # A real program. Needs the library's headers and libshmem.so.
-if [ ! -f "$SHMEM_SOURCE_DIR/include/shmem.h" ] || [ ! -e "$SHMEM_LIB_DIR/libshmem.so" ]; then
+if [ ! -f "$SHX_SOURCE_DIR/include/shmem.h" ] || [ ! -e "$SHX_LIB_DIR/libshmem.so" ]; then
   echo "SKIP: include/shmem.h or libshmem.so not there yet"
   exit 77
 fi
@@ -87,7 +87,7 @@ run "$OSHCC" -o "$WORK/hello_o" "$WORK/hello.o"
 expect_rc 0 "oshcc link of an object"
 for exe in hello_c hello_cxx hello_o; do
   readelf -d "$WORK/$exe" | grep -q 'NEEDED.*libshmem\.so\.' || fail "$exe does not need libshmem.so.N"
-  readelf -d "$WORK/$exe" | grep -qE "(RPATH|RUNPATH).*$SHMEM_LIB_DIR" || fail "$exe lacks the rpath"
+  readelf -d "$WORK/$exe" | grep -qE "(RPATH|RUNPATH).*$SHX_LIB_DIR" || fail "$exe lacks the rpath"
 done
 pass "C and C++ programs compile and link"
 

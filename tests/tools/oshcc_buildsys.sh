@@ -5,10 +5,10 @@
 # calls powl (libm, which the wrappers link like the others do) and runs under oshrun.
 # Every build step is bounded by `timeout`: a wrapper that exec'd itself would otherwise hang.
 . "$(dirname "$0")/common.sh"
-: "${SHMEM_SOURCE_DIR:?}" "${SHMEM_LIB_DIR:?}"
-OSHCC=$SHMEM_BIN_DIR/oshcc
-OSHCXX=$SHMEM_BIN_DIR/oshc++
-[ -e "$SHMEM_LIB_DIR/libshmem.so" ] || { echo "SKIP: libshmem.so not built yet"; exit 77; }
+: "${SHX_SOURCE_DIR:?}" "${SHX_LIB_DIR:?}"
+OSHCC=$SHX_BIN_DIR/oshcc
+OSHCXX=$SHX_BIN_DIR/oshc++
+[ -e "$SHX_LIB_DIR/libshmem.so" ] || { echo "SKIP: libshmem.so not built yet"; exit 77; }
 # Build systems run the wrapper with CC/CXX pointing at it; the back end must come from elsewhere.
 unset SHMEM_CC SHMEM_CXX
 

@@ -35,7 +35,7 @@ for spelling in "-np 2" "--np 2" "--np=2" "-n2"; do
   expect_rc 0 "oshrun $spelling true"
   [ -s "$WORK/err" ] && fail "oshrun $spelling true: unexpected stderr"
 done
-run "$SHMEM_BIN_DIR/shmemrun" -n 2 sh -c 'echo hi'
+run "$SHX_BIN_DIR/shmemrun" -n 2 sh -c 'echo hi'
 expect_rc 0 shmemrun
 [ "$(grep -c '^hi$' "$WORK/out")" = 2 ] || fail "shmemrun output"
 pass "-np, --np, shmemrun, PEs that never connect"

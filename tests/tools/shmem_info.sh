@@ -1,9 +1,9 @@
 #!/bin/bash
 # shmem-info: every table variable, JSON and Markdown forms, invalid values.
 . "$(dirname "$0")/common.sh"
-: "${SHMEM_SOURCE_DIR:?}"
-INFO=$SHMEM_BIN_DIR/shmem-info
-TABLE=$SHMEM_SOURCE_DIR/src/base/config_table.def
+: "${SHX_SOURCE_DIR:?}"
+INFO=$SHX_BIN_DIR/shmem-info
+TABLE=$SHX_SOURCE_DIR/src/base/config_table.def
 sed -n 's/^SHMEM_CONFIG_VAR(\([A-Z_0-9]*\),.*/\1/p' "$TABLE" >"$WORK/names"
 [ -s "$WORK/names" ] || fail "no variables found in $TABLE"
 
