@@ -16,10 +16,10 @@ static_assert(SHMEM_SYNC_VALUE == core::kSyncValue);
 
 namespace {
 
-// Checked mode: the buffers of an active-set collective, `count` elements of `elem` bytes.
+// The buffers of an active-set collective (see api::check_coll_buffer), `count` elements of `elem` bytes.
 void check_buffer(const char* f, const char* arg, const void* p, std::size_t count, std::size_t elem,
                   std::size_t factor = 1) noexcept {
-  if (api::checking()) api::check_coll_buffer(f, arg, p, api::checked_bytes(f, "nelems", count, elem, factor));
+  api::check_coll_buffer(f, arg, p, api::checked_bytes(f, "nelems", count, elem, factor));
 }
 
 void aset_broadcast(const char* f, void* dest, const void* source, size_t nelems, std::size_t elem, int root,
@@ -51,13 +51,11 @@ void aset_gather(const char* f, api::Gather kind, void* dest, const void* source
 void aset_alltoalls(const char* f, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
                     std::size_t elem, int start, int log_stride, int size, long* psync) noexcept {
   const core::ActiveSet set = api::active_set(f, start, log_stride, size, psync);
-  if (api::checking()) {
-    api::check_stride(f, "dst", dst);
-    api::check_stride(f, "sst", sst);
-    const std::size_t count = api::checked_bytes(f, "nelems", nelems, static_cast<std::size_t>(size));
-    api::check_coll_buffer(f, "dest", dest, api::strided_extent(count, dst, elem));
-    api::check_coll_buffer(f, "source", source, api::strided_extent(count, sst, elem));
-  }
+  api::check_stride(f, "dst", dst);
+  api::check_stride(f, "sst", sst);
+  const std::size_t count = api::checked_bytes(f, "nelems", nelems, static_cast<std::size_t>(size));
+  api::check_coll_buffer(f, "dest", dest, api::strided_extent(count, dst, elem));
+  api::check_coll_buffer(f, "source", source, api::strided_extent(count, sst, elem));
   core::alltoalls(set, dest, source, dst, sst, nelems, elem);
 }
 

@@ -52,11 +52,17 @@ inline std::size_t checked_bytes(const char* f, const char* what, std::size_t n,
     core::fatal(f, "%s=%zu is too large: the buffer size overflows size_t", what, n);
   return r;
 }
-// A collective buffer: symmetric (which also rejects null), unless nothing is moved.
+// A collective buffer: symmetric (which also rejects null), unless nothing is moved. Always
+// checked to lie in a symmetric region (a few compares per call: a private buffer would
+// otherwise be read or written at the wrong address on the other PEs); checked mode also
+// checks that it lies inside one symmetric object.
 inline void check_coll_buffer(const char* f, const char* arg, const void* p, std::size_t bytes) noexcept {
   if (bytes == 0) return;
   if (p == nullptr) core::fatal(f, "%s is null but covers %zu bytes", arg, bytes);
-  core::check_symmetric(f, arg, p, bytes);
+  if (checking())
+    core::check_symmetric(f, arg, p, bytes);
+  else
+    core::check_symmetric_range(f, arg, p, bytes);
 }
 // Reductions and scans: dest and source are the same buffer (in place) or disjoint.
 inline void check_in_place_or_disjoint(const char* f, const void* dest, const void* source,
@@ -79,11 +85,9 @@ inline int broadcast(const char* f, shmem_team_t h, void* dest, const void* sour
   if (t == nullptr) return kRefused;
   const int n = core::team_n_pes(t);
   if (root < 0 || root >= n) core::fatal(f, "PE_root=%d is not a PE of the team (0..%d)", root, n - 1);
-  if (checking()) {
-    const std::size_t bytes = checked_bytes(f, "nelems", nelems, elem);
-    check_coll_buffer(f, "dest", dest, bytes);
-    check_coll_buffer(f, "source", source, bytes);
-  }
+  const std::size_t bytes = checked_bytes(f, "nelems", nelems, elem);
+  check_coll_buffer(f, "dest", dest, bytes);
+  check_coll_buffer(f, "source", source, bytes);
   return core::broadcast(t, dest, source, nelems * elem, root);
 }
 
@@ -94,13 +98,11 @@ inline int gather(const char* f, Gather kind, shmem_team_t h, void* dest, const 
                   std::size_t elem) noexcept {
   Team* t = coll_team(f, h);
   if (t == nullptr) return kRefused;
-  if (checking()) {
-    const auto n = static_cast<std::size_t>(core::team_n_pes(t));
-    const std::size_t bytes = checked_bytes(f, "nelems", nelems, elem);
-    const std::size_t all = checked_bytes(f, "nelems", nelems, elem, n);
-    check_coll_buffer(f, "dest", dest, kind == Gather::kCollect ? bytes : all);
-    check_coll_buffer(f, "source", source, kind == Gather::kAlltoall ? all : bytes);
-  }
+  const auto n = static_cast<std::size_t>(core::team_n_pes(t));
+  const std::size_t bytes = checked_bytes(f, "nelems", nelems, elem);
+  const std::size_t all = checked_bytes(f, "nelems", nelems, elem, n);
+  check_coll_buffer(f, "dest", dest, kind == Gather::kCollect ? bytes : all);
+  check_coll_buffer(f, "source", source, kind == Gather::kAlltoall ? all : bytes);
   switch (kind) {
     case Gather::kCollect:
       return core::collect(t, dest, source, nelems * elem);
@@ -116,14 +118,12 @@ inline int alltoalls(const char* f, shmem_team_t h, void* dest, const void* sour
                      std::ptrdiff_t sst, std::size_t nelems, std::size_t elem) noexcept {
   Team* t = coll_team(f, h);
   if (t == nullptr) return kRefused;
-  if (checking()) {
-    check_stride(f, "dst", dst);
-    check_stride(f, "sst", sst);
-    const auto n = static_cast<std::size_t>(core::team_n_pes(t));
-    const std::size_t count = checked_bytes(f, "nelems", nelems, n);
-    check_coll_buffer(f, "dest", dest, strided_extent(count, dst, elem));
-    check_coll_buffer(f, "source", source, strided_extent(count, sst, elem));
-  }
+  check_stride(f, "dst", dst);
+  check_stride(f, "sst", sst);
+  const auto n = static_cast<std::size_t>(core::team_n_pes(t));
+  const std::size_t count = checked_bytes(f, "nelems", nelems, n);
+  check_coll_buffer(f, "dest", dest, strided_extent(count, dst, elem));
+  check_coll_buffer(f, "source", source, strided_extent(count, sst, elem));
   return core::alltoalls(t, dest, source, dst, sst, nelems, elem);
 }
 
@@ -132,12 +132,10 @@ inline int reduce(const char* f, shmem_team_t h, void* dest, const void* source,
                   std::size_t elem, core::Combine combine, bool scan = false, bool exclusive = false) noexcept {
   Team* t = coll_team(f, h);
   if (t == nullptr) return kRefused;
-  if (checking()) {
-    const std::size_t bytes = checked_bytes(f, "nreduce", nelems, elem);
-    check_coll_buffer(f, "dest", dest, bytes);
-    check_coll_buffer(f, "source", source, bytes);
-    check_in_place_or_disjoint(f, dest, source, bytes);
-  }
+  const std::size_t bytes = checked_bytes(f, "nreduce", nelems, elem);
+  check_coll_buffer(f, "dest", dest, bytes);
+  check_coll_buffer(f, "source", source, bytes);
+  check_in_place_or_disjoint(f, dest, source, bytes);
   if (scan) return core::scan(t, dest, source, nelems, elem, combine, exclusive);
   return core::reduce(t, dest, source, nelems, elem, combine);
 }

@@ -22,7 +22,7 @@ template <class G>
 inline const char* peer(G& g, const void* addr, int pe) noexcept {
   if (pe == g.me()) return static_cast<const char*>(addr);
   const char* p = g.rt().translate(addr, g.world(pe));
-  if (!p) core::fatal("shmem collective", "%s is not symmetric (collective buffers must be)", g.rt().describe(addr).c_str());
+  if (!p) core::fatal("collective", "a buffer at %s is not symmetric (collective buffers must be)", g.rt().describe(addr).c_str());
   return p;
 }
 

@@ -46,6 +46,9 @@ bool checks_enabled() noexcept;
 void check_pe(const char* func, int pe) noexcept;
 void check_pe(const char* func, const Ctx* ctx, int pe) noexcept;
 void check_symmetric(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept;
+// Only that [addr, addr + bytes) lies in one symmetric region (heap or static data): a few
+// compares, no allocator lookup.
+void check_symmetric_range(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept;
 void check_local(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept;
 
 // ---- symmetric memory -----------------------------------------------------------------------

@@ -130,6 +130,18 @@ void check_symmetric(const char* func, const char* arg, const void* addr, std::s
         arg, r.describe(addr).c_str(), bytes);
 }
 
+void check_symmetric_range(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept {
+  Runtime& r = rt(func);
+  transport::Seg seg, last_seg;
+  std::uint64_t off, last_off;
+  if (__builtin_expect(r.symmetric_offset(addr, &seg, &off) &&
+                           r.symmetric_offset(static_cast<const char*>(addr) + (bytes ? bytes - 1 : 0), &last_seg, &last_off) &&
+                           seg == last_seg,
+                       1))
+    return;
+  detail::bad_target(r, addr, r.my_pe(), func, arg);
+}
+
 void check_local(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept {
   if (addr == nullptr && bytes > 0)
     fatal(func, "%s is NULL but %zu bytes are to be transferred (checked because SHMEM_DEBUG=1)", arg, bytes);

@@ -105,8 +105,8 @@ int shmemx_device_remote_rma(const shmem::device::State* s, int kind, void* sym,
   const bool nbi = kind == shmem::device::detail::kRemotePutNbi || kind == shmem::device::detail::kRemoteGetNbi;
   if (strided && put) core::iput(c, sym, local, sym_stride, local_stride, nelems, elem, pe);
   else if (strided) core::iget(c, local, sym, local_stride, sym_stride, nelems, elem, pe);
-  else if (put) (nbi ? core::put_nbi : core::put)(c, sym, local, elem * nelems, pe);
-  else (nbi ? core::get_nbi : core::get)(c, local, sym, elem * nelems, pe);
+  else if (put) (nbi ? core::put_nbi : core::put)(c, sym, local, elem * nelems, pe, "shmem::device::put");
+  else (nbi ? core::get_nbi : core::get)(c, local, sym, elem * nelems, pe, "shmem::device::get");
   return 0;
 }
 
@@ -138,11 +138,11 @@ int shmemx_device_remote_put_signal(const shmem::device::State* s, void* dest, c
   if (sig_width == 8) {
     auto* w = static_cast<std::uint64_t*>(sig);
     if (bytes == 0) core::signal_op(c, w, signal, sig_op, pe);
-    else (nbi ? core::put_signal_nbi : core::put_signal)(c, dest, src, bytes, w, signal, sig_op, pe);
+    else (nbi ? core::put_signal_nbi : core::put_signal)(c, dest, src, bytes, w, signal, sig_op, pe, "shmem::device::put_signal");
     return 0;
   }
   if (bytes) {
-    (nbi ? core::put_nbi : core::put)(c, dest, src, bytes, pe);
+    (nbi ? core::put_nbi : core::put)(c, dest, src, bytes, pe, "shmem::device::put_signal");
     core::fence(c);  // the data before the signal
   }
   core::amo32(c, sig_op == SHMEM_SIGNAL_ADD ? AmoOp::kAdd : AmoOp::kSet, sig, static_cast<std::uint32_t>(signal), 0, pe);

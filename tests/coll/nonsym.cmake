@@ -2,10 +2,8 @@
 # and large, called by every PE with a stack array as dest or as source, must end the job with
 # a message naming the routine and the argument as the program called them:
 #     "<routine>: <dest|source>=0x... is not symmetric ..."     (e.g. shmem_long_sum_reduce: dest=0x7ffd...)
-# never an internal name ("shmem collective") and never a word twice in a row. Not included by
-# tests/coll/CMakeLists.txt yet: the collectives' checks are being reworked (several of these
-# cases return today, e.g. a team sum reduction with a stack dest). Include it from there
-# (include(nonsym.cmake) after the programs) together with that work. 2 PEs, ~0.3 s per case.
+# never an internal name ("shmem collective") and never a word twice in a row. Included at the
+# end of tests/coll/CMakeLists.txt. 2 PEs, ~0.1-0.3 s per case.
 shmem_coll_program(coll_nonsym coll_nonsym.c)
 set(_nonsym_hex "0x[0-9a-f]+")
 foreach(routine long_broadcast broadcastmem long_sum_reduce long_max_reduce long_fcollect long_collect long_alltoall
