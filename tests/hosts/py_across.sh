@@ -10,14 +10,14 @@
 #      session only);
 #   3. the examples of examples/python on 2 hosts x 2 PEs print VERIFIED;
 #   4. an uncaught exception on a PE of h2 ends the job (global_exit(1)), naming it.
-# CTest sets SHMEM_PYTHON (the interpreter the bindings are built for), SHMEM_PY_DIR
-# (build/python, the package), SHMEM_PY_TESTS (python/tests), SHMEM_PY_EXAMPLES.
+# CTest sets SHX_PYTHON (the interpreter the bindings are built for), SHX_PY_DIR
+# (build/python, the package), SHX_PY_TESTS (python/tests), SHX_PY_EXAMPLES.
 # About 10 s on an idle 2-core machine, 25 s on a loaded one.
 export HARNESS_JOB_TIMEOUT=${HARNESS_JOB_TIMEOUT:-120}
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
-: "${SHMEM_PYTHON:?set by CTest}" "${SHMEM_PY_DIR:?set by CTest}" "${SHMEM_PY_TESTS:?set by CTest}"
-: "${SHMEM_PY_EXAMPLES:?set by CTest}"
+: "${SHX_PYTHON:?set by CTest}" "${SHX_PY_DIR:?set by CTest}" "${SHX_PY_TESTS:?set by CTest}"
+: "${SHX_PY_EXAMPLES:?set by CTest}"
 
 snapshot
 harness_up 3
@@ -30,8 +30,8 @@ py_job() {
   local envs=""
   while [ "$1" != -- ]; do envs+=" '$1'"; shift; done
   shift
-  run harness_exec h1 "cd '$WORK' && exec env PYTHONPATH='$SHMEM_PY_DIR' PYTHONDONTWRITEBYTECODE=1 \
-    SHMEM_WAIT_TIMEOUT=60 PYTEST_DEBUG_TEMPROOT='$WORK/pytest-tmp'$envs '$SHMEM_PYTHON' -m shmem.run $*"
+  run harness_exec h1 "cd '$WORK' && exec env PYTHONPATH='$SHX_PY_DIR' PYTHONDONTWRITEBYTECODE=1 \
+    SHMEM_WAIT_TIMEOUT=60 PYTEST_DEBUG_TEMPROOT='$WORK/pytest-tmp'$envs '$SHX_PYTHON' -m shmem.run $*"
   [ "$RC" != 124 ] || fail "shmem.run $*: still running after $HARNESS_JOB_TIMEOUT s (hang guard)"
 }
 
@@ -62,7 +62,7 @@ pass "shmem.run --hosts h1:2,h2:2 --rsh: PEs 0,1 on h1 and 2,3 on h2, UCX over t
 
 # --- 2. the pytest suite ------------------------------------------------------------------------
 # --capture=sys: a message the library writes before it ends the process reaches stderr.
-pytest_args="-m pytest -q -rs -p no:cacheprovider --capture=sys -x '$SHMEM_PY_TESTS'"
+pytest_args="-m pytest -q -rs -p no:cacheprovider --capture=sys -x '$SHX_PY_TESTS'"
 
 # check_suite NPES LAYOUT: every PE's pytest passed the same, non-zero number of tests, and
 # skipped only the nested-job tests.
@@ -102,7 +102,7 @@ check_suite 4 h1,h2:2,h3
 pass "pytest on 3 hosts x 1-2-1 PEs: $PASSED tests passed on every PE ($(( $(now_ms) - t0 )) ms)"
 
 # --- 3. the examples ----------------------------------------------------------------------------
-for ex in "$SHMEM_PY_EXAMPLES"/*.py; do
+for ex in "$SHX_PY_EXAMPLES"/*.py; do
   py_job -- --rsh "$HARNESS_AGENT" --hosts h1:2,h2:2 "'$ex'"
   expect_rc 0 "$(basename "$ex") on h1:2,h2:2"
   expect_out "VERIFIED" "$(basename "$ex") on h1:2,h2:2"
