@@ -40,13 +40,35 @@ U amo_on(AmoOp op, U* word, U value, U cond) noexcept {
 // the target's node-local peers too; see docs/design.md for RDMA NICs). fetch_to: the
 // nonblocking fetching forms.
 template <class U>
-U amo(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func, void* fetch_to = nullptr) noexcept {
+[[noreturn, gnu::noinline, gnu::cold]] void misaligned(Ctx* ctx, void* dest, const char* func) noexcept {
+  fatal(func, "dest=%s is not aligned to %zu bytes (atomics need naturally aligned words)",
+        ctx->rt->describe(dest).c_str(), sizeof(U));
+}
+
+// Another host's PE (or a bad address, which target() reports): out of line, so that the
+// node-local path stays as small as it was before there was a remote one.
+template <class U>
+[[gnu::noinline]] U amo_far(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func,
+                            void* fetch_to) noexcept {
   const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
-  if (__builtin_expect(reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0, 0))
-    fatal(func, "dest=%s is not aligned to %zu bytes (atomics need naturally aligned words)",
-          ctx->rt->describe(dest).c_str(), sizeof(U));
-  if (__builtin_expect(t.local != nullptr, 1)) return amo_on<U>(op, reinterpret_cast<U*>(t.local), value, cond);
+  if (reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0) misaligned<U>(ctx, dest, func);
+  if (t.local) return amo_on<U>(op, reinterpret_cast<U*>(t.local), value, cond);
   return static_cast<U>(ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, fetch_to, func));
+}
+
+// Node-local: a CPU atomic on the mapped word. Remote: the transport's atomic (with UCX over
+// TCP the target's CPU performs it, with the same CPU atomics, so it is atomic with respect to
+// the target's node-local peers too; see docs/design.md for RDMA NICs). fetch_to: the
+// nonblocking fetching forms.
+template <class U>
+U amo(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func, void* fetch_to = nullptr) noexcept {
+  if (__builtin_expect(ctx->world == nullptr && static_cast<unsigned>(pe) < static_cast<unsigned>(ctx->rt->n_pes()), 1)) {
+    if (char* p = ctx->rt->translate(dest, pe); __builtin_expect(p != nullptr, 1)) {
+      if (__builtin_expect(reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0, 0)) misaligned<U>(ctx, dest, func);
+      return amo_on<U>(op, reinterpret_cast<U*>(p), value, cond);
+    }
+  }
+  return amo_far<U>(ctx, op, dest, value, cond, pe, func, fetch_to);
 }
 
 }  // namespace
