@@ -1,7 +1,17 @@
 // Distributed locks: a ticket lock held in PE 0's copy of the symmetric `long`. The low 32
 // bits count tickets served, the high 32 bits the next ticket, so acquisition is FIFO-fair
 // and needs one atomic add; waiting reads the serving half.
+//
+// When PE 0 is on another host every access is a remote atomic served by PE 0 (its CPU, over
+// UCX's TCP transport). A waiter there does not poll without pause: it reads the serving half
+// back to back only while it is next in line, and otherwise after half the time the holders
+// ahead of it should take (from the rate at which it has seen tickets served), so that a queue of
+// waiters does not flood PE 0 while the holder works there. Release is one non-fetching add of
+// the serving half (the holder knows it: its own ticket), unless that half is about to wrap.
 #include <atomic>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "core/access.hpp"
 #include "base/log.hpp"
@@ -31,6 +41,71 @@ struct RemoteWord {
   }
 };
 
+// The tickets this process holds on remote locks (a lock is held by a PE, so set_lock and
+// clear_lock may run on different threads).
+class HeldTickets {
+ public:
+  void hold(const Runtime* r, const long* lock, std::uint32_t ticket) {
+    std::lock_guard<std::mutex> g(mu_);
+    held_[{r, lock}] = ticket;
+  }
+  // The ticket held on `lock`, forgotten; false when none is recorded.
+  bool release(const Runtime* r, const long* lock, std::uint32_t* ticket) {
+    std::lock_guard<std::mutex> g(mu_);
+    auto it = held_.find({r, lock});
+    if (it == held_.end()) return false;
+    *ticket = it->second;
+    held_.erase(it);
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::pair<const Runtime*, const long*>, std::uint32_t> held_;
+};
+
+HeldTickets& held_tickets() {
+  static HeldTickets* h = new HeldTickets;  // never destroyed: locks may be released at exit
+  return *h;
+}
+
+// A remote waiter's view of the serving half: fetched from PE 0 when the waiter is next in
+// line, else after half the time the holders ahead of it should take at the rate seen so far
+// (at least one round trip, at most kMaxGapS apart).
+class RemoteServing {
+ public:
+  RemoteServing(const RemoteWord& w, std::uint32_t ticket) : word_(w), ticket_(ticket) {}
+  std::uint32_t operator()() {
+    const double now = wait_clock();
+    if (fetched_ && now < next_) return last_;
+    last_ = static_cast<std::uint32_t>(word_.op(AmoOp::kFetch));
+    const double t = wait_clock();
+    const std::uint32_t ahead = ticket_ - last_;  // holders before us (0: ours)
+    if (!fetched_) {
+      fetched_ = true;
+      first_ = last_;
+      first_t_ = t;
+    }
+    double gap = 0;  // next in line: back to back
+    if (ahead > 1) {
+      const double per_grant = last_ != first_ ? (t - first_t_) / static_cast<double>(last_ - first_) : t - now;
+      gap = static_cast<double>(ahead - 1) * per_grant / 2;  // halve the distance: early rather than late
+      if (gap < t - now) gap = t - now;
+      if (gap > kMaxGapS) gap = kMaxGapS;
+    }
+    next_ = t + gap;
+    return last_;
+  }
+
+ private:
+  static constexpr double kMaxGapS = 0.005;
+  RemoteWord word_;
+  std::uint32_t ticket_;
+  bool fetched_ = false;
+  std::uint32_t last_ = 0, first_ = 0;  // the serving half: last fetched, first fetched (at first_t_)
+  double first_t_ = 0, next_ = 0;
+};
+
 }  // namespace
 
 void set_lock(long* lock) noexcept {
@@ -41,8 +116,10 @@ void set_lock(long* lock) noexcept {
   std::atomic_ref<std::uint64_t> word(w ? *w : local_copy);
   const std::uint64_t before = w ? word.fetch_add(kTicket, std::memory_order_acq_rel) : remote.op(AmoOp::kFetchAdd, kTicket);
   const std::uint32_t ticket = static_cast<std::uint32_t>(before >> 32);
+  if (!w) held_tickets().hold(&r, lock, ticket);
+  RemoteServing remote_serving(remote, ticket);
   auto serving = [&] {
-    return static_cast<std::uint32_t>(w ? word.load(std::memory_order_acquire) : remote.op(AmoOp::kFetch));
+    return w ? static_cast<std::uint32_t>(word.load(std::memory_order_acquire)) : remote_serving();
   };
   wait_for(r.wait_policy(), [&] { return serving() == ticket; }, [&](double waited) {
     log::write(log::Level::kFatal, "wait",
@@ -60,6 +137,13 @@ void clear_lock(long* lock) noexcept {
   // Increment only the serving half: a carry must never reach the ticket half.
   if (!w) {
     const RemoteWord remote{r.default_ctx(), lock, "shmem_clear_lock"};
+    // The serving half is our ticket and only we may move it: below the wrap, adding one
+    // cannot carry.
+    std::uint32_t ticket = 0;
+    if (held_tickets().release(&r, lock, &ticket) && ticket != 0xffffffffu) {
+      remote.op(AmoOp::kAdd, 1);
+      return;
+    }
     std::uint64_t old = remote.op(AmoOp::kFetch);
     for (;;) {
       const std::uint64_t next = (old & ~0xffffffffull) | static_cast<std::uint32_t>(old + 1);
@@ -86,7 +170,10 @@ int test_lock(long* lock) noexcept {
       if (static_cast<std::uint32_t>(old >> 32) != static_cast<std::uint32_t>(old)) return 1;  // held
       const std::uint64_t next = ((old >> 32) + 1) << 32 | static_cast<std::uint32_t>(old);
       const std::uint64_t seen = remote.op(AmoOp::kCompareSwap, next, old);
-      if (seen == old) return 0;
+      if (seen == old) {
+        held_tickets().hold(&rt("shmem_test_lock"), lock, static_cast<std::uint32_t>(old >> 32));
+        return 0;
+      }
       old = seen;
     }
   }

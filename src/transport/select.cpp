@@ -36,6 +36,15 @@ const PluginEntry& ucx_plugin(const std::string& dir) {
     // TCP connections whose peer host vanished (link down, no reset) fail within seconds.
     ::setenv("UCX_TCP_KEEPIDLE", "1s", 0);
     ::setenv("UCX_TCP_KEEPINTVL", "1s", 0);
+    // UCX's TCP transport emulates RMA with active messages of at most one segment (8 KiB by
+    // default): a 1 MiB get came back as 128 replies, a 1 MiB put went as 128 messages each
+    // answered by the target. 128 KiB segments cut that sixteenfold and doubled 1 MiB put/get
+    // bandwidth between hosts (docs/performance.md, "Between hosts"). Both sizes or neither:
+    // a receiver's segment must hold the sender's.
+    if (!::getenv("UCX_TCP_TX_SEG_SIZE") && !::getenv("UCX_TCP_RX_SEG_SIZE")) {
+      ::setenv("UCX_TCP_TX_SEG_SIZE", "128K", 1);
+      ::setenv("UCX_TCP_RX_SEG_SIZE", "128K", 1);
+    }
     void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
       const char* why = ::dlerror();

@@ -18,9 +18,9 @@ std::uint64_t now_ns() noexcept {
   return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
 }
 
-ProgressThread::ProgressThread(ucp_worker_h worker, const std::atomic<std::uint64_t>* app_last_poll,
-                               std::mutex* worker_mu)
-    : worker_(worker), app_last_poll_(app_last_poll), mu_(worker_mu) {
+ProgressThread::ProgressThread(ucp_worker_h worker, unsigned (*progress)(void*), void* arg,
+                               const AppPolls* app, std::mutex* worker_mu)
+    : worker_(worker), progress_(progress), arg_(arg), app_(app), mu_(worker_mu) {
   ucs_status_t st = ucp_worker_get_efd(worker_, &worker_fd_);
   if (st != UCS_OK)
     throw std::runtime_error(std::string("ucp_worker_get_efd: ") + ucs_status_string(st));
@@ -44,11 +44,11 @@ ProgressThread::~ProgressThread() {
 }
 
 void ProgressThread::run() noexcept {
-  constexpr std::uint64_t kBusyNs = 200 * 1000;  // the application polled this recently: it is spinning
-  const timespec busy_nap{0, static_cast<long>(kBusyNs)};
+  const timespec busy_nap{0, static_cast<long>(AppPolls::kBusyNs)};
+  const timespec short_nap{0, static_cast<long>(AppPolls::kGapNs)};
   pollfd wake{wake_.get(), POLLIN, 0};
   while (!stop_.load(std::memory_order_acquire)) {
-    if (now_ns() - app_last_poll_->load(std::memory_order_relaxed) < kBusyNs) {
+    if (app_->spinning(now_ns())) {
       // The application is spinning in a wait or a blocking call and drives the worker
       // itself: stay out of its way (no wake-up per message, no lock traffic).
       ::ppoll(&wake, 1, &busy_nap, nullptr);
@@ -57,11 +57,11 @@ void ProgressThread::run() noexcept {
     ucs_status_t st;
     {
       std::unique_lock<std::mutex> lk(*mu_, std::try_to_lock);
-      if (!lk.owns_lock()) {  // the application is in the worker right now
-        ::ppoll(&wake, 1, &busy_nap, nullptr);
+      if (!lk.owns_lock()) {  // the application is in the worker right now: look again soon
+        ::ppoll(&wake, 1, &short_nap, nullptr);
         continue;
       }
-      while (ucp_worker_progress(worker_) != 0) {
+      while (progress_(arg_) != 0) {
       }
       // Arm, then sleep until the worker has an event. BUSY: events arrived meanwhile.
       st = ucp_worker_arm(worker_);

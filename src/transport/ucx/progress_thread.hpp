@@ -15,20 +15,45 @@
 
 namespace shmem::transport::ucx {
 
-// CLOCK_MONOTONIC in nanoseconds (the clock of app_last_poll).
+// CLOCK_MONOTONIC in nanoseconds (the clock of AppPolls).
 std::uint64_t now_ns() noexcept;
+
+// When the application last drove the worker itself, and how long before that it had done so.
+// A wait that spins or a blocking call polls every microsecond or so; a wait that has begun to
+// sleep between polls (core/wait.hpp: after 10 ms), or a PE that computes, leaves the worker
+// alone for much longer.
+class AppPolls {
+ public:
+  static constexpr std::uint64_t kBusyNs = 200 * 1000;  // polled this recently ...
+  static constexpr std::uint64_t kGapNs = 20 * 1000;    // ... and this soon after the poll before
+  // Returns the time (now_ns).
+  std::uint64_t polled() noexcept {
+    const std::uint64_t now = now_ns();
+    gap_.store(now - last_.exchange(now, std::memory_order_relaxed), std::memory_order_relaxed);
+    return now;
+  }
+  // The application is polling continually: it serves the worker's events itself.
+  bool spinning(std::uint64_t now) const noexcept {
+    return now - last_.load(std::memory_order_relaxed) < kBusyNs && gap_.load(std::memory_order_relaxed) < kGapNs;
+  }
+
+ private:
+  std::atomic<std::uint64_t> last_{0}, gap_{~std::uint64_t{0}};
+};
 
 class ProgressThread {
  public:
   // Every call into the worker holds `worker_mu` (the transport's lock; the worker is
-  // SERIALIZED); the worker needs UCP_FEATURE_WAKEUP.
-  // `app_last_poll` is when (now_ns) the application last drove the worker itself: while it
-  // does so continually (a wait spinning, a blocking call), the thread stays out of the way
-  // and checks back every 200 us, so that a PE waiting for a peer does not also pay for this
-  // thread's wake-up and the worker's lock on every message; once the application computes or
-  // sleeps, the thread serves every message as it arrives. Throws std::runtime_error when the
-  // worker has no event descriptor.
-  ProgressThread(ucp_worker_h worker, const std::atomic<std::uint64_t>* app_last_poll, std::mutex* worker_mu);
+  // SERIALIZED); the worker needs UCP_FEATURE_WAKEUP. `progress(arg)` is the transport's
+  // progress call (ucp_worker_progress and what must follow it), returning its count.
+  // `app` records the application's own polls: while it polls continually (a wait spinning, a
+  // blocking call), the thread stays out of the way and checks back every 200 us, so that a
+  // PE waiting for a peer does not also pay for this thread's wake-up and the worker's lock on
+  // every message; once the application computes, or its wait sleeps between polls, the thread
+  // serves every message as it arrives. Throws std::runtime_error when the worker has no event
+  // descriptor.
+  ProgressThread(ucp_worker_h worker, unsigned (*progress)(void*), void* arg,
+                 const AppPolls* app, std::mutex* worker_mu);
   ~ProgressThread();  // stops and joins
   ProgressThread(const ProgressThread&) = delete;
   ProgressThread& operator=(const ProgressThread&) = delete;
@@ -37,7 +62,9 @@ class ProgressThread {
   void run() noexcept;
 
   ucp_worker_h worker_;
-  const std::atomic<std::uint64_t>* app_last_poll_;
+  unsigned (*progress_)(void*);
+  void* arg_;
+  const AppPolls* app_;
   std::mutex* mu_;
   int worker_fd_ = -1;  // owned by the worker
   util::UniqueFd epoll_, wake_;

@@ -3,9 +3,12 @@
 //
 // Completion: a blocking put returns once UCX has released the source buffer (local
 // completion, as shmem_put requires); blocking gets and fetching atomics wait for the reply;
-// nbi operations carry a callback that only records a failure, and complete at quiet
-// (ucp_worker_flush). fence is ucp_worker_fence. The worker is thread-safe (MULTI), so the
-// progress thread, waits that poll, and application threads may all drive it.
+// nbi operations carry a callback that only records a failure, and complete at quiet. Small
+// puts to peers with emulated RMA are our own active messages, acknowledged by the target
+// (am_put.hpp); quiet waits for those acknowledgements, and flushes UCX (ucp_worker_flush or
+// ucp_ep_flush) only when some UCP operation since the last quiet needs it. fence is
+// ucp_worker_fence. One mutex serialises the worker, so the progress thread, waits that poll,
+// and application threads may all drive it.
 #include "transport/ucx/ucx_transport.hpp"
 
 #include <sched.h>
@@ -19,8 +22,10 @@
 #include <cstring>
 #include <set>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
+#include "transport/ucx/am_put.hpp"
 #include "transport/ucx/blob.hpp"
 #include "transport/ucx/handles.hpp"
 #include "transport/ucx/progress_thread.hpp"
@@ -120,6 +125,15 @@ struct Peer {
   ucp_ep_h ep = nullptr;
   Rkey rkey[2];
   std::uint64_t base[2] = {0, 0};
+  bool am_put = false;  // small puts go as our active messages (am_put.hpp): RMA is emulated
+  // Under the transport's mutex:
+  std::uint64_t am_sent = 0;     // AM puts sent to this PE
+  std::uint64_t am_acked = 0;    // ... of which it has acknowledged this many
+  std::uint64_t am_applied = 0;  // AM puts from this PE applied here
+  AmAck ack_out{};               // the acknowledgement being sent to it (UCX may read it late)
+  bool ack_due = false;          // am_applied grew since the last acknowledgement
+  ucp_ep_h ack_ep = nullptr;     // ... and the endpoint the puts came by
+  bool dirty = false;            // a UCP operation to it since the last quiet needs a flush
 };
 
 class UcxTransport final : public RemoteTransport {
@@ -132,6 +146,8 @@ class UcxTransport final : public RemoteTransport {
 
   void put(int pe, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, bool nbi,
            const char* op) noexcept override {
+    Peer& p = peers_[static_cast<std::size_t>(pe)];
+    if (p.am_put && bytes <= kAmPutMax) return am_put(p, seg, off, src, bytes, op);
     rma(ucp_put_nbx, pe, seg, off, const_cast<void*>(src), bytes, nbi, op);
   }
 
@@ -166,6 +182,7 @@ class UcxTransport final : public RemoteTransport {
     // the caller asked for the nonblocking form (the spec allows completing it early).
     std::unique_lock<std::mutex> lk(mu_);
     issued();
+    if (!wants_reply) p.dirty = dirty_ = true;  // complete once the target answers (a flush)
     ucs_status_ptr_t r = ucp_atomic_op_nbx(p.ep, code, wide ? static_cast<void*>(&operand) : static_cast<void*>(&operand32),
                                            1, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
     complete(lk, r, false, what, pe);
@@ -182,18 +199,37 @@ class UcxTransport final : public RemoteTransport {
   }
 
   void quiet(int pe) noexcept override {
-    ucp_request_param_t prm{};
     std::unique_lock<std::mutex> lk(mu_);
     issued();
-    ucs_status_ptr_t r = pe < 0 ? ucp_worker_flush_nbx(worker_.get(), &prm)
-                                : ucp_ep_flush_nbx(peers_[static_cast<std::size_t>(pe)].ep, &prm);
+    // Our AM puts: every target has acknowledged every one.
+    if (pe >= 0) {
+      const Peer& p = peers_[static_cast<std::size_t>(pe)];
+      drive_until(lk, [&] { return p.am_acked == p.am_sent; });
+    } else {
+      drive_until(lk, [&] {
+        for (const Peer& p : peers_)
+          if (p.am_acked != p.am_sent) return false;
+        return true;
+      });
+    }
+    // UCP's own operations (large puts, nbi gets, non-fetching atomics), when there were any.
+    ucp_request_param_t prm{};
+    ucs_status_ptr_t r = nullptr;
+    if (pe < 0 && dirty_) {
+      r = ucp_worker_flush_nbx(worker_.get(), &prm);
+      dirty_ = false;
+      for (Peer& p : peers_) p.dirty = false;
+    } else if (pe >= 0 && peers_[static_cast<std::size_t>(pe)].dirty) {
+      r = ucp_ep_flush_nbx(peers_[static_cast<std::size_t>(pe)].ep, &prm);
+      peers_[static_cast<std::size_t>(pe)].dirty = false;
+    }
     complete(lk, r, false, "shmem_quiet", pe);
   }
 
   void progress() noexcept override {
-    app_last_poll_.store(now_ns(), std::memory_order_relaxed);
+    const bool spinning = app_polls_.spinning(app_polls_.polled());
     std::lock_guard<std::mutex> lk(mu_);
-    ucp_worker_progress(worker_.get());
+    progress_worker(spinning);
   }
   bool waits_need_progress() const noexcept override { return software_; }
 
@@ -208,7 +244,7 @@ class UcxTransport final : public RemoteTransport {
     // wait for us to complete its last operations: keep the worker progressing until teardown.
     if (!progress_) {
       try {
-        progress_ = std::make_unique<ProgressThread>(worker_.get(), &app_last_poll_, &mu_);
+        progress_ = std::make_unique<ProgressThread>(worker_.get(), &progress_worker_cb, this, &app_polls_, &mu_);
       } catch (const std::exception&) {
       }
     }
@@ -229,6 +265,7 @@ class UcxTransport final : public RemoteTransport {
     p->owner->peer_failed(p->pe, st, "the connection");
   }
   // One put or get (`call` is ucp_put_nbx or ucp_get_nbx, which differ only in constness).
+  // Puts and nbi gets complete at the next flush; blocking gets here.
   template <class Call>
   void rma(Call call, int pe, Seg seg, std::uint64_t off, void* buf, std::size_t bytes, bool nbi,
            const char* op) noexcept {
@@ -237,8 +274,113 @@ class UcxTransport final : public RemoteTransport {
     if (nbi) nbi_param(prm, p);
     std::unique_lock<std::mutex> lk(mu_);
     issued();
+    if (nbi || !std::is_same_v<Call, decltype(&ucp_get_nbx)>) p.dirty = dirty_ = true;
     ucs_status_ptr_t r = call(p.ep, buf, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
     complete(lk, r, nbi, op, pe);
+  }
+
+  // A small put as our active message (am_put.hpp). The header lives on this frame, so even
+  // the nbi form waits until UCX has taken the message (at once, unless the socket is full).
+  void am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, const char* op) noexcept {
+    const AmPutHeader h{off, static_cast<std::uint32_t>(setup_.me), static_cast<std::uint8_t>(seg), {}};
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    // REPLY: the target acknowledges on the endpoint the put came by, which exists even
+    // before the target has created its own endpoint to us (a put during init's barrier).
+    prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
+    std::unique_lock<std::mutex> lk(mu_);
+    issued();
+    ++p.am_sent;
+    ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, kAmPutId, &h, sizeof h, src, bytes, &prm);
+    complete(lk, r, false, op, p.pe);
+  }
+
+  // The target side of am_put: copy into our segment, then acknowledge (under mu_, from within
+  // ucp_worker_progress).
+  static ucs_status_t on_am_put(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                const ucp_am_recv_param_t* param) {
+    auto* t = static_cast<UcxTransport*>(arg);
+    AmPutHeader h{};
+    if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+      t->fail("an incoming put (malformed message: a different build of the library?)", -1, UCS_ERR_INVALID_PARAM);
+    std::memcpy(&h, header, sizeof h);
+    const std::size_t seg = h.seg;
+    if (h.from >= t->peers_.size() || !t->setup_.remote[h.from] || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
+        seg > 1 || h.off > t->seg_size_[seg] || length > t->seg_size_[seg] - h.off) {
+      const std::string what = "an incoming put from PE " + std::to_string(h.from) + " (" + std::to_string(length) +
+                               " bytes at offset " + std::to_string(h.off) + " of segment " + std::to_string(seg) +
+                               ": outside this PE's segments)";
+      t->fail(what.c_str(), -1, UCS_ERR_INVALID_PARAM);
+    }
+    std::memcpy(t->seg_base_[seg] + h.off, data, length);
+    Peer& p = t->peers_[h.from];
+    ++p.am_applied;
+    p.ack_ep = param->reply_ep;
+    if (!p.ack_due) {
+      p.ack_due = true;
+      t->ack_due_.push_back(static_cast<int>(h.from));
+    }
+    return UCS_OK;
+  }
+
+  // One acknowledgement per peer for every put that one ucp_worker_progress call applied (a
+  // burst of small puts, e.g. an iput, costs the target one answer).
+  void send_acks() noexcept {
+    for (const int pe : ack_due_) {
+      Peer& p = peers_[static_cast<std::size_t>(pe)];
+      p.ack_due = false;
+      p.ack_out = AmAck{p.am_applied, static_cast<std::uint32_t>(setup_.me), 0};
+      ucp_request_param_t prm{};
+      nbi_param(prm, p);
+      prm.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+      prm.flags = UCP_AM_SEND_FLAG_EAGER;
+      ucs_status_ptr_t r = ucp_am_send_nbx(p.ack_ep, kAmAckId, &p.ack_out, sizeof p.ack_out, nullptr, 0, &prm);
+      if (UCS_PTR_IS_ERR(r)) peer_failed(pe, UCS_PTR_STATUS(r), "acknowledging puts");
+    }
+    ack_due_.clear();
+  }
+
+  // Every progress call of the transport (mu_ held): drives the worker, and answers the puts
+  // it applied. While the application polls continually (`may_defer`), the answers wait for
+  // a call that finds nothing more to do (at most kAckDeferCalls calls): that keeps them off
+  // the critical path of a ping-pong (the waiting PE sees the put, leaves its wait and sends
+  // its own put first; its next poll answers). Otherwise (a wait that sleeps between polls, the
+  // progress thread) they go at once.
+  unsigned progress_worker(bool may_defer) noexcept {
+    const unsigned n = ucp_worker_progress(worker_.get());
+    if (!ack_due_.empty() && !tearing_down_ && (!may_defer || n == 0 || ++ack_deferred_ >= kAckDeferCalls)) {
+      ack_deferred_ = 0;
+      send_acks();
+    }
+    return n;
+  }
+  static unsigned progress_worker_cb(void* self) noexcept { return static_cast<UcxTransport*>(self)->progress_worker(false); }
+
+  static ucs_status_t on_am_ack(void* arg, const void* header, size_t header_length, void*, size_t,
+                                const ucp_am_recv_param_t*) {
+    auto* t = static_cast<UcxTransport*>(arg);
+    AmAck a{};
+    if (header_length != sizeof a)
+      t->fail("an incoming put acknowledgement (malformed message: a different build of the library?)", -1,
+              UCS_ERR_INVALID_PARAM);
+    std::memcpy(&a, header, sizeof a);
+    if (a.from >= t->peers_.size() || !t->setup_.remote[a.from])
+      t->fail("an incoming put acknowledgement (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
+    Peer& p = t->peers_[a.from];
+    if (a.applied > p.am_acked) p.am_acked = a.applied;
+    return UCS_OK;
+  }
+
+  void set_am_handler(unsigned id, ucp_am_recv_callback_t cb) {
+    ucp_am_handler_param_t hp{};
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                    UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    hp.id = id;
+    hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+    hp.cb = cb;
+    hp.arg = this;
+    const ucs_status_t st = ucp_worker_set_am_recv_handler(worker_.get(), &hp);
+    if (st != UCS_OK) throw_status("ucp_worker_set_am_recv_handler", st);
   }
 
   static void nbi_param(ucp_request_param_t& prm, Peer& p) {
@@ -250,7 +392,7 @@ class UcxTransport final : public RemoteTransport {
   // The application issues an operation (lk held); every 32nd also serves the peers' requests,
   // so that a long stream of operations that complete at once does not starve them.
   void issued() noexcept {
-    if (++issued_ % 32 == 0) ucp_worker_progress(worker_.get());
+    if (++issued_ % 32 == 0) progress_worker(true);
   }
 
   // Blocking: waits for `r` with progress (the lock is dropped between polls, never held
@@ -262,20 +404,27 @@ class UcxTransport final : public RemoteTransport {
       fail(op, pe, UCS_PTR_STATUS(r));
     }
     if (nbi) return;  // the callback frees it
-    ucs_status_t st;
-    unsigned spins = 0;
-    while ((st = ucp_request_check_status(r)) == UCS_INPROGRESS) {
-      app_last_poll_.store(now_ns(), std::memory_order_relaxed);
-      if (ucp_worker_progress(worker_.get()) == 0 && ++spins % 256 == 0) {
-        lk.unlock();
-        sched_yield();
-        lk.lock();
-      }
-    }
+    ucs_status_t st = UCS_INPROGRESS;
+    drive_until(lk, [&] { return (st = ucp_request_check_status(r)) != UCS_INPROGRESS; });
     ucp_request_free(r);
     if (st != UCS_OK) {
       lk.unlock();
       fail(op, pe, st);
+    }
+  }
+
+  // Progresses the worker until done() (called with lk held); the lock is dropped between
+  // polls, never held while yielding.
+  template <class Done>
+  void drive_until(std::unique_lock<std::mutex>& lk, Done&& done) noexcept {
+    unsigned spins = 0;
+    while (!done()) {
+      app_polls_.polled();
+      if (progress_worker(true) == 0 && ++spins % 256 == 0) {
+        lk.unlock();
+        sched_yield();
+        lk.lock();
+      }
     }
   }
 
@@ -300,8 +449,15 @@ class UcxTransport final : public RemoteTransport {
   std::vector<Peer> peers_;
   std::unique_ptr<ProgressThread> progress_;
   bool software_ = true;
+  bool dirty_ = false;  // some peer's `dirty` is set (under mu_)
+  std::vector<int> ack_due_;  // PEs whose `ack_due` is set (under mu_)
+  bool tearing_down_ = false;  // the destructor runs: acknowledgements are no longer sent
+  static constexpr unsigned kAckDeferCalls = 16;
+  unsigned ack_deferred_ = 0;  // busy progress calls since acknowledgements became due
+  char* seg_base_[2] = {nullptr, nullptr};  // this PE's heap and static data (AM puts land there)
+  std::size_t seg_size_[2] = {0, 0};
   std::atomic<bool> closing_{false};
-  std::atomic<std::uint64_t> app_last_poll_{0};  // when the application last drove the worker (progress_thread.hpp)
+  AppPolls app_polls_;  // the application's own polls of the worker (progress_thread.hpp)
   std::uint64_t issued_ = 0;  // operations issued (under mu_)
   // Serialises every call into the worker (created UCS_THREAD_MODE_SERIALIZED): a futex-based
   // mutex sleeps under contention where UCX's MULTI mode spins, which on a node with more
@@ -323,7 +479,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   for (char r : s.remote) nremote += r != 0;
   ucp_params_t prm{};
   prm.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_NAME;
-  prm.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+  prm.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
   prm.estimated_num_eps = static_cast<size_t>(nremote);
   prm.name = "shmem";
   ucp_context_h ctx = nullptr;
@@ -338,6 +494,12 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   st = ucp_worker_create(ctx_.get(), &wp, &w);
   if (st != UCS_OK) throw_status("ucp_worker_create", st);
   worker_.reset(w);
+  seg_base_[0] = static_cast<char*>(s.heap_base);
+  seg_size_[0] = s.heap_size;
+  seg_base_[1] = static_cast<char*>(s.data_base);
+  seg_size_[1] = s.data_size;
+  set_am_handler(kAmPutId, on_am_put);
+  set_am_handler(kAmAckId, on_am_ack);
 
   PeerBlob mine;
   void* bases[2] = {s.heap_base, s.data_base};
@@ -389,15 +551,18 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
     }
     std::string raw;
     bool rma = false;
+    bool emulated = false;
     for (const auto& t : ep_transports(p.ep, &raw, &rma)) {
       tls.insert(t);
-      if (!rma || (t.find(" (rma)") != std::string::npos && !hardware_rma(t))) software = true;
+      if (!rma || (t.find(" (rma)") != std::string::npos && !hardware_rma(t))) emulated = true;
     }
+    p.am_put = emulated && !rma;  // every RMA goes through the AM lane, in order
+    software = software || emulated;
     if (s.log) s.log(0, "endpoint to PE " + std::to_string(pe) + ":\n" + raw);
   }
   software_ = software || tls.empty();
   const bool thread = s.progress_thread == "on" || (s.progress_thread == "auto" && software_);
-  if (thread) progress_ = std::make_unique<ProgressThread>(worker_.get(), &app_last_poll_, &mu_);
+  if (thread) progress_ = std::make_unique<ProgressThread>(worker_.get(), &progress_worker_cb, this, &app_polls_, &mu_);
   describe_ = "ucx " + library_version() + ":";
   for (const auto& t : tls) describe_ += " " + t;
   if (tls.empty()) describe_ += " (no lanes reported)";
@@ -408,6 +573,9 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
 UcxTransport::~UcxTransport() {
   closing_.store(true, std::memory_order_release);
   progress_.reset();  // joined: from here on this thread is the worker's only user
+  // Every PE has passed finalize's quiet and rendezvous: nobody waits for an acknowledgement
+  // any more, and the endpoints they would go by are closing.
+  tearing_down_ = true;
   for (auto& p : peers_) {
     p.rkey[0].reset();
     p.rkey[1].reset();
@@ -417,7 +585,7 @@ UcxTransport::~UcxTransport() {
     prm.flags = UCP_EP_CLOSE_FLAG_FORCE;
     ucs_status_ptr_t r = ucp_ep_close_nbx(p.ep, &prm);
     if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
-      for (int i = 0; i < 1000000 && ucp_request_check_status(r) == UCS_INPROGRESS; ++i) ucp_worker_progress(worker_.get());
+      for (int i = 0; i < 1000000 && ucp_request_check_status(r) == UCS_INPROGRESS; ++i) progress_worker(false);
       ucp_request_free(r);
     }
     p.ep = nullptr;
