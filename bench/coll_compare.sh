@@ -299,7 +299,8 @@ awk -F, '
 if [[ ${PLOT:-1} != 0 ]]; then
   echo
   if [[ -x $python ]] || command -v "$python" >/dev/null 2>&1; then
-    "$python" "$root/bench/plot.py" "$csv_out" "$out_dir" || echo "== plot.py failed (figures above are unaffected)"
+    "$python" "$root/bench/plot.py" "$csv_out" "$out_dir" ${hosts_layout:+"hosts_${hosts_layout//,/-}"} ||
+      echo "== plot.py failed (figures above are unaffected)"
   else
     echo "== $python not found: no plots (set PYTHON=...)"
   fi

@@ -7,7 +7,7 @@ CSV columns: lib,coll,npes,bytes,lat_us,best_us,bw_GBs,runs (lib: ours, osh, tea
 For every PE count in the CSV it writes two PNGs into OUT_DIR (default: docs/img next to
 this script's repository):
 
-    coll_latency_<N>pe.png     latency (us) vs result size, log-log, one panel per collective
+    coll_latency_<N>pe.png     (or coll_latency_<TAG>.png: plot.py CSV OUT_DIR TAG) latency (us) vs result size, log-log, one panel per collective
     coll_bandwidth_<N>pe.png   bandwidth (GB/s, result bytes per PE / latency) vs size
 
 Needs matplotlib (Debian: apt-get install python3-matplotlib); without it, prints a message
@@ -109,9 +109,13 @@ def main(argv):
         print("plot.py: %s has no rows; nothing to plot" % csv_path)
         return 1
     os.makedirs(out_dir, exist_ok=True)
+    # argv[3]: a tag for the file names (coll_latency_<tag>.png), e.g. the host layout of a
+    # cross-host run; default <N>pe.
+    tag = argv[3] if len(argv) > 3 else None
     for npes in sorted({r["npes"] for r in rows}):
-        plot(rows, npes, "lat", os.path.join(out_dir, "coll_latency_%dpe.png" % npes), plt, ticker)
-        plot(rows, npes, "bw", os.path.join(out_dir, "coll_bandwidth_%dpe.png" % npes), plt, ticker)
+        name = tag if tag else "%dpe" % npes
+        plot(rows, npes, "lat", os.path.join(out_dir, "coll_latency_%s.png" % name), plt, ticker)
+        plot(rows, npes, "bw", os.path.join(out_dir, "coll_bandwidth_%s.png" % name), plt, ticker)
     return 0
 
 

@@ -160,6 +160,13 @@ class UcxTransport final : public RemoteTransport {
                     std::uint64_t cond, void* fetch_to, const char* op) noexcept override {
     Peer& p = peers_[static_cast<std::size_t>(pe)];
     const char* what = op ? op : amo_name(amo_op);
+    if (p.am_put && !fetch_to && (amo_op == AmoOp::kAdd || amo_op == AmoOp::kInc)) {
+      const std::uint64_t add = amo_op == AmoOp::kInc ? 1 : value;
+      const std::uint32_t add32 = static_cast<std::uint32_t>(add);
+      am_send(p, kAmAddId, seg, off, width == 8 ? static_cast<const void*>(&add) : static_cast<const void*>(&add32),
+              width, what);
+      return 0;
+    }
     std::uint64_t operand = value;
     const ucp_atomic_op_t code = ucp_opcode(amo_op, &operand);
     // CSWAP: buffer holds the comparand, the reply buffer the new value (and then the result).
@@ -193,6 +200,9 @@ class UcxTransport final : public RemoteTransport {
   }
 
   void fence() noexcept override {
+    // Every peer on one emulated lane (am_put.hpp): the targets apply our operations in the
+    // order we issued them already.
+    if (all_on_am_lane_) return;
     std::lock_guard<std::mutex> lk(mu_);
     const ucs_status_t st = ucp_worker_fence(worker_.get());
     if (st != UCS_OK) fail("shmem_fence", -1, st);
@@ -282,6 +292,10 @@ class UcxTransport final : public RemoteTransport {
   // A small put as our active message (am_put.hpp). The header lives on this frame, so even
   // the nbi form waits until UCX has taken the message (at once, unless the socket is full).
   void am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, const char* op) noexcept {
+    am_send(p, kAmPutId, seg, off, src, bytes, op);
+  }
+  void am_send(Peer& p, unsigned id, Seg seg, std::uint64_t off, const void* src, std::size_t bytes,
+               const char* op) noexcept {
     const AmPutHeader h{off, static_cast<std::uint32_t>(setup_.me), static_cast<std::uint8_t>(seg), {}};
     ucp_request_param_t prm{};
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
@@ -291,7 +305,7 @@ class UcxTransport final : public RemoteTransport {
     std::unique_lock<std::mutex> lk(mu_);
     issued();
     ++p.am_sent;
-    ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, kAmPutId, &h, sizeof h, src, bytes, &prm);
+    ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, id, &h, sizeof h, src, bytes, &prm);
     complete(lk, r, false, op, p.pe);
   }
 
@@ -299,6 +313,14 @@ class UcxTransport final : public RemoteTransport {
   // ucp_worker_progress).
   static ucs_status_t on_am_put(void* arg, const void* header, size_t header_length, void* data, size_t length,
                                 const ucp_am_recv_param_t* param) {
+    return on_am_write(arg, header, header_length, data, length, param, false);
+  }
+  static ucs_status_t on_am_add(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                const ucp_am_recv_param_t* param) {
+    return on_am_write(arg, header, header_length, data, length, param, true);
+  }
+  static ucs_status_t on_am_write(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                  const ucp_am_recv_param_t* param, bool add) {
     auto* t = static_cast<UcxTransport*>(arg);
     AmPutHeader h{};
     if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
@@ -312,7 +334,19 @@ class UcxTransport final : public RemoteTransport {
                                ": outside this PE's segments)";
       t->fail(what.c_str(), -1, UCS_ERR_INVALID_PARAM);
     }
-    std::memcpy(t->seg_base_[seg] + h.off, data, length);
+    if (!add) {
+      std::memcpy(t->seg_base_[seg] + h.off, data, length);
+    } else if (length == 8 && h.off % 8 == 0) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, data, 8);
+      std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(t->seg_base_[seg] + h.off)).fetch_add(v);
+    } else if (length == 4 && h.off % 4 == 0) {
+      std::uint32_t v = 0;
+      std::memcpy(&v, data, 4);
+      std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t*>(t->seg_base_[seg] + h.off)).fetch_add(v);
+    } else {
+      t->fail("an incoming atomic add (malformed message: a different build of the library?)", -1, UCS_ERR_INVALID_PARAM);
+    }
     Peer& p = t->peers_[h.from];
     ++p.am_applied;
     p.ack_ep = param->reply_ep;
@@ -449,6 +483,7 @@ class UcxTransport final : public RemoteTransport {
   std::vector<Peer> peers_;
   std::unique_ptr<ProgressThread> progress_;
   bool software_ = true;
+  bool all_on_am_lane_ = true;  // every remote peer's endpoint: one emulated lane (fence is a no-op)
   bool dirty_ = false;  // some peer's `dirty` is set (under mu_)
   std::vector<int> ack_due_;  // PEs whose `ack_due` is set (under mu_)
   bool tearing_down_ = false;  // the destructor runs: acknowledgements are no longer sent
@@ -500,6 +535,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   seg_size_[1] = s.data_size;
   set_am_handler(kAmPutId, on_am_put);
   set_am_handler(kAmAckId, on_am_ack);
+  set_am_handler(kAmAddId, on_am_add);
 
   PeerBlob mine;
   void* bases[2] = {s.heap_base, s.data_base};
@@ -557,6 +593,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
       if (!rma || (t.find(" (rma)") != std::string::npos && !hardware_rma(t))) emulated = true;
     }
     p.am_put = emulated && !rma;  // every RMA goes through the AM lane, in order
+    all_on_am_lane_ = all_on_am_lane_ && p.am_put;
     software = software || emulated;
     if (s.log) s.log(0, "endpoint to PE " + std::to_string(pe) + ":\n" + raw);
   }
