@@ -8,6 +8,10 @@
 #       memory between namespaces of one machine).
 # Ours runs with oshrun --hosts h1:1,h2:1 --rsh harness-agent (the agent pins UCX_TLS=tcp).
 # Needs root (namespaces). Rounds alternate tcp / ours / OSHMEM; figures are medians.
+# The TCP ping-pong depends on where the scheduler puts its two ends (blocking reads: on one
+# CPU the wake-up is a direct hand-off, across CPUs it costs an inter-processor wake-up), so
+# each round also runs it with both ends pinned to one CPU and to two, for context; the floor
+# used for the ratios stays the unpinned run.
 #
 #   bench/hosts_compare.sh [BUILD_DIR]
 # Environment: ROUNDS=3, PERF_REPS=7, PERF_REP_MS=20, PERF_WINDOW_MB=32,
@@ -53,12 +57,25 @@ harness_up 2
 H2=$(harness_addr h2)
 AG=$HARNESS_AGENT
 
+# run_tcp OUT [SERVER_CPU CLIENT_CPU]
 run_tcp() {
-  local port=$((30000 + RANDOM % 20000))
-  "$AG" h2 "exec timeout 120 $tmp/tcp_pingpong server $port" &
+  local port=$((30000 + RANDOM % 20000)) spin="" cpin=""
+  if (($# == 3)); then
+    spin="taskset -c $2"
+    cpin="taskset -c $3"
+  fi
+  "$AG" h2 "exec timeout 120 $spin $tmp/tcp_pingpong server $port" &
   local srv=$!
-  timeout 120 "$AG" h1 "exec env PERF_REPS=$PERF_REPS PERF_REP_MS=$PERF_REP_MS $tmp/tcp_pingpong client $H2 $port" >"$1"
+  timeout 120 "$AG" h1 "exec env PERF_REPS=$PERF_REPS PERF_REP_MS=$PERF_REP_MS $cpin $tmp/tcp_pingpong client $H2 $port" >"$1"
   wait "$srv"
+}
+# run_tcp_placed OUT: the ping-pong round trip with both ends on CPU 0, then on CPUs 0 and 1.
+run_tcp_placed() {
+  (($(nproc) >= 2)) && command -v taskset >/dev/null || return 0
+  run_tcp "$1.one" 0 0
+  run_tcp "$1.two" 0 1
+  { sed -n 's/^tcp_pingpong_rtt,/tcp_rtt_one_cpu,/p' "$1.one"; sed -n 's/^tcp_pingpong_rtt,/tcp_rtt_two_cpus,/p' "$1.two"; } >"$1"
+  rm -f "$1.one" "$1.two"
 }
 run_ours() {
   timeout 300 "$AG" h1 "exec env PERF_REPS=$PERF_REPS PERF_REP_MS=$PERF_REP_MS PERF_WINDOW_MB=$PERF_WINDOW_MB \
@@ -75,6 +92,7 @@ echo "== load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 for ((r = 1; r <= rounds; r++)); do
   echo "== round $r/$rounds: tcp, ours, OSHMEM"
   run_tcp "$tmp/tcp.$r.csv"
+  run_tcp_placed "$tmp/tcpplace.$r.csv"
   run_ours "$tmp/ours.$r.csv" || { echo "   ours FAILED:"; tail -20 "$tmp/ours.$r.csv.err" | sed 's/^/   | /'; exit 1; }
   if ((have_osh)); then
     run_osh "$tmp/osh.$r.csv" || { echo "   OSHMEM FAILED:"; tail -20 "$tmp/osh.$r.csv.err" | sed 's/^/   | /'; have_osh=0; }
@@ -92,6 +110,7 @@ if [[ -n ${RAW_DIR:-} ]]; then
 fi
 
 bench_aggregate "$tmp/tcp" >"$tmp/tcp.agg"
+bench_aggregate "$tmp/tcpplace" >>"$tmp/tcp.agg"
 bench_aggregate "$tmp/ours" >"$tmp/ours.agg"
 bench_aggregate "$tmp/osh" >"$tmp/osh.agg" 2>/dev/null || : >"$tmp/osh.agg"
 echo
@@ -103,7 +122,10 @@ awk '
   function fmt(x) { return (x == "") ? "-" : sprintf(x >= 100 ? "%.1f" : (x >= 1 ? "%.3f" : "%.4f"), x) }
   END {
     rtt = tcp["tcp_pingpong_rtt"]; bw = tcp["tcp_stream_bw"]
-    printf "TCP floor between the namespaces: 8-byte ping-pong round trip %s us, one 1 MiB stream %s GB/s\n\n", fmt(rtt), fmt(bw)
+    printf "TCP floor between the namespaces: 8-byte ping-pong round trip %s us, one 1 MiB stream %s GB/s\n", fmt(rtt), fmt(bw)
+    if ("tcp_rtt_one_cpu" in tcp)
+      printf "  (the same ping-pong pinned: both ends on one CPU %s us, on two CPUs %s us)\n", fmt(tcp["tcp_rtt_one_cpu"]), fmt(tcp["tcp_rtt_two_cpus"])
+    print ""
     printf "%-26s %-5s %10s %10s %9s %12s\n", "metric", "unit", "ours", "OSHMEM", "OSH/ours", "vs TCP"
     for (i = 1; i <= count; i++) {
       m = order[i]
