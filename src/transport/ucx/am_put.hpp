@@ -1,20 +1,31 @@
 #pragma once
 // Small puts to peers whose RMA UCX emulates in software (UCX 1.13's TCP transport), sent as
-// UCP active messages with a per-put acknowledgement of our own.
+// UCP active messages with an acknowledgement of our own. This header holds the wire format
+// (no UCX types: tests/unit checks it); ucx_transport.cpp sends and receives it.
 //
 // Why: over an emulated transport, ucp_put_nbx is already an active message that the target
 // answers with a completion message, but quiet (ucp_worker_flush / ucp_ep_flush) then also
 // flushes the TCP endpoint, which UCX 1.13 does with a second request and answer (a zero-byte
 // put and its ack). A put+quiet thus cost two messages each way, and the target's CPU woke up
-// twice. With our own put message the target copies the data, then answers at once with the
-// number of puts from us it has applied (cumulative, so a late answer is never wrong); quiet
-// waits until every peer has answered every put: one message each way.
+// twice. With our own put message the target copies the data, then answers with the number of
+// puts from us it has applied (cumulative, so a late answer is never wrong); quiet waits until
+// every peer has answered every put: one message each way.
+//
+// Puts to one peer are gathered into a batch (one message for many small puts: an iput of 256
+// elements is one message, not 256). A put returns once its data is in the batch (the source
+// may be reused: local completion); the batch goes out before any other operation to that
+// peer, at fence and quiet, when it is full, and whenever the transport is driven (a wait, a
+// blocking call, the progress thread), so a put never waits for more than the caller's next
+// library call or, while the caller computes, the progress thread's next round.
 //
 // The target applies messages in the order they arrive on the endpoint's single lane (emulation
-// runs every RMA and atomic through that lane's active messages), so an AM put, a UCP get or
-// atomic after it, and a fence keep their OpenSHMEM order.
+// runs every RMA and atomic through that lane's active messages), and the records of a batch in
+// their order, so an AM put, a UCP get or atomic after it, and a fence keep their OpenSHMEM
+// order.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 namespace shmem::transport::ucx {
 
@@ -26,14 +37,21 @@ inline constexpr unsigned kAmAckId = 0x5e02;
 // atomic, acknowledged with the puts, so that quiet costs no flush after them either.
 inline constexpr unsigned kAmAddId = 0x5e03;
 
-// Puts up to this size take the AM path (one eager message); larger ones use ucp_put_nbx,
-// whose completion message per fragment is small next to the data.
+// Puts up to this size take the AM path; larger ones use ucp_put_nbx, whose completion message
+// per fragment is small next to the data.
 inline constexpr std::size_t kAmPutMax = 4096;
 
-struct AmPutHeader {
-  std::uint64_t off;   // offset within the target's segment
-  std::uint32_t from;  // the sending PE
-  std::uint8_t seg;    // transport::Seg
+// The active message's header: who sent the batch and how many puts it holds.
+struct AmBatchHeader {
+  std::uint32_t from;
+  std::uint32_t count;
+};
+
+// One put in a batch's payload, followed by `len` bytes of data padded to 8.
+struct AmPutRecord {
+  std::uint64_t off;  // offset within the target's segment
+  std::uint32_t len;
+  std::uint8_t seg;   // transport::Seg
   std::uint8_t pad[3];
 };
 
@@ -42,5 +60,60 @@ struct AmAck {
   std::uint32_t from;     // the PE that applied them
   std::uint32_t pad;
 };
+
+inline constexpr std::size_t am_record_bytes(std::size_t len) { return sizeof(AmPutRecord) + (len + 7) / 8 * 8; }
+
+// The puts gathered for one peer.
+class PutBatch {
+ public:
+  // A batch never grows past this (a put of kAmPutMax always fits in an empty one).
+  static constexpr std::size_t kMaxBytes = 16384;
+  static_assert(am_record_bytes(kAmPutMax) <= kMaxBytes);
+
+  bool empty() const noexcept { return count_ == 0; }
+  std::uint32_t count() const noexcept { return count_; }
+  const char* data() const noexcept { return buf_.data(); }
+  std::size_t size() const noexcept { return buf_.size(); }
+  // Whether a put of `len` bytes fits next to what is there.
+  bool fits(std::size_t len) const noexcept { return buf_.size() + am_record_bytes(len) <= kMaxBytes; }
+  // Appends a put (the caller checked fits()).
+  void add(std::uint8_t seg, std::uint64_t off, const void* src, std::size_t len) {
+    if (buf_.capacity() < kMaxBytes) buf_.reserve(kMaxBytes);
+    const AmPutRecord rec{off, static_cast<std::uint32_t>(len), seg, {}};
+    const std::size_t at = buf_.size();
+    buf_.resize(at + am_record_bytes(len));
+    std::memcpy(buf_.data() + at, &rec, sizeof rec);
+    if (len) std::memcpy(buf_.data() + at + sizeof rec, src, len);
+    ++count_;
+  }
+  void clear() noexcept {
+    buf_.clear();
+    count_ = 0;
+  }
+
+ private:
+  std::vector<char> buf_;
+  std::uint32_t count_ = 0;
+};
+
+// Calls apply(seg, off, data, len) for each of the `count` puts in a batch's payload, in order.
+// Returns false (having applied the puts before it) at the first record that does not fit in
+// the payload or that `valid(seg, off, len)` rejects, or when the payload holds more or fewer
+// records than `count`.
+template <class Valid, class Apply>
+bool for_each_put(const void* payload, std::size_t length, std::uint32_t count, Valid&& valid, Apply&& apply) {
+  const char* p = static_cast<const char*>(payload);
+  std::size_t pos = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    AmPutRecord rec{};
+    if (length - pos < sizeof rec) return false;
+    std::memcpy(&rec, p + pos, sizeof rec);
+    const std::size_t step = am_record_bytes(rec.len);
+    if (step > length - pos || !valid(rec.seg, rec.off, rec.len)) return false;
+    apply(rec.seg, rec.off, p + pos + sizeof rec, rec.len);
+    pos += step;
+  }
+  return pos == length;
+}
 
 }  // namespace shmem::transport::ucx

@@ -4,11 +4,11 @@
 // Completion: a blocking put returns once UCX has released the source buffer (local
 // completion, as shmem_put requires); blocking gets and fetching atomics wait for the reply;
 // nbi operations carry a callback that only records a failure, and complete at quiet. Small
-// puts to peers with emulated RMA are our own active messages, acknowledged by the target
-// (am_put.hpp); quiet waits for those acknowledgements, and flushes UCX (ucp_worker_flush or
-// ucp_ep_flush) only when some UCP operation since the last quiet needs it. fence is
-// ucp_worker_fence. One mutex serialises the worker, so the progress thread, waits that poll,
-// and application threads may all drive it.
+// puts to peers with emulated RMA are gathered per peer and sent as our own active messages,
+// acknowledged by the target (am_put.hpp); quiet sends them and waits for the
+// acknowledgements, and flushes UCX (ucp_worker_flush or ucp_ep_flush) only when some UCP
+// operation since the last quiet needs it. fence is ucp_worker_fence. One mutex serialises the
+// worker, so the progress thread, waits that poll, and application threads may all drive it.
 #include "transport/ucx/ucx_transport.hpp"
 
 #include <sched.h>
@@ -134,6 +134,7 @@ struct Peer {
   bool ack_due = false;          // am_applied grew since the last acknowledgement
   ucp_ep_h ack_ep = nullptr;     // ... and the endpoint the puts came by
   bool dirty = false;            // a UCP operation to it since the last quiet needs a flush
+  PutBatch batch;                // small puts to it not yet sent (am_put.hpp)
 };
 
 class UcxTransport final : public RemoteTransport {
@@ -147,7 +148,7 @@ class UcxTransport final : public RemoteTransport {
   void put(int pe, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, bool nbi,
            const char* op) noexcept override {
     Peer& p = peers_[static_cast<std::size_t>(pe)];
-    if (p.am_put && bytes <= kAmPutMax) return am_put(p, seg, off, src, bytes, op);
+    if (p.am_put && bytes <= kAmPutMax) return am_put(p, seg, off, src, bytes);
     rma(ucp_put_nbx, pe, seg, off, const_cast<void*>(src), bytes, nbi, op);
   }
 
@@ -160,13 +161,6 @@ class UcxTransport final : public RemoteTransport {
                     std::uint64_t cond, void* fetch_to, const char* op) noexcept override {
     Peer& p = peers_[static_cast<std::size_t>(pe)];
     const char* what = op ? op : amo_name(amo_op);
-    if (p.am_put && !fetch_to && (amo_op == AmoOp::kAdd || amo_op == AmoOp::kInc)) {
-      const std::uint64_t add = amo_op == AmoOp::kInc ? 1 : value;
-      const std::uint32_t add32 = static_cast<std::uint32_t>(add);
-      am_send(p, kAmAddId, seg, off, width == 8 ? static_cast<const void*>(&add) : static_cast<const void*>(&add32),
-              width, what);
-      return 0;
-    }
     std::uint64_t operand = value;
     const ucp_atomic_op_t code = ucp_opcode(amo_op, &operand);
     // CSWAP: buffer holds the comparand, the reply buffer the new value (and then the result).
@@ -189,6 +183,7 @@ class UcxTransport final : public RemoteTransport {
     // the caller asked for the nonblocking form (the spec allows completing it early).
     std::unique_lock<std::mutex> lk(mu_);
     issued();
+    send_batch(p);  // our puts to this PE go first
     if (!wants_reply) p.dirty = dirty_ = true;  // complete once the target answers (a flush)
     ucs_status_ptr_t r = ucp_atomic_op_nbx(p.ep, code, wide ? static_cast<void*>(&operand) : static_cast<void*>(&operand32),
                                            1, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
@@ -200,10 +195,8 @@ class UcxTransport final : public RemoteTransport {
   }
 
   void fence() noexcept override {
-    // Every peer on one emulated lane (am_put.hpp): the targets apply our operations in the
-    // order we issued them already.
-    if (all_on_am_lane_) return;
     std::lock_guard<std::mutex> lk(mu_);
+    send_batches();
     const ucs_status_t st = ucp_worker_fence(worker_.get());
     if (st != UCS_OK) fail("shmem_fence", -1, st);
   }
@@ -211,6 +204,7 @@ class UcxTransport final : public RemoteTransport {
   void quiet(int pe) noexcept override {
     std::unique_lock<std::mutex> lk(mu_);
     issued();
+    send_batches();
     // Our AM puts: every target has acknowledged every one.
     if (pe >= 0) {
       const Peer& p = peers_[static_cast<std::size_t>(pe)];
@@ -284,71 +278,95 @@ class UcxTransport final : public RemoteTransport {
     if (nbi) nbi_param(prm, p);
     std::unique_lock<std::mutex> lk(mu_);
     issued();
+    send_batch(p);  // our puts to this PE go first
     if (nbi || !std::is_same_v<Call, decltype(&ucp_get_nbx)>) p.dirty = dirty_ = true;
     ucs_status_ptr_t r = call(p.ep, buf, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
     complete(lk, r, nbi, op, pe);
   }
 
-  // A small put as our active message (am_put.hpp). The header lives on this frame, so even
-  // the nbi form waits until UCX has taken the message (at once, unless the socket is full).
-  void am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, const char* op) noexcept {
-    am_send(p, kAmPutId, seg, off, src, bytes, op);
-  }
-  void am_send(Peer& p, unsigned id, Seg seg, std::uint64_t off, const void* src, std::size_t bytes,
-               const char* op) noexcept {
-    const AmPutHeader h{off, static_cast<std::uint32_t>(setup_.me), static_cast<std::uint8_t>(seg), {}};
-    ucp_request_param_t prm{};
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    // REPLY: the target acknowledges on the endpoint the put came by, which exists even
-    // before the target has created its own endpoint to us (a put during init's barrier).
-    prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
-    std::unique_lock<std::mutex> lk(mu_);
+  // A small put (am_put.hpp): into the peer's batch, which then holds the data (the source may
+  // be reused at once, as a blocking put requires).
+  void am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes) noexcept {
+    std::lock_guard<std::mutex> lk(mu_);
     issued();
+    if (!p.batch.fits(bytes)) send_batch(p);
+    if (p.batch.empty()) batched_.push_back(p.pe);
+    p.batch.add(static_cast<std::uint8_t>(seg), off, src, bytes);
     ++p.am_sent;
-    ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, id, &h, sizeof h, src, bytes, &prm);
-    complete(lk, r, false, op, p.pe);
   }
 
-  // The target side of am_put: copy into our segment, then acknowledge (under mu_, from within
-  // ucp_worker_progress).
+  // A batch on its way: UCX reads the header and the data until the send completes.
+  struct BatchInFlight {
+    AmBatchHeader header;
+    PutBatch batch;
+    Peer* peer;
+  };
+  static void batch_sent(void* request, ucs_status_t st, void* user) {
+    auto* b = static_cast<BatchInFlight*>(user);
+    if (st != UCS_OK && st != UCS_ERR_CANCELED) b->peer->owner->peer_failed(b->peer->pe, st, "shmem_put");
+    delete b;
+    ucp_request_free(request);
+  }
+
+  // Sends the peer's batch, if any (mu_ held; never waits: the batch travels with the request).
+  void send_batch(Peer& p) noexcept {
+    if (p.batch.empty()) return;
+    auto* b = new (std::nothrow) BatchInFlight{{static_cast<std::uint32_t>(setup_.me), p.batch.count()}, {}, &p};
+    if (!b) fail("shmem_put (no memory for a batch of puts)", p.pe, UCS_ERR_NO_MEMORY);
+    std::swap(b->batch, p.batch);
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+    prm.cb.send = batch_sent;
+    prm.user_data = b;
+    // REPLY: the target acknowledges on the endpoint the batch came by, which exists even
+    // before the target has created its own endpoint to us (a put during init's barrier).
+    prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
+    ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, kAmPutId, &b->header, sizeof b->header, b->batch.data(), b->batch.size(), &prm);
+    if (UCS_PTR_IS_ERR(r)) {
+      delete b;
+      fail("shmem_put", p.pe, UCS_PTR_STATUS(r));
+    }
+    if (r == nullptr) delete b;  // sent at once; the callback is not called
+  }
+  // Every peer's batch (mu_ held).
+  void send_batches() noexcept {
+    while (!batched_.empty()) {
+      const int pe = batched_.back();
+      batched_.pop_back();
+      send_batch(peers_[static_cast<std::size_t>(pe)]);
+    }
+  }
+
+  // The target side of am_put: copy into our segments, then have the puts acknowledged (under
+  // mu_, from within ucp_worker_progress).
   static ucs_status_t on_am_put(void* arg, const void* header, size_t header_length, void* data, size_t length,
                                 const ucp_am_recv_param_t* param) {
-    return on_am_write(arg, header, header_length, data, length, param, false);
-  }
-  static ucs_status_t on_am_add(void* arg, const void* header, size_t header_length, void* data, size_t length,
-                                const ucp_am_recv_param_t* param) {
-    return on_am_write(arg, header, header_length, data, length, param, true);
-  }
-  static ucs_status_t on_am_write(void* arg, const void* header, size_t header_length, void* data, size_t length,
-                                  const ucp_am_recv_param_t* param, bool add) {
     auto* t = static_cast<UcxTransport*>(arg);
-    AmPutHeader h{};
+    AmBatchHeader h{};
     if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
       t->fail("an incoming put (malformed message: a different build of the library?)", -1, UCS_ERR_INVALID_PARAM);
     std::memcpy(&h, header, sizeof h);
-    const std::size_t seg = h.seg;
-    if (h.from >= t->peers_.size() || !t->setup_.remote[h.from] || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
-        seg > 1 || h.off > t->seg_size_[seg] || length > t->seg_size_[seg] - h.off) {
-      const std::string what = "an incoming put from PE " + std::to_string(h.from) + " (" + std::to_string(length) +
-                               " bytes at offset " + std::to_string(h.off) + " of segment " + std::to_string(seg) +
-                               ": outside this PE's segments)";
+    if (h.from >= t->peers_.size() || !t->setup_.remote[h.from] || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+      t->fail("an incoming put (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
+    std::size_t bad_seg = 0, bad_len = 0;
+    std::uint64_t bad_off = 0;
+    const bool ok = for_each_put(
+        data, length, h.count,
+        [&](std::size_t seg, std::uint64_t off, std::size_t len) {
+          bad_seg = seg, bad_off = off, bad_len = len;
+          return seg <= 1 && off <= t->seg_size_[seg] && len <= t->seg_size_[seg] - off;
+        },
+        [&](std::size_t seg, std::uint64_t off, const void* src, std::size_t len) {
+          std::memcpy(t->seg_base_[seg] + off, src, len);
+        });
+    if (!ok) {
+      const std::string what = "an incoming put from PE " + std::to_string(h.from) + " (" + std::to_string(bad_len) +
+                               " bytes at offset " + std::to_string(bad_off) + " of segment " + std::to_string(bad_seg) +
+                               ": outside this PE's segments, or a malformed batch)";
       t->fail(what.c_str(), -1, UCS_ERR_INVALID_PARAM);
     }
-    if (!add) {
-      std::memcpy(t->seg_base_[seg] + h.off, data, length);
-    } else if (length == 8 && h.off % 8 == 0) {
-      std::uint64_t v = 0;
-      std::memcpy(&v, data, 8);
-      std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(t->seg_base_[seg] + h.off)).fetch_add(v);
-    } else if (length == 4 && h.off % 4 == 0) {
-      std::uint32_t v = 0;
-      std::memcpy(&v, data, 4);
-      std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t*>(t->seg_base_[seg] + h.off)).fetch_add(v);
-    } else {
-      t->fail("an incoming atomic add (malformed message: a different build of the library?)", -1, UCS_ERR_INVALID_PARAM);
-    }
     Peer& p = t->peers_[h.from];
-    ++p.am_applied;
+    p.am_applied += h.count;
     p.ack_ep = param->reply_ep;
     if (!p.ack_due) {
       p.ack_due = true;
@@ -374,13 +392,14 @@ class UcxTransport final : public RemoteTransport {
     ack_due_.clear();
   }
 
-  // Every progress call of the transport (mu_ held): drives the worker, and answers the puts
-  // it applied. While the application polls continually (`may_defer`), the answers wait for
+  // Every progress call of the transport (mu_ held): sends the batches of puts (unless
+  // `flush_batches` is false), drives the worker, and answers the puts it applied. While the application polls continually (`may_defer`), the answers wait for
   // a call that finds nothing more to do (at most kAckDeferCalls calls): that keeps them off
   // the critical path of a ping-pong (the waiting PE sees the put, leaves its wait and sends
   // its own put first; its next poll answers). Otherwise (a wait that sleeps between polls, the
   // progress thread) they go at once.
-  unsigned progress_worker(bool may_defer) noexcept {
+  unsigned progress_worker(bool may_defer, bool flush_batches = true) noexcept {
+    if (flush_batches) send_batches();
     const unsigned n = ucp_worker_progress(worker_.get());
     if (!ack_due_.empty() && !tearing_down_ && (!may_defer || n == 0 || ++ack_deferred_ >= kAckDeferCalls)) {
       ack_deferred_ = 0;
@@ -426,7 +445,7 @@ class UcxTransport final : public RemoteTransport {
   // The application issues an operation (lk held); every 32nd also serves the peers' requests,
   // so that a long stream of operations that complete at once does not starve them.
   void issued() noexcept {
-    if (++issued_ % 32 == 0) progress_worker(true);
+    if (++issued_ % 32 == 0) progress_worker(true, false);  // batches keep filling
   }
 
   // Blocking: waits for `r` with progress (the lock is dropped between polls, never held
@@ -483,9 +502,9 @@ class UcxTransport final : public RemoteTransport {
   std::vector<Peer> peers_;
   std::unique_ptr<ProgressThread> progress_;
   bool software_ = true;
-  bool all_on_am_lane_ = true;  // every remote peer's endpoint: one emulated lane (fence is a no-op)
   bool dirty_ = false;  // some peer's `dirty` is set (under mu_)
   std::vector<int> ack_due_;  // PEs whose `ack_due` is set (under mu_)
+  std::vector<int> batched_;  // PEs whose `batch` is not empty (under mu_)
   bool tearing_down_ = false;  // the destructor runs: acknowledgements are no longer sent
   static constexpr unsigned kAckDeferCalls = 16;
   unsigned ack_deferred_ = 0;  // busy progress calls since acknowledgements became due
@@ -535,7 +554,6 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   seg_size_[1] = s.data_size;
   set_am_handler(kAmPutId, on_am_put);
   set_am_handler(kAmAckId, on_am_ack);
-  set_am_handler(kAmAddId, on_am_add);
 
   PeerBlob mine;
   void* bases[2] = {s.heap_base, s.data_base};
@@ -593,7 +611,6 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
       if (!rma || (t.find(" (rma)") != std::string::npos && !hardware_rma(t))) emulated = true;
     }
     p.am_put = emulated && !rma;  // every RMA goes through the AM lane, in order
-    all_on_am_lane_ = all_on_am_lane_ && p.am_put;
     software = software || emulated;
     if (s.log) s.log(0, "endpoint to PE " + std::to_string(pe) + ":\n" + raw);
   }

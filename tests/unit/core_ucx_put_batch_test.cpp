@@ -1,0 +1,107 @@
+// The wire format of the UCX transport's batched small puts (src/transport/ucx/am_put.hpp):
+// what a batch holds comes back out in order, a full batch says so, and a payload that is cut
+// short, holds a different number of records than its header says, or names memory the
+// target rejects is refused (the records before the bad one are applied, none after it).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "transport/ucx/am_put.hpp"
+
+using shmem::transport::ucx::am_record_bytes;
+using shmem::transport::ucx::for_each_put;
+using shmem::transport::ucx::kAmPutMax;
+using shmem::transport::ucx::PutBatch;
+
+namespace {
+
+struct Put {
+  std::size_t seg;
+  std::uint64_t off;
+  std::string data;
+  bool operator==(const Put&) const = default;
+};
+
+bool decode(const void* payload, std::size_t length, std::uint32_t count, std::vector<Put>* out,
+            std::uint64_t max_off = ~std::uint64_t{0}) {
+  return for_each_put(
+      payload, length, count,
+      [&](std::size_t seg, std::uint64_t off, std::size_t len) { return seg <= 1 && off + len <= max_off; },
+      [&](std::size_t seg, std::uint64_t off, const void* src, std::size_t len) {
+        out->push_back({seg, off, std::string(static_cast<const char*>(src), len)});
+      });
+}
+
+}  // namespace
+
+TEST(UcxPutBatch, PutsComeBackInOrder) {
+  PutBatch b;
+  EXPECT_TRUE(b.empty());
+  const std::vector<Put> puts = {{0, 64, "abcdefgh"}, {1, 8, "x"}, {0, 0, ""}, {0, 4096, std::string(13, 'q')}};
+  for (const Put& p : puts) {
+    ASSERT_TRUE(b.fits(p.data.size()));
+    b.add(static_cast<std::uint8_t>(p.seg), p.off, p.data.data(), p.data.size());
+  }
+  EXPECT_EQ(b.count(), 4u);
+  std::size_t want = 0;
+  for (const Put& p : puts) want += am_record_bytes(p.data.size());
+  EXPECT_EQ(b.size(), want);
+  std::vector<Put> got;
+  EXPECT_TRUE(decode(b.data(), b.size(), b.count(), &got));
+  EXPECT_EQ(got, puts);
+  b.clear();
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(b.size(), 0u);
+}
+
+TEST(UcxPutBatch, FullBatchSaysSo) {
+  PutBatch b;
+  const std::string big(kAmPutMax, 'z');
+  EXPECT_TRUE(b.fits(kAmPutMax));  // the largest AM put always fits an empty batch
+  int added = 0;
+  while (b.fits(big.size())) {
+    b.add(0, static_cast<std::uint64_t>(added) * kAmPutMax, big.data(), big.size());
+    ++added;
+  }
+  EXPECT_GE(added, 2);
+  EXPECT_LE(b.size(), PutBatch::kMaxBytes);
+  EXPECT_FALSE(b.fits(big.size()));
+  std::vector<Put> got;
+  EXPECT_TRUE(decode(b.data(), b.size(), b.count(), &got));
+  ASSERT_EQ(got.size(), static_cast<std::size_t>(added));
+  EXPECT_EQ(got.back().off, static_cast<std::uint64_t>(added - 1) * kAmPutMax);
+  EXPECT_EQ(got.back().data, big);
+}
+
+TEST(UcxPutBatch, MalformedPayloadsAreRefused) {
+  PutBatch b;
+  b.add(0, 0, "12345678", 8);
+  b.add(0, 8, "abc", 3);
+  std::vector<Put> got;
+  // Cut short: inside the second record's data, and inside its header.
+  EXPECT_FALSE(decode(b.data(), b.size() - 8, b.count(), &got));
+  EXPECT_EQ(got.size(), 1u);
+  got.clear();
+  EXPECT_FALSE(decode(b.data(), am_record_bytes(8) + 4, b.count(), &got));
+  EXPECT_EQ(got.size(), 1u);
+  // More records than the header says, and fewer.
+  got.clear();
+  EXPECT_FALSE(decode(b.data(), b.size(), 1, &got));
+  got.clear();
+  EXPECT_FALSE(decode(b.data(), b.size(), 3, &got));
+  EXPECT_EQ(got.size(), 2u);
+  // A record the target rejects (outside its segment): stops there.
+  got.clear();
+  EXPECT_FALSE(decode(b.data(), b.size(), b.count(), &got, /*max_off=*/10));
+  EXPECT_EQ(got.size(), 1u);
+  // A length field larger than the payload.
+  std::vector<char> bad(b.data(), b.data() + b.size());
+  const std::uint32_t huge = 0xfffffff0u;
+  std::memcpy(bad.data() + 8, &huge, sizeof huge);  // the first record's len
+  got.clear();
+  EXPECT_FALSE(decode(bad.data(), bad.size(), b.count(), &got));
+  EXPECT_TRUE(got.empty());
+}
