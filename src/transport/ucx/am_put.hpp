@@ -32,10 +32,6 @@ namespace shmem::transport::ucx {
 // Active message ids (ours; UCP's own protocols do not use the user id space).
 inline constexpr unsigned kAmPutId = 0x5e01;
 inline constexpr unsigned kAmAckId = 0x5e02;
-// Non-fetching atomic adds (the library's own signals: barrier rounds, the collectives' leader
-// channel, signal_add) the same way: the data is the 4- or 8-byte addend, applied with a CPU
-// atomic, acknowledged with the puts, so that quiet costs no flush after them either.
-inline constexpr unsigned kAmAddId = 0x5e03;
 
 // Puts up to this size take the AM path; larger ones use ucp_put_nbx, whose completion message
 // per fragment is small next to the data.
