@@ -38,6 +38,18 @@ inline constexpr unsigned kAmAckId = 0x5e02;
 inline constexpr std::size_t kAmPutMax = 4096;
 
 // The active message's header: who sent the batch and how many puts it holds.
+// A non-fetching atomic add (the library's own signals: barrier rounds, the collectives'
+// leader channel; signal_add) to a peer on the emulated lane, sent after that peer's batch:
+// applied with a CPU atomic and acknowledged with the puts, so that quiet needs no UCX flush
+// after it. The data is the 4- or 8-byte addend.
+inline constexpr unsigned kAmAddId = 0x5e03;
+struct AmAddHeader {
+  std::uint64_t off;
+  std::uint32_t from;
+  std::uint8_t seg;
+  std::uint8_t pad[3];
+};
+
 struct AmBatchHeader {
   std::uint32_t from;
   std::uint32_t count;

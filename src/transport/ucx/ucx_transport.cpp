@@ -161,6 +161,10 @@ class UcxTransport final : public RemoteTransport {
                     std::uint64_t cond, void* fetch_to, const char* op) noexcept override {
     Peer& p = peers_[static_cast<std::size_t>(pe)];
     const char* what = op ? op : amo_name(amo_op);
+    if (p.am_put && !fetch_to && (amo_op == AmoOp::kAdd || amo_op == AmoOp::kInc) && (width == 4 || width == 8)) {
+      am_add(p, seg, off, amo_op == AmoOp::kInc ? 1 : value, width, what);
+      return 0;
+    }
     std::uint64_t operand = value;
     const ucp_atomic_op_t code = ucp_opcode(amo_op, &operand);
     // CSWAP: buffer holds the comparand, the reply buffer the new value (and then the result).
@@ -197,6 +201,8 @@ class UcxTransport final : public RemoteTransport {
   void fence() noexcept override {
     std::lock_guard<std::mutex> lk(mu_);
     send_batches();
+    // Every peer on one emulated lane: the targets apply our operations in issue order already.
+    if (all_on_am_lane_) return;
     const ucs_status_t st = ucp_worker_fence(worker_.get());
     if (st != UCS_OK) fail("shmem_fence", -1, st);
   }
@@ -293,6 +299,54 @@ class UcxTransport final : public RemoteTransport {
     if (p.batch.empty()) batched_.push_back(p.pe);
     p.batch.add(static_cast<std::uint8_t>(seg), off, src, bytes);
     ++p.am_sent;
+  }
+
+  // A non-fetching add as our active message (am_put.hpp, kAmAddId), after the peer's batch.
+  // Header and addend live on this frame: the call waits until UCX has taken the message.
+  void am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width, const char* op) noexcept {
+    const AmAddHeader h{off, static_cast<std::uint32_t>(setup_.me), static_cast<std::uint8_t>(seg), {}};
+    const std::uint32_t value32 = static_cast<std::uint32_t>(value);
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
+    std::unique_lock<std::mutex> lk(mu_);
+    issued();
+    send_batch(p);  // our puts to this PE go first
+    ++p.am_sent;
+    ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, kAmAddId, &h, sizeof h,
+                                         width == 8 ? static_cast<const void*>(&value) : static_cast<const void*>(&value32),
+                                         width, &prm);
+    complete(lk, r, false, op, p.pe);
+  }
+  static ucs_status_t on_am_add(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                const ucp_am_recv_param_t* param) {
+    auto* t = static_cast<UcxTransport*>(arg);
+    AmAddHeader h{};
+    if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+      t->fail("an incoming atomic add (malformed message: a different build of the library?)", -1, UCS_ERR_INVALID_PARAM);
+    std::memcpy(&h, header, sizeof h);
+    const std::size_t seg = h.seg;
+    if (h.from >= t->peers_.size() || !t->setup_.remote[h.from] || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
+        seg > 1 || (length != 4 && length != 8) || h.off % length != 0 || h.off > t->seg_size_[seg] - length)
+      t->fail("an incoming atomic add (outside this PE's segments, or malformed)", -1, UCS_ERR_INVALID_PARAM);
+    char* word = t->seg_base_[seg] + h.off;
+    if (length == 8) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, data, 8);
+      std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(word)).fetch_add(v);
+    } else {
+      std::uint32_t v = 0;
+      std::memcpy(&v, data, 4);
+      std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t*>(word)).fetch_add(v);
+    }
+    Peer& p = t->peers_[h.from];
+    p.am_applied += 1;
+    p.ack_ep = param->reply_ep;
+    if (!p.ack_due) {
+      p.ack_due = true;
+      t->ack_due_.push_back(static_cast<int>(h.from));
+    }
+    return UCS_OK;
   }
 
   // A batch on its way: UCX reads the header and the data until the send completes.
@@ -502,6 +556,7 @@ class UcxTransport final : public RemoteTransport {
   std::vector<Peer> peers_;
   std::unique_ptr<ProgressThread> progress_;
   bool software_ = true;
+  bool all_on_am_lane_ = true;  // every remote peer on one emulated lane: fence orders nothing more
   bool dirty_ = false;  // some peer's `dirty` is set (under mu_)
   std::vector<int> ack_due_;  // PEs whose `ack_due` is set (under mu_)
   std::vector<int> batched_;  // PEs whose `batch` is not empty (under mu_)
@@ -554,6 +609,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   seg_size_[1] = s.data_size;
   set_am_handler(kAmPutId, on_am_put);
   set_am_handler(kAmAckId, on_am_ack);
+  set_am_handler(kAmAddId, on_am_add);
 
   PeerBlob mine;
   void* bases[2] = {s.heap_base, s.data_base};
@@ -611,6 +667,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
       if (!rma || (t.find(" (rma)") != std::string::npos && !hardware_rma(t))) emulated = true;
     }
     p.am_put = emulated && !rma;  // every RMA goes through the AM lane, in order
+    all_on_am_lane_ = all_on_am_lane_ && p.am_put;
     software = software || emulated;
     if (s.log) s.log(0, "endpoint to PE " + std::to_string(pe) + ":\n" + raw);
   }
