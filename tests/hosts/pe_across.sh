@@ -11,8 +11,8 @@
 # added to every job's environment (e.g. SHMEM_COLL_XHOST_ALGO=ring). Each run must exit 0 (the programs check their
 # values), and one run per layout must report UCX over the hosts' interface for its remote
 # peers and the right number of node-local PEs.
-# pe_lock and pe_order take up to ~35 s across 4 hosts on a loaded 2-core machine (the lock
-# waiters poll a remote word): a hang guard of 120 s per job.
+# Every job runs under a hang guard of 120 s (pe_lock and pe_order took up to ~35 s across 4
+# hosts on a loaded 2-core machine before the remote lock and fence work; 2-3 s now).
 export HARNESS_JOB_TIMEOUT=${HARNESS_JOB_TIMEOUT:-120}
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
