@@ -104,6 +104,10 @@ TEST_F(StoreOps, GetWaitsForALaterSet) {
   EXPECT_EQ(got.wait_for(0s), std::future_status::timeout);
   setter->set("late", "value");
   EXPECT_EQ(got.get(), "value");
+  // The server answers the parked get before it drops it from its count (its own thread): the
+  // count must reach 0, bounded.
+  const auto deadline = Clock::now() + 5s;
+  while (server_->blocked_requests() != 0 && Clock::now() < deadline) std::this_thread::yield();
   EXPECT_EQ(server_->blocked_requests(), 0u);
 }
 
