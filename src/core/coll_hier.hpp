@@ -43,6 +43,15 @@ inline Algo choose(const Runtime& rt, std::size_t bytes_per_pe, int hosts) noexc
   return bytes_per_pe <= rt.config().coll_xhost_direct && hosts <= kDirectMaxHosts ? Algo::kDirect : Algo::kRing;
 }
 
+// Member world_pe's copy of symmetric `sym` as mapped here (this PE's own address for itself):
+// the groups' at(); a buffer that is not symmetric ends the job naming the routine.
+inline char* member_at(const Runtime& rt, const void* sym, int world_pe, const char* func) noexcept {
+  if (world_pe == rt.my_pe()) return static_cast<char*>(const_cast<void*>(sym));
+  char* p = rt.translate(sym, world_pe);
+  if (!p) core::fatal(func, "%s is not symmetric (collective buffers must be)", rt.describe(sym).c_str());
+  return p;
+}
+
 template <class G>
 xchan::Msg msg(G& g, int host) {
   return xchan::Msg(g.world(g.layout().leader(host)), g.key(host));
@@ -302,6 +311,24 @@ void exchange(G& g, void* dest, const void* source, std::size_t nelems, std::siz
     xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
   }
   g.node_sync();
+}
+
+// alltoall: `bytes` from every member to every member, contiguous blocks.
+template <class G>
+void alltoall(G& g, void* dest, const void* source, std::size_t bytes) {
+  auto at = [bytes](int pe, std::size_t) { return static_cast<std::size_t>(pe) * bytes; };
+  exchange(g, dest, source, bytes, 1, at, at, true);
+}
+
+// alltoalls: nelems elements of elem bytes per pair, strides dst and sst (in elements).
+template <class G>
+void alltoalls(G& g, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t nelems,
+               std::size_t elem) {
+  const auto ne = static_cast<std::ptrdiff_t>(nelems), el = static_cast<std::ptrdiff_t>(elem);
+  auto index = [=](std::ptrdiff_t stride) {
+    return [=](int pe, std::size_t e) { return static_cast<std::size_t>((pe * ne + static_cast<std::ptrdiff_t>(e)) * stride * el); };
+  };
+  exchange(g, dest, source, nelems, elem, index(sst), index(dst), dst == 1 && sst == 1);
 }
 
 // ---- scans -----------------------------------------------------------------------------------------

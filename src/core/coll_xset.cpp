@@ -40,11 +40,12 @@ struct Group {
   Runtime& r;
   const core::ActiveSet& set;
   const char* func;
+  int self;  // this PE's index in the set
   std::vector<int> worlds;
   HostLayout l;
   SetChan ch{r};
 
-  Group(Runtime& rt, const core::ActiveSet& s, int me, const char* f) : r(rt), set(s), func(f) {
+  Group(Runtime& rt, const core::ActiveSet& s, int me, const char* f) : r(rt), set(s), func(f), self(me) {
     for (int i = 0; i < s.size; ++i) worlds.push_back(s.start + (i << s.log_stride));
     l = HostLayout::make(rt, worlds, me);
     if (l.hosts() > (1 << kXRounds) || l.mine().size() > (1u << kXRounds))
@@ -53,18 +54,13 @@ struct Group {
   }
   Runtime& rt() const noexcept { return r; }
   int size() const noexcept { return set.size; }
-  int me() const noexcept { return l.mine()[static_cast<std::size_t>(l.my_local)]; }
+  int me() const noexcept { return self; }
   int world(int i) const noexcept { return worlds[static_cast<std::size_t>(i)]; }
   const HostLayout& layout() const noexcept { return l; }
   SetChan& chan() noexcept { return ch; }
   int key(int host) const noexcept { return world(l.leader(host)); }
   const char* name() const noexcept { return func; }
-  char* at(const void* sym, int i) const noexcept {
-    if (world(i) == r.my_pe()) return static_cast<char*>(const_cast<void*>(sym));
-    char* p = r.translate(sym, world(i));
-    if (!p) core::fatal(func, "%s is not symmetric (collective buffers must be)", r.describe(sym).c_str());
-    return p;
-  }
+  char* at(const void* sym, int i) const noexcept { return coll::hier::member_at(r, sym, world(i), func); }
   // pSync[2] and [3] of member i (it is zero again once collect returns).
   std::uint64_t* word(int i, int k) const noexcept {
     return reinterpret_cast<std::uint64_t*>(reinterpret_cast<long*>(at(set.psync, i)) + 2 + k);
@@ -113,17 +109,13 @@ void fcollect(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const
 
 void alltoall(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const void* source, std::size_t bytes) {
   Group g(rt, set, me, "shmem_alltoall");
-  auto at = [bytes](int pe, std::size_t) { return static_cast<std::size_t>(pe) * bytes; };
-  coll::hier::exchange(g, dest, source, bytes, 1, at, at, true);
+  coll::hier::alltoall(g, dest, source, bytes);
 }
 
 void alltoalls(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const void* source, std::ptrdiff_t dst,
                std::ptrdiff_t sst, std::size_t nelems, std::size_t elem) {
   Group g(rt, set, me, "shmem_alltoalls");
-  const auto ne = static_cast<std::ptrdiff_t>(nelems), el = static_cast<std::ptrdiff_t>(elem);
-  auto src_at = [=](int pe, std::size_t e) { return static_cast<std::size_t>((pe * ne + static_cast<std::ptrdiff_t>(e)) * sst * el); };
-  auto dst_at = [=](int pe, std::size_t e) { return static_cast<std::size_t>((pe * ne + static_cast<std::ptrdiff_t>(e)) * dst * el); };
-  coll::hier::exchange(g, dest, source, nelems, elem, src_at, dst_at, dst == 1 && sst == 1);
+  coll::hier::alltoalls(g, dest, source, dst, sst, nelems, elem);
 }
 
 void reduce(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const void* source, std::size_t nelems,

@@ -49,12 +49,7 @@ struct Group {
   const char* name() const noexcept { return func; }
   std::uint64_t* word(int i, int k) const noexcept { return &t.cell(i).scratch[k]; }
   // Member i's copy of a symmetric address (members on this host).
-  char* at(const void* sym, int i) const noexcept {
-    if (i == t.my_pe()) return static_cast<char*>(const_cast<void*>(sym));
-    char* p = t.rt().translate(sym, t.world_pe(i));
-    if (!p) core::fatal(func, "%s is not symmetric (collective buffers must be)", t.rt().describe(sym).c_str());
-    return p;
-  }
+  char* at(const void* sym, int i) const noexcept { return coll::hier::member_at(t.rt(), sym, t.world_pe(i), func); }
 };
 
 }  // namespace
@@ -76,17 +71,13 @@ void fcollect(Team& t, void* dest, const void* source, std::size_t bytes) {
 
 void alltoall(Team& t, void* dest, const void* source, std::size_t bytes) {
   Group g{t, "shmem_alltoall"};
-  auto at = [bytes](int pe, std::size_t) { return static_cast<std::size_t>(pe) * bytes; };
-  coll::hier::exchange(g, dest, source, bytes, 1, at, at, true);
+  coll::hier::alltoall(g, dest, source, bytes);
 }
 
 void alltoalls(Team& t, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t nelems,
                std::size_t elem) {
   Group g{t, "shmem_alltoalls"};
-  const auto ne = static_cast<std::ptrdiff_t>(nelems), el = static_cast<std::ptrdiff_t>(elem);
-  auto src_at = [=](int pe, std::size_t e) { return static_cast<std::size_t>((pe * ne + static_cast<std::ptrdiff_t>(e)) * sst * el); };
-  auto dst_at = [=](int pe, std::size_t e) { return static_cast<std::size_t>((pe * ne + static_cast<std::ptrdiff_t>(e)) * dst * el); };
-  coll::hier::exchange(g, dest, source, nelems, elem, src_at, dst_at, dst == 1 && sst == 1);
+  coll::hier::alltoalls(g, dest, source, dst, sst, nelems, elem);
 }
 
 void reduce(Team& t, void* dest, const void* source, std::size_t nelems, std::size_t elem, core::Combine combine) {
