@@ -75,17 +75,8 @@ bench_osh_env COLL_REPS COLL_REP_MS COLL_SIZES COLL_ONLY
 echo "== building bench/coll.c"
 "$our_cc" "${cflags[@]}" -std=c11 "$root/bench/coll.c" -o "$tmp/coll.ours"
 libs=(ours)
-have_osh=0
-osh_why=""
-if [[ ! -x $osh_cc || ! -x $osh_run ]]; then
-  osh_why="OSHMEM is not installed ($osh_cc / $osh_run not found; Debian: apt-get install libopenmpi-dev openmpi-bin)"
-elif ! "$osh_cc" "${cflags[@]}" -std=c11 "$root/bench/coll.c" -o "$tmp/coll.osh" 2>"$tmp/osh_cc.err"; then
-  osh_why="OSHMEM's oshcc failed to build the benchmark: $(head -c 400 "$tmp/osh_cc.err")"
-else
-  have_osh=1
-  libs+=(osh)
-fi
-[[ $have_osh -eq 1 ]] || echo "== $osh_why; reporting ours only"
+bench_osh_build "$root/bench/coll.c" "$tmp/coll.osh"
+((have_osh)) && libs+=(osh)
 if [[ $want_team == 1 ]]; then
   if "$our_cc" "${cflags[@]}" -std=c11 "$root/bench/coll_team.c" -o "$tmp/coll.team" 2>"$tmp/team_cc.err"; then
     libs+=(team)

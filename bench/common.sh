@@ -89,3 +89,26 @@ bench_aggregate() {
       }
     }'
 }
+
+# bench_osh_build SOURCE OUTPUT [SOURCE OUTPUT ...]: builds each SOURCE with OSHMEM's oshcc
+# ($osh_cc, $osh_run, cflags) into OUTPUT; sets have_osh (1 when all built) and osh_why, and says
+# so when OSHMEM is not there or does not build them.
+bench_osh_build() {
+  have_osh=0
+  osh_why=""
+  : >"$tmp/osh_cc.err"
+  if [[ ! -x $osh_cc || ! -x $osh_run ]]; then
+    osh_why="OSHMEM is not installed ($osh_cc / $osh_run not found; Debian: apt-get install libopenmpi-dev openmpi-bin)"
+  else
+    have_osh=1
+    while [[ $# -ge 2 ]]; do
+      if ! "$osh_cc" "${cflags[@]}" -std=c11 "$1" -o "$2" 2>>"$tmp/osh_cc.err"; then
+        have_osh=0
+        osh_why="OSHMEM's oshcc failed to build the benchmark: $(head -c 400 "$tmp/osh_cc.err")"
+        break
+      fi
+      shift 2
+    done
+  fi
+  [[ $have_osh -eq 1 ]] || echo "== $osh_why; reporting ours only"
+}

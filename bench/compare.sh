@@ -46,17 +46,7 @@ bench_osh_env PERF_REPS PERF_REP_MS PERF_WINDOW_MB
 echo "== building bench/perf.c and bench/startup.c"
 "$our_cc" "${cflags[@]}" -std=c11 "$root/bench/perf.c" -o "$tmp/perf.ours"
 "$our_cc" "${cflags[@]}" -std=c11 "$root/bench/startup.c" -o "$tmp/startup.ours"
-have_osh=0
-osh_why=""
-if [[ ! -x $osh_cc || ! -x $osh_run ]]; then
-  osh_why="OSHMEM is not installed ($osh_cc / $osh_run not found; Debian: apt-get install libopenmpi-dev openmpi-bin)"
-elif ! "$osh_cc" "${cflags[@]}" -std=c11 "$root/bench/perf.c" -o "$tmp/perf.osh" 2>"$tmp/osh_cc.err" ||
-     ! "$osh_cc" "${cflags[@]}" -std=c11 "$root/bench/startup.c" -o "$tmp/startup.osh" 2>>"$tmp/osh_cc.err"; then
-  osh_why="OSHMEM's oshcc failed to build the benchmark: $(head -c 400 "$tmp/osh_cc.err")"
-else
-  have_osh=1
-fi
-[[ $have_osh -eq 1 ]] || echo "== $osh_why; reporting ours only"
+bench_osh_build "$root/bench/perf.c" "$tmp/perf.osh" "$root/bench/startup.c" "$tmp/startup.osh"
 
 # ---- run ---------------------------------------------------------------------------------
 run_ours() { timeout 300 "$our_run" -n "$1" "${@:2}"; }

@@ -117,17 +117,8 @@ echo "== building bench/contend.c and bench/handoff.c"
 "$our_cc" "${cflags[@]}" -std=c11 "$root/bench/contend.c" -o "$tmp/contend.ours"
 cc "${cflags[@]}" -std=c11 "$root/bench/handoff.c" -o "$tmp/handoff"
 libs=(ours)
-have_osh=0
-osh_why=""
-if [[ ! -x $osh_cc || ! -x $osh_run ]]; then
-  osh_why="OSHMEM is not installed ($osh_cc / $osh_run not found; Debian: apt-get install libopenmpi-dev openmpi-bin)"
-elif ! "$osh_cc" "${cflags[@]}" -std=c11 "$root/bench/contend.c" -o "$tmp/contend.osh" 2>"$tmp/osh_cc.err"; then
-  osh_why="OSHMEM's oshcc failed to build the benchmark: $(head -c 400 "$tmp/osh_cc.err")"
-else
-  have_osh=1
-  libs+=(osh)
-fi
-[[ $have_osh -eq 1 ]] || echo "== $osh_why; reporting ours only"
+bench_osh_build "$root/bench/contend.c" "$tmp/contend.osh"
+((have_osh)) && libs+=(osh)
 
 osh_flags_contend() { # compare.sh's flags, plus --oversubscribe and --bind-to none
   local f
