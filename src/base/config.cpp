@@ -160,6 +160,7 @@ Config Config::from_env() {
   c.bootstrap_iface = String("SHMEM_BOOTSTRAP_IFACE");
   c.bootstrap_addr = String("SHMEM_BOOTSTRAP_ADDR");
   c.coll_xhost_direct = Size("SHMEM_COLL_XHOST_DIRECT");
+  c.coll_xhost_push = Size("SHMEM_COLL_XHOST_PUSH");
   c.coll_xhost_algo = String("SHMEM_COLL_XHOST_ALGO");
   if (c.symmetric_size == 0) bad("SHMEM_SYMMETRIC_SIZE", "0", "a size greater than zero");
   if (c.wait_spin < -1 || c.wait_spin > (1 << 30))

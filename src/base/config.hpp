@@ -30,6 +30,7 @@ struct Config {
   std::string bootstrap_iface;
   std::string bootstrap_addr;
   std::uint64_t coll_xhost_direct = 16384;
+  std::uint64_t coll_xhost_push = 16384;
   std::string coll_xhost_algo;  // auto | direct | ring
 
   // Reads the environment; throws Error(kInvalidValue) naming the variable on bad input.

@@ -12,7 +12,8 @@
 // Between hosts, reductions and gathers of up to SHMEM_COLL_XHOST_DIRECT bytes per PE send
 // every leader's part straight to every other leader (one network latency); larger ones run a
 // ring (reduce-scatter + allgather, or the allgather alone), which moves each byte over each
-// link once. Broadcasts follow a binomial tree over the hosts. choose() is the one place of
+// link once. Broadcasts follow a binomial tree over the hosts, pushed inside hosts up to
+// SHMEM_COLL_XHOST_PUSH bytes (push_broadcast()). choose() is the one place of
 // that choice. Results are bit-identical on every PE: a host's part is combined in member
 // order, and parts in host order (direct) or along one ring path per segment.
 //
@@ -20,7 +21,9 @@
 // void node_sync(), leader_sync(); A& chan() (xchan addressing); int key(int host) (the host's
 // leader in the channel); const char* name(); char* at(const void* sym, int member) (member's
 // copy of a symmetric address, mapped here: members of this host only); std::uint64_t*
-// word(int member, int k) (two words per member that this host's members share, for collect).
+// word(int member, int k) (two words per member that this host's members share, for collect);
+// void push_signal(int member) (tells a member of this host that this PE wrote its copy of a
+// broadcast), push_wait(int pusher) (waits for this PE's copy from a member of this host).
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -58,37 +61,75 @@ xchan::Msg msg(G& g, int host) {
 }
 
 // ---- broadcast ---------------------------------------------------------------------------------
-// (No entry barrier but on the root's host when the root is not its leader.) The root's host leader sends the root's source down a binomial tree of host leaders (rooted at
-// the root's host); each leader receives into its own dest; then every member copies from its
-// host's copy (the root's source on the root's host, the leader's dest elsewhere).
+// Host leaders pass the data down a binomial tree of hosts rooted at the root's host; between
+// them the leader channel, so a leader never waits for the network but for the data it needs.
+//
+// Small broadcasts (up to SHMEM_COLL_XHOST_PUSH bytes) are pushed inside every host: the root
+// writes its host's members' dests, a leader of another host its members' dests once its copy
+// has come, and every PE waits only for its own copy (g.push_signal / g.push_wait: counting
+// words, one per pusher on this host) — no host barrier, so back-to-back broadcasts overlap
+// and the root returns once its copies are written. The specification has every dest ready
+// before any PE calls the broadcast, which is what lets a pusher write without asking. On the
+// root's host the root pushes to its leader first, and that leader forwards from its dest.
+//
+// Larger ones: each leader receives into its own dest, then every member copies from its
+// host's copy (the root's source on the root's host, the leader's dest elsewhere) between two
+// host barriers (and one before, on the root's host when the root is not its leader).
+template <class G>
+void broadcast_tree(G& g, void* dest, const char* here, std::size_t bytes, int hr) {
+  const HostLayout& l = g.layout();
+  const int hosts = l.hosts();
+  const int v = (l.my_host - hr + hosts) % hosts;  // this host's place in the tree
+  std::vector<xchan::Msg> sends, recvs;
+  int mask = 1;
+  for (; mask < hosts; mask <<= 1)
+    if (v & mask) {
+      recvs.push_back(msg(g, (v - mask + hr) % hosts));
+      recvs.back().add(dest, bytes);
+      break;
+    }
+  if (!recvs.empty()) xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
+  for (int m = mask >> 1; m > 0; m >>= 1)
+    if (v + m < hosts) {
+      sends.push_back(msg(g, (v + m + hr) % hosts));
+      sends.back().add(here, bytes);
+    }
+  recvs.clear();
+  if (!sends.empty()) xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
+}
+
+inline bool push_broadcast(const Runtime& rt, std::size_t bytes) noexcept { return bytes <= rt.config().coll_xhost_push; }
+
+template <class G>
+void broadcast_pushed(G& g, void* dest, const void* source, std::size_t bytes, int root, bool write_root) {
+  const HostLayout& l = g.layout();
+  const int hr = l.host_of[static_cast<std::size_t>(root)], me = g.me();
+  const int leader = l.leader(l.my_host), pusher = l.my_host == hr ? root : leader;
+  const char* copy = static_cast<const char*>(me == root ? source : dest);  // what this PE passes on
+  if (me != pusher && (l.my_host == hr || !l.is_leader())) g.push_wait(pusher);
+  auto push = [&](int m) {
+    std::memcpy(g.at(dest, m), copy, bytes);
+    g.push_signal(m);
+  };
+  if (me == root && leader != root) push(leader);  // the leader forwards to the other hosts
+  if (l.is_leader()) broadcast_tree(g, dest, copy, bytes, hr);
+  if (me == pusher)
+    for (int m : l.mine())
+      if (m != me && !(me == root && m == leader)) push(m);
+  if (me == root && write_root && dest != source) std::memmove(dest, source, bytes);
+}
+
 template <class G>
 void broadcast(G& g, void* dest, const void* source, std::size_t bytes, int root, bool write_root) {
   if (bytes == 0) return;
+  if (push_broadcast(g.rt(), bytes)) return broadcast_pushed(g, dest, source, bytes, root, write_root);
   const HostLayout& l = g.layout();
-  const int hosts = l.hosts(), hr = l.host_of[static_cast<std::size_t>(root)];
-  const int v = (l.my_host - hr + hosts) % hosts;  // this host's place in the tree
+  const int hr = l.host_of[static_cast<std::size_t>(root)];
   // A leader writes only its own dest, so only a leader that sends another member's source
   // (the root's, on the root's host) waits for its host's members first.
   if (l.my_host == hr && l.leader(hr) != root) g.node_sync();
   const char* here = l.my_host == hr ? g.at(source, root) : g.at(dest, l.leader(l.my_host));
-  if (l.is_leader()) {
-    std::vector<xchan::Msg> sends, recvs;
-    int mask = 1;
-    for (; mask < hosts; mask <<= 1)
-      if (v & mask) {
-        recvs.push_back(msg(g, (v - mask + hr) % hosts));
-        recvs.back().add(dest, bytes);
-        break;
-      }
-    if (!recvs.empty()) xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
-    for (int m = mask >> 1; m > 0; m >>= 1)
-      if (v + m < hosts) {
-        sends.push_back(msg(g, (v + m + hr) % hosts));
-        sends.back().add(here, bytes);
-      }
-    recvs.clear();
-    if (!sends.empty()) xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
-  }
+  if (l.is_leader()) broadcast_tree(g, dest, here, bytes, hr);
   g.node_sync();
   const bool mine_is_here = static_cast<const void*>(here) == dest;
   if (g.me() == root) {

@@ -1,9 +1,9 @@
 // Legacy active-set collectives on sets that span hosts: the hierarchical algorithms of
 // coll_hier.hpp. Active sets have no team slot, so their leaders talk through the runtime's
-// active-set channel (core/xarea.hpp), keyed by world PE: both ends of a pair count the chunks
+// active-set channel (core/xarea.hpp), keyed by world PE: both ends of a pair count the bytes
 // between them, whichever sets they were for, which stays consistent because the members of
 // overlapping sets call their collectives in the same order (the specification's rule).
-// collect's sizes pass through pSync[2..3]; the barriers use the caller's pSync: [16..23] for this host's members, [32..39] for the host
+// collect's sizes pass through pSync[2..3], pushed broadcasts count in pSync[4]; the barriers use the caller's pSync: [16..23] for this host's members, [32..39] for the host
 // leaders (counting flags, back at SHMEM_SYNC_VALUE once everyone is through).
 #include "core/coll_xset.hpp"
 
@@ -13,7 +13,7 @@
 namespace shmem::xset {
 namespace {
 
-constexpr std::size_t kNodeRounds = 16, kLeaderRounds = 32;
+constexpr std::size_t kPushWord = 4, kNodeRounds = 16, kLeaderRounds = 32;
 static_assert(kLeaderRounds + kXRounds <= core::kSyncSize);
 
 class SetChan {
@@ -21,15 +21,13 @@ class SetChan {
   explicit SetChan(Runtime& rt) noexcept
       : rt_(rt), base_(rt.x_set_off()), n_(static_cast<std::size_t>(rt.n_pes())) {}
   int my_key() const noexcept { return rt_.my_pe(); }
-  std::size_t box_bytes() const noexcept { return kXSetBoxBytes; }
+  std::size_t ring_bytes() const noexcept { return kXSetRingBytes; }
   std::size_t seq_off(int key) const noexcept { return base_ + 8 * static_cast<std::size_t>(key); }
   std::size_t ack_off(int key) const noexcept { return base_ + 8 * (n_ + static_cast<std::size_t>(key)); }
-  std::size_t box_off(int, int sender, std::uint64_t chunk) const noexcept {
-    return base_ + x_set_header_bytes(static_cast<int>(n_)) +
-           (static_cast<std::size_t>(sender) * kXDepth + chunk % kXDepth) * kXSetBoxBytes;
+  std::size_t ring_off(int, int sender) const noexcept {
+    return base_ + x_set_header_bytes(static_cast<int>(n_)) + static_cast<std::size_t>(sender) * kXSetRingBytes;
   }
-  std::uint64_t& sent(int key) noexcept { return rt_.x_set_sent()[static_cast<std::size_t>(key)]; }
-  std::uint64_t& taken(int key) noexcept { return rt_.x_set_taken()[static_cast<std::size_t>(key)]; }
+  XPair& pair(int key) noexcept { return rt_.x_set_pairs()[static_cast<std::size_t>(key)]; }
 
  private:
   Runtime& rt_;
@@ -64,6 +62,19 @@ struct Group {
   // pSync[2] and [3] of member i (it is zero again once collect returns).
   std::uint64_t* word(int i, int k) const noexcept {
     return reinterpret_cast<std::uint64_t*>(reinterpret_cast<long*>(at(set.psync, i)) + 2 + k);
+  }
+  // Pushed broadcasts: pSync[4] counts the copies written into this PE (one per call: a pSync
+  // is reused only once every call on it is complete everywhere), back at SHMEM_SYNC_VALUE
+  // once this PE has seen its copy.
+  void push_signal(int m) noexcept {
+    std::atomic_ref<long>(reinterpret_cast<long*>(at(set.psync, m))[kPushWord]).fetch_add(1, std::memory_order_release);
+  }
+  void push_wait(int) noexcept {
+    long* w = set.psync + kPushWord;
+    std::atomic_ref<long> count(*w);
+    coll::wait_word(r, "the broadcast's data from a member of this host (pSync[4])", w,
+                    [&] { return count.load(std::memory_order_acquire) > core::kSyncValue; });
+    count.fetch_sub(1, std::memory_order_relaxed);
   }
   void node_sync() noexcept {
     const std::vector<int>& local = l.mine();

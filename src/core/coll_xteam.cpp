@@ -3,9 +3,12 @@
 // cross-host area (core/xarea.hpp), keyed by the team's host index.
 #include "core/coll_xteam.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 
 #include "core/coll_hier.hpp"
+#include "core/coll_wait.hpp"
 #include "core/team.hpp"
 
 namespace shmem::xteam {
@@ -14,23 +17,22 @@ namespace {
 class TeamChan {
  public:
   explicit TeamChan(Team& t) noexcept
-      : t_(t), base_(t.rt().x_slot_off(t.slot())), hosts_(t.layout().hosts()), box_(x_box_bytes(hosts_ - 1)) {}
+      : t_(t), base_(t.rt().x_slot_off(t.slot())), hosts_(t.layout().hosts()), ring_(x_ring_bytes(hosts_ - 1)) {}
   int my_key() const noexcept { return t_.layout().my_host; }
-  std::size_t box_bytes() const noexcept { return box_; }
+  std::size_t ring_bytes() const noexcept { return ring_; }
   std::size_t seq_off(int key) const noexcept { return base_ + offsetof(XHeader, seq) + 8 * static_cast<std::size_t>(key); }
   std::size_t ack_off(int key) const noexcept { return base_ + offsetof(XHeader, ack) + 8 * static_cast<std::size_t>(key); }
-  std::size_t box_off(int receiver, int sender, std::uint64_t chunk) const noexcept {
+  std::size_t ring_off(int receiver, int sender) const noexcept {
     const auto rel = static_cast<std::size_t>(((sender - receiver - 1) % hosts_ + hosts_) % hosts_);
-    return base_ + kXHeaderBytes + (rel * kXDepth + chunk % kXDepth) * box_;
+    return base_ + kXHeaderBytes + rel * ring_;
   }
-  std::uint64_t& sent(int key) noexcept { return t_.x_sent()[static_cast<std::size_t>(key)]; }
-  std::uint64_t& taken(int key) noexcept { return t_.x_taken()[static_cast<std::size_t>(key)]; }
+  XPair& pair(int key) noexcept { return t_.x_pairs()[static_cast<std::size_t>(key)]; }
 
  private:
   Team& t_;
   std::size_t base_;
   int hosts_;
-  std::size_t box_;
+  std::size_t ring_;
 };
 
 struct Group {
@@ -50,6 +52,18 @@ struct Group {
   std::uint64_t* word(int i, int k) const noexcept { return &t.cell(i).scratch[k]; }
   // Member i's copy of a symmetric address (members on this host).
   char* at(const void* sym, int i) const noexcept { return coll::hier::member_at(t.rt(), sym, t.world_pe(i), func); }
+  void push_signal(int m) noexcept {
+    std::atomic_ref<std::uint64_t>(*t.x_push_word(m, t.layout().my_local)).fetch_add(1, std::memory_order_release);
+  }
+  void push_wait(int pusher) noexcept {
+    const std::vector<int>& local = t.layout().mine();
+    const auto j = std::find(local.begin(), local.end(), pusher) - local.begin();
+    const std::uint64_t want = ++t.x_push_seen()[static_cast<std::size_t>(j)];
+    std::uint64_t* w = t.x_push_word(t.my_pe(), static_cast<int>(j));
+    std::atomic_ref<std::uint64_t> count(*w);
+    coll::wait_word(t.rt(), "the broadcast's data from a member of this host", w,
+                    [&] { return count.load(std::memory_order_acquire) >= want; });
+  }
 };
 
 }  // namespace

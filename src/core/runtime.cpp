@@ -267,8 +267,7 @@ void Runtime::connect_peers() {
   const auto ids = store_allgather("host-id", std::to_string(lowest));
   node_of_.resize(static_cast<std::size_t>(npes_));
   for (int pe = 0; pe < npes_; ++pe) node_of_[static_cast<std::size_t>(pe)] = std::stoi(ids[static_cast<std::size_t>(pe)]);
-  x_set_sent_.assign(static_cast<std::size_t>(npes_), 0);
-  x_set_taken_.assign(static_cast<std::size_t>(npes_), 0);
+  x_set_pairs_.assign(static_cast<std::size_t>(npes_), XPair{});
   start_transport(remote);
 }
 

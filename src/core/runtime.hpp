@@ -187,9 +187,8 @@ class Runtime {
   std::size_t x_slot_off(int slot) const noexcept { return x_off_ + static_cast<std::size_t>(slot) * kXSlotBytes; }
   std::size_t x_set_off() const noexcept { return x_off_ + static_cast<std::size_t>(kMaxTeams) * kXSlotBytes; }
   char* heap_at(int pe, std::size_t off) const noexcept { return routes_[pe].heap ? routes_[pe].heap + off : nullptr; }
-  // This PE's sides of the active-set channel: chunks sent to / taken from each world PE.
-  std::vector<std::uint64_t>& x_set_sent() noexcept { return x_set_sent_; }
-  std::vector<std::uint64_t>& x_set_taken() noexcept { return x_set_taken_; }
+  // This PE's sides of the active-set channel: bytes sent to / taken from each world PE.
+  std::vector<XPair>& x_set_pairs() noexcept { return x_set_pairs_; }
   RingBook& ring_book() noexcept { return ring_book_; }
   const RingBook& ring_book() const noexcept { return ring_book_; }
   // Describes an address for messages: "heap+0x40", "static data+0x10" or "0x7f..".
@@ -267,7 +266,7 @@ class Runtime {
   RingBook ring_book_;
   std::vector<int> node_of_;
   std::size_t x_off_ = 0;
-  std::vector<std::uint64_t> x_set_sent_, x_set_taken_;
+  std::vector<XPair> x_set_pairs_;
 };
 
 // The one accessor through which the C API reaches the current runtime (nullptr before init).

@@ -45,8 +45,8 @@ Team::Team(Runtime& rt, int slot, std::vector<int> world_pes, bool predefined)
     core::fatal("shmem_team_split", "a team spanning %d hosts with %zu PEs on this host: this version supports up to %d "
                 "hosts and %d PEs per host in one team", layout_.hosts(), layout_.mine().size(), kXMaxHosts,
                 1 << kXRounds);
-  x_sent_.assign(static_cast<std::size_t>(layout_.hosts()), 0);
-  x_taken_.assign(static_cast<std::size_t>(layout_.hosts()), 0);
+  x_pairs_.assign(static_cast<std::size_t>(layout_.hosts()), XPair{});
+  x_push_seen_.assign(layout_.mine().size(), 0);
 }
 
 // A word of the slot's cross-host area (core/xarea.hpp) of member team_pe, as mapped here (a

@@ -29,12 +29,18 @@ class Team {
   bool spans_hosts() const noexcept { return spans_hosts_; }
   // Teams that span hosts (core/coll_hier.hpp): how the members fall on hosts, the barriers of
   // this host's members and of the host leaders (words in the slot's cross-host area), and this
-  // PE's chunk counters of the leader channel, per host.
+  // PE's byte counters of the leader channel, per host.
   const HostLayout& layout() const noexcept { return layout_; }
   void node_sync() noexcept;
   void leader_sync() noexcept;
-  std::vector<std::uint64_t>& x_sent() noexcept { return x_sent_; }
-  std::vector<std::uint64_t>& x_taken() noexcept { return x_taken_; }
+  std::vector<XPair>& x_pairs() noexcept { return x_pairs_; }
+  // Pushed broadcasts across hosts: member team_pe's count of copies written into it by the
+  // member of its host with local index j (the slot's XHeader::push[j]), and this PE's count of
+  // those it has waited for, per local index.
+  std::uint64_t* x_push_word(int team_pe, int j) const noexcept {
+    return x_word(team_pe, offsetof(XHeader, push) + sizeof(std::uint64_t) * static_cast<std::size_t>(j));
+  }
+  std::vector<std::uint64_t>& x_push_seen() noexcept { return x_push_seen_; }
   TeamCell& cell(int team_pe) const noexcept { return rt_->internal(world_pe(team_pe)).teams[slot_]; }
   TeamCell& my_cell() const noexcept { return cell(me_); }
 
@@ -75,7 +81,8 @@ class Team {
   int last_broadcast_root_ = -1;
   std::vector<std::uint64_t> seen_ack_;
   HostLayout layout_;
-  std::vector<std::uint64_t> x_sent_, x_taken_;
+  std::vector<XPair> x_pairs_;
+  std::vector<std::uint64_t> x_push_seen_;
 
   void central_sync() noexcept;
   std::uint64_t* x_word(int team_pe, std::size_t off_in_slot) const noexcept;

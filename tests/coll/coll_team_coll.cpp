@@ -8,7 +8,8 @@
 //   X-macros: every type on WORLD and on the rows, a representative subset on the other
 //   shapes), and at 1 MiB for a few types;
 //   and 100 back-to-back alternating broadcast/reduce/fcollect calls on the same buffers with
-//   changing values and no barrier in between.
+//   changing values and no barrier in between; a stream of 200 small broadcasts with rotating
+//   roots and no synchronisation, each into its own dest words.
 //
 // Values are small integers, halves, or bit patterns, so every result, floating point and
 // complex included, is exact whatever the order of accumulation. Each PE checks every element
@@ -487,6 +488,48 @@ void back_to_back(const TeamDesc& td) {
   }
 }
 
+// A stream of small broadcasts with rotating roots and no synchronisation in between, each
+// into its own dest words (all ready before the first call, as the specification asks): the
+// roots run ahead of the receivers, so copies from different roots reach a PE in any order,
+// and every PE must still find each call's own data in its own dest.
+void broadcast_stream(const TeamDesc& td) {
+  const int n = shmem_team_n_pes(td.team), me = shmem_team_my_pe(td.team);
+  constexpr int kCalls = 200, kMaxElems = 3;
+  long* src = reinterpret_cast<long*>(g_src);
+  long* dst = reinterpret_cast<long*>(g_dst);
+  auto elems = [](int k) { return k % 5 == 4 ? kMaxElems : 1; };
+  auto value = [](int k, int pe, int i) { return 100000L * k + 100L * pe + i + 1; };
+  for (int k = 0; k < kCalls; ++k)
+    for (int i = 0; i < kMaxElems; ++i) {
+      src[k * kMaxElems + i] = value(k, me, i);
+      dst[k * kMaxElems + i] = -1;
+    }
+  shmem_team_sync(td.team);
+  long bad = 0;
+  int first_bad = -1;
+  // Each PE checks its dest as soon as the call returns (the data must be there by then) and
+  // again once all calls are over (nothing later may have overwritten it).
+  auto check = [&](int k) {
+    const int root = (k / 3) % n;
+    for (int i = 0; i < kMaxElems; ++i) {
+      const long want = i < elems(k) ? value(k, root, i) : -1;
+      if (dst[k * kMaxElems + i] != want) {
+        ++bad;
+        if (first_bad < 0) first_bad = k;
+      }
+    }
+  };
+  for (int k = 0; k < kCalls; ++k) {
+    const int root = (k / 3) % n;
+    if (shmem_long_broadcast(td.team, dst + k * kMaxElems, src + k * kMaxElems, static_cast<std::size_t>(elems(k)), root) != 0)
+      ++bad;
+    check(k);
+  }
+  shmem_team_sync(td.team);
+  for (int k = 0; k < kCalls; ++k) check(k);
+  CHECKF(bad == 0, "%s broadcast stream: %ld wrong words (first at call %d)", td.name.c_str(), bad, first_bad);
+}
+
 // Row and column collectives interleaved without barriers: every PE alternates between its row
 // and its column team (from split_2d with xrange) while its row- and column-mates may still be
 // in the other team's call. Row and column calls use separate buffers (the row's in the first
@@ -539,6 +582,7 @@ void run_team(const TeamDesc& td, bool with_big) {
   }
   if (with_big) big(td);
   back_to_back(td);
+  broadcast_stream(td);
 }
 
 void invalid_team() {
