@@ -21,11 +21,11 @@ class SetChan {
   explicit SetChan(Runtime& rt) noexcept
       : rt_(rt), base_(rt.x_set_off()), n_(static_cast<std::size_t>(rt.n_pes())) {}
   int my_key() const noexcept { return rt_.my_pe(); }
-  std::size_t ring_bytes() const noexcept { return kXSetRingBytes; }
+  std::size_t ring_bytes() const noexcept { return x_set_ring_bytes(static_cast<int>(n_)); }
   std::size_t seq_off(int key) const noexcept { return base_ + 8 * static_cast<std::size_t>(key); }
   std::size_t ack_off(int key) const noexcept { return base_ + 8 * (n_ + static_cast<std::size_t>(key)); }
   std::size_t ring_off(int, int sender) const noexcept {
-    return base_ + x_set_header_bytes(static_cast<int>(n_)) + static_cast<std::size_t>(sender) * kXSetRingBytes;
+    return base_ + x_set_header_bytes(static_cast<int>(n_)) + static_cast<std::size_t>(sender) * ring_bytes();
   }
   XPair& pair(int key) noexcept { return rt_.x_set_pairs()[static_cast<std::size_t>(key)]; }
 

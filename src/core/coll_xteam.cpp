@@ -17,7 +17,7 @@ namespace {
 class TeamChan {
  public:
   explicit TeamChan(Team& t) noexcept
-      : t_(t), base_(t.rt().x_slot_off(t.slot())), hosts_(t.layout().hosts()), ring_(x_ring_bytes(hosts_ - 1)) {}
+      : t_(t), base_(t.rt().x_slot_off(t.slot())), hosts_(t.layout().hosts()), ring_(x_ring_bytes(hosts_ - 1, x_slot_bytes(t.slot()))) {}
   int my_key() const noexcept { return t_.layout().my_host; }
   std::size_t ring_bytes() const noexcept { return ring_; }
   std::size_t seq_off(int key) const noexcept { return base_ + offsetof(XHeader, seq) + 8 * static_cast<std::size_t>(key); }

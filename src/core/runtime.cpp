@@ -59,7 +59,7 @@ Runtime::Runtime(RuntimeSetup setup)
   // After the user heap, the cross-host collective area (core/xarea.hpp), sparse like the rest.
   x_off_ = (kInternalBytes + cfg_.symmetric_size + 4095) & ~std::size_t{4095};
   const std::size_t x_bytes =
-      npes_ > 1 ? static_cast<std::size_t>(kMaxTeams) * kXSlotBytes + x_set_bytes(npes_) : 0;
+      npes_ > 1 ? x_slot_start(kMaxTeams) + x_set_bytes(npes_) : 0;
   heap_ = Segment::create("shmem-heap", x_off_ + x_bytes, kMaxHeapAlign, kInternalBytes);
   heap_lo_ = reinterpret_cast<std::uintptr_t>(heap_.map.data());
   heap_size_ = heap_.size;

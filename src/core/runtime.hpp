@@ -184,8 +184,8 @@ class Runtime {
   int node_of(int pe) const noexcept { return node_of_.empty() ? 0 : node_of_[static_cast<std::size_t>(pe)]; }
   // The cross-host collective area (core/xarea.hpp), as offsets from the heap's base (the same
   // on every PE), and as mapped here for node-local PEs (nullptr otherwise).
-  std::size_t x_slot_off(int slot) const noexcept { return x_off_ + static_cast<std::size_t>(slot) * kXSlotBytes; }
-  std::size_t x_set_off() const noexcept { return x_off_ + static_cast<std::size_t>(kMaxTeams) * kXSlotBytes; }
+  std::size_t x_slot_off(int slot) const noexcept { return x_off_ + x_slot_start(slot); }
+  std::size_t x_set_off() const noexcept { return x_off_ + x_slot_start(kMaxTeams); }
   char* heap_at(int pe, std::size_t off) const noexcept { return routes_[pe].heap ? routes_[pe].heap + off : nullptr; }
   // This PE's sides of the active-set channel: bytes sent to / taken from each world PE.
   std::vector<XPair>& x_set_pairs() noexcept { return x_set_pairs_; }

@@ -14,10 +14,22 @@
 
 namespace shmem {
 
-constexpr int kXMaxHosts = 256;       // hosts a team may span (boxes get smaller with more)
+constexpr int kXMaxHosts = 256;       // hosts a team may span (rings get smaller with more)
 constexpr int kXRounds = 8;           // dissemination rounds: up to 256 PEs per host / hosts
+// Team slots: the first kXBigSlots (WORLD, SHARED and the first teams a job makes: slots go
+// lowest first) get 1 MiB, the others 256 KiB. A ring's size bounds how much a leader has in
+// flight to another, which sets the bandwidth of large collectives over a network with a long
+// round trip (one ring per round trip), so the teams most jobs use get big ones, while the
+// area stays small for jobs that make many teams (it is registered with the transport).
+constexpr int kXBigSlots = 8;
+constexpr std::size_t kXBigSlotBytes = 1024 * 1024;
 constexpr std::size_t kXSlotBytes = 256 * 1024;
-constexpr std::size_t kXSetRingBytes = 64 * 1024;  // per sender in the active-set channel
+constexpr std::size_t x_slot_bytes(int slot) noexcept { return slot < kXBigSlots ? kXBigSlotBytes : kXSlotBytes; }
+// Offset of slot `slot` in the area (slot == the number of slots: the slots' total size).
+constexpr std::size_t x_slot_start(int slot) noexcept {
+  return slot <= kXBigSlots ? static_cast<std::size_t>(slot) * kXBigSlotBytes
+                            : kXBigSlots * kXBigSlotBytes + static_cast<std::size_t>(slot - kXBigSlots) * kXSlotBytes;
+}
 
 // Counting words; every one is written by one other PE (remote adds or node-local atomics).
 struct XHeader {
@@ -32,10 +44,10 @@ static_assert(kXHeaderBytes < kXSlotBytes / 2);
 
 // Bytes of one ring when `senders` other hosts share a slot's ring area (a multiple of 64, so of
 // every element size: chunks of a reduction never split an element).
-constexpr std::size_t x_ring_bytes(int senders) noexcept {
-  return senders <= 0 ? 0 : ((kXSlotBytes - kXHeaderBytes) / static_cast<std::size_t>(senders)) & ~std::size_t{63};
+constexpr std::size_t x_ring_bytes(int senders, std::size_t slot_bytes) noexcept {
+  return senders <= 0 ? 0 : ((slot_bytes - kXHeaderBytes) / static_cast<std::size_t>(senders)) & ~std::size_t{63};
 }
-static_assert(x_ring_bytes(kXMaxHosts - 1) >= 512);
+static_assert(x_ring_bytes(kXMaxHosts - 1, kXSlotBytes) >= 512);
 
 // One PE's counters for one other leader of a channel, in bytes over the channel's life: what
 // it put into that leader's ring, took out of its own ring from that leader, and acknowledged.
@@ -47,8 +59,14 @@ struct XPair {
 constexpr std::size_t x_set_header_bytes(int n) noexcept {
   return (2 * static_cast<std::size_t>(n) * sizeof(std::uint64_t) + 4095) & ~std::size_t{4095};
 }
+// Its ring per sender: 256 KiB up to 256 PEs, then shrinking so that the rings of a job take
+// 64 MiB at most (never under 64 KiB).
+constexpr std::size_t x_set_ring_bytes(int n) noexcept {
+  const std::size_t fair = ((std::size_t{64} << 20) / static_cast<std::size_t>(n < 1 ? 1 : n)) & ~std::size_t{4095};
+  return fair > (std::size_t{256} << 10) ? (std::size_t{256} << 10) : fair < (std::size_t{64} << 10) ? (std::size_t{64} << 10) : fair;
+}
 constexpr std::size_t x_set_bytes(int n) noexcept {
-  return x_set_header_bytes(n) + static_cast<std::size_t>(n) * kXSetRingBytes;
+  return x_set_header_bytes(n) + static_cast<std::size_t>(n) * x_set_ring_bytes(n);
 }
 
 }  // namespace shmem
