@@ -9,6 +9,7 @@
 #   1-2-1 on 3 hosts (-m arbitrary -w h1,h2,h2,h3): the same checks; pe_rma and pe_amo
 #   a PE on h2 calling exit(4) before shmem_finalize while the others wait in a barrier: srun
 #     exits 4, every other PE names PE 3 and its status, nothing of the job is left
+#   srun without --mpi=pmix: every task fails in shmem_init, saying so (not 4 jobs of one PE)
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
 . "$(dirname "$0")/slurm_cluster.sh"
@@ -20,12 +21,12 @@ slurm_up 3
 pass "Slurm cluster up: slurmctld on h1, slurmd on h1 h2 h3 (sinfo: 3 nodes idle)"
 H1=$(harness_addr h1)
 
-# job LABEL "SRUN-OPTIONS" "VAR=VALUE..." PROGRAM [ARGS]: srun --mpi=pmix on h1 under the hang
-# guard (and Slurm's own 2-minute limit); status in $RC, output in $WORK/out and $WORK/err.
+# job LABEL "SRUN-OPTIONS" "VAR=VALUE..." PROGRAM [ARGS]: srun on h1 under the hang guard (and
+# Slurm's own 2-minute limit); status in $RC, output in $WORK/out and $WORK/err.
 job() {
   local label=$1 opts=$2 envs=$3
   shift 3
-  run harness_exec h1 "exec env $envs srun --mpi=pmix --time=2 $opts $*"
+  run harness_exec h1 "exec env $envs srun --time=2 $opts $*"
   [ "$RC" != 124 ] || fail "$label: still running after $HARNESS_JOB_TIMEOUT s (hang guard)"
 }
 
@@ -60,7 +61,7 @@ check_layout() {
 }
 
 # ---- 2 hosts x 2 PEs ---------------------------------------------------------------------------
-two_by_two="-N 2 -n 4 --ntasks-per-node=2 -w h1,h2"
+two_by_two="--mpi=pmix -N 2 -n 4 --ntasks-per-node=2 -w h1,h2"
 first=${PE_PROGRAMS%% *}
 job "srun 2x2 $(basename "$first")" "$two_by_two" SHMEM_LOG_LEVEL=INFO "$first"
 expect_rc 0 "srun --mpi=pmix $two_by_two $(basename "$first")"
@@ -75,7 +76,7 @@ done
 check_job_gone "srun 2x2"
 
 # ---- 1-2-1 on 3 hosts (task i on the i-th host of the list) ------------------------------------
-one_two_one="-n 4 -m arbitrary -w h1,h2,h2,h3"
+one_two_one="--mpi=pmix -n 4 -m arbitrary -w h1,h2,h2,h3"
 for prog in $PE_PROGRAMS; do
   case "$(basename "$prog")" in pe_rma | pe_amo) ;; *) continue ;; esac
   job "srun 1-2-1 $(basename "$prog")" "$one_two_one" SHMEM_LOG_LEVEL=INFO "$prog"
@@ -98,5 +99,17 @@ expect_err "srun: error: h2: tasks? [0-9,-]*3[0-9,-]*: Exited with exit code 4" 
 ! grep -q "NOT STOPPED" "$WORK/out" "$WORK/err" || fail "srun 2x2 pe_exit exit 4: a barrier completed without PE 3"
 check_job_gone "srun 2x2 pe_exit exit 4"
 pass "srun --mpi=pmix 2x2: PE 3 exiting 4 on h2 ends the job with status 4, every other PE names it"
+
+# ---- srun without PMIx (this cluster's MpiDefault=none) ----------------------------------------
+# Every task must refuse to run as a job of one PE, naming the cure.
+job "srun 2x2 without --mpi=pmix" "-N 2 -n 4 --ntasks-per-node=2 -w h1,h2" "" "$first"
+expect_rc 1 "srun 2x2 without --mpi=pmix"
+for r in 0 1 2 3; do
+  expect_err "FATAL api: shmem_init: started by srun as task $r of 4 \(SLURM_PROCID, SLURM_STEP_NUM_TASKS\) but without PMIx.*srun --mpi=pmix" \
+    "srun 2x2 without --mpi=pmix: task $r"
+done
+! grep -q "OK" "$WORK/out" || fail "srun 2x2 without --mpi=pmix: a task ran $(basename "$first") alone"
+check_job_gone "srun 2x2 without --mpi=pmix"
+pass "srun without --mpi=pmix: every task fails at shmem_init saying to use srun --mpi=pmix"
 
 check_no_leftovers "srun across hosts"
