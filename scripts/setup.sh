@@ -11,7 +11,7 @@ PKGS=(cmake g++ make pkg-config libssl-dev openssl libgtest-dev python3 python3-
 PKGS+=(libucx-dev)  # the UCX transport plugin (PEs on other hosts)
 PKGS+=(iproute2 hostname util-linux)  # the namespace hosts of tests/hosts (ip, hostname, unshare)
 # tests/hosts/slurm_across.sh: a private Slurm cluster on those hosts (srun --mpi=pmix). Only the
-# test starts these daemons, with its own slurm.conf; nothing else here needs Slurm.
+# test starts Slurm's daemons, with its own slurm.conf (no munge); nothing else here needs Slurm.
 PKGS+=(slurmctld slurmd slurm-client slurm-wlm-basic-plugins)
 missing=()
 for p in "${PKGS[@]}"; do
