@@ -21,12 +21,12 @@ slurm_up 3
 pass "Slurm cluster up: slurmctld on h1, slurmd on h1 h2 h3 (sinfo: 3 nodes idle)"
 H1=$(harness_addr h1)
 
-# job LABEL "SRUN-OPTIONS" "VAR=VALUE..." PROGRAM [ARGS]: srun on h1 under the hang guard (and
-# Slurm's own 2-minute limit); status in $RC, output in $WORK/out and $WORK/err.
+# job LABEL "SRUN-OPTIONS" "VAR=VALUE..." PROGRAM [ARGS]: srun on h1, the tasks in $WORK, under
+# the hang guard (and Slurm's own 2-minute limit); status in $RC, output in $WORK/out and err.
 job() {
   local label=$1 opts=$2 envs=$3
   shift 3
-  run harness_exec h1 "exec env $envs srun --time=2 $opts $*"
+  run harness_exec h1 "exec env $envs srun --time=2 --chdir=$WORK $opts $*"
   [ "$RC" != 124 ] || fail "$label: still running after $HARNESS_JOB_TIMEOUT s (hang guard)"
 }
 

@@ -17,13 +17,25 @@ SLURM_DIR=""
 declare -A SLURM_PIDS=()  # daemon name (slurmctld, slurmd_h2, ...) -> the pid of its agent
 SLURM_UP_TIMEOUT=${SLURM_UP_TIMEOUT:-30}
 
-_slurm_die() {
+# The last lines of every daemon's log (a failing test shows them: they go with $WORK).
+_slurm_tail_logs() {
   local f
-  echo "FAIL [slurm]: $*" >&2
   for f in "$SLURM_DIR"/log/*.log; do
     [ -s "$f" ] && { echo "--- $(basename "$f") (last lines):" >&2; tail -n 15 "$f" >&2; }
   done
+}
+
+_slurm_die() {
+  echo "FAIL [slurm]: $*" >&2
+  _slurm_tail_logs
   exit 1
+}
+
+# common.sh's fail, preceded by the daemons' logs once the cluster is there.
+eval "_slurm_common_$(declare -f fail)"
+fail() {
+  [ -n "$SLURM_DIR" ] && _slurm_tail_logs
+  _slurm_common_fail "$@"
 }
 
 _slurm_check() {
