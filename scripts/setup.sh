@@ -10,6 +10,9 @@ PKGS=(cmake g++ make pkg-config libssl-dev openssl libgtest-dev python3 python3-
       libopenmpi-dev openmpi-bin libpmix-dev)  # MPI and PMIx: the bootstrap plugins (docs/launchers.md)
 PKGS+=(libucx-dev)  # the UCX transport plugin (PEs on other hosts)
 PKGS+=(iproute2 hostname util-linux)  # the namespace hosts of tests/hosts (ip, hostname, unshare)
+# tests/hosts/slurm_across.sh: a private Slurm cluster on those hosts (srun --mpi=pmix). Only the
+# test starts Slurm's daemons, with its own slurm.conf (no munge); nothing else here needs Slurm.
+PKGS+=(slurmctld slurmd slurm-client slurm-wlm-basic-plugins)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -53,6 +53,22 @@ std::string report_to_store(const LaunchSpec& s, int rank, int npes) {
   return {};
 }
 
+// A task of a multi-task srun step that has no PMIx (srun without --mpi=pmix, MpiDefault=none,
+// or --mpi=pmi2) would otherwise run as a job of one PE, once per task, each "succeeding" alone.
+void slurm_without_pmix() {
+  const char* tasks = env("SLURM_STEP_NUM_TASKS");
+  const char* task = env("SLURM_PROCID");
+  if (!tasks || !task) return;
+  char* end = nullptr;
+  const long n = std::strtol(tasks, &end, 10);
+  if (*end != '\0' || n <= 1) return;
+  throw Error(Errc::kBootstrap, std::string("started by srun as task ") + task + " of " + tasks +
+                                    " (SLURM_PROCID, SLURM_STEP_NUM_TASKS) but without PMIx (PMIX_RANK is not set" +
+                                    (env("PMI_RANK") ? "; srun --mpi=pmi2 is not supported" : "") +
+                                    "): the PEs meet through PMIx; start the program with srun --mpi=pmix, or set "
+                                    "MpiDefault=pmix in slurm.conf");
+}
+
 void apply_tls(const Config& cfg, TlsConfig& tls) {
   tls.enabled = cfg.bootstrap_tls;
   tls.secret = cfg.job_secret;
@@ -131,6 +147,7 @@ LaunchSpec launch_spec_from_env(const Config& cfg) {
     s.pmix = true;
     return s;
   }
+  slurm_without_pmix();
   return s;  // singleton
 }
 

@@ -6,7 +6,8 @@
 //             meet through PMIx (bootstrap/plugin_pmix.hpp; rank 0 hosts the store)
 //   torchrun: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (rank 0 hosts the store there)
 //   pmix:     PMIX_RANK, PMIX_NAMESPACE alone (srun --mpi=pmix, prterun): rank and size from PMIx
-//   none:     a single PE, no store
+//   none:     a single PE, no store; but a task of a multi-task srun step without PMIx
+//             (SLURM_STEP_NUM_TASKS > 1, no PMIX_RANK) is an error: srun --mpi=pmix is needed
 #include <cstdint>
 #include <string>
 
