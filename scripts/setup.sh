@@ -11,8 +11,11 @@ PKGS=(cmake g++ make pkg-config libssl-dev openssl libgtest-dev python3 python3-
 PKGS+=(libucx-dev)  # the UCX transport plugin (PEs on other hosts)
 PKGS+=(iproute2 hostname util-linux)  # the namespace hosts of tests/hosts (ip, hostname, unshare)
 # tests/hosts/slurm_across.sh: a private Slurm cluster on those hosts (srun --mpi=pmix). Only the
-# test starts Slurm's daemons, with its own slurm.conf (no munge); nothing else here needs Slurm.
-PKGS+=(slurmctld slurmd slurm-client slurm-wlm-basic-plugins)
+# test starts Slurm's daemons, with its own slurm.conf (no munge); nothing else needs Slurm, so
+# only scripts/test.sh asks for it (SHMEM_SETUP_SLURM=1), not the demo.
+if [ "${SHMEM_SETUP_SLURM:-0}" = 1 ]; then
+  PKGS+=(slurmctld slurmd slurm-client slurm-wlm-basic-plugins)
+fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-scripts/setup.sh build
+SHMEM_SETUP_SLURM=1 scripts/setup.sh build  # + Slurm for hosts.slurm
 (cd build && ctest --output-on-failure -j2 "$@")
 if [ $# -gt 0 ] || [ "${TEST_SANITIZE:-1}" = 0 ]; then exit 0; fi
 

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # A private Slurm cluster on the namespace hosts of harness.sh (sourced after harness.sh; see
 # README.md). Needs Debian's slurmctld, slurmd, slurm-client and slurm-wlm-basic-plugins
-# (scripts/setup.sh installs them).
+# (SHMEM_SETUP_SLURM=1 scripts/setup.sh installs them; scripts/test.sh sets it).
 #
 #   slurm_up N        after harness_up N: slurmctld in h1, one slurmd per host h1..hN (node
 #                     name hI, address harness_addr hI), each in its host's network and UTS
@@ -42,7 +42,7 @@ _slurm_check() {
   local p dir missing=""
   for p in slurmctld slurmd srun sinfo; do
     command -v "$p" >/dev/null ||
-      _slurm_die "'$p' not found: install Debian's slurmctld slurmd slurm-client slurm-wlm-basic-plugins (scripts/setup.sh lists them)"
+      _slurm_die "'$p' not found: install Debian's slurmctld slurmd slurm-client slurm-wlm-basic-plugins (SHMEM_SETUP_SLURM=1 scripts/setup.sh, as scripts/test.sh runs it, installs them)"
   done
   # The plugins slurm.conf below names (Debian: slurm-wlm-basic-plugins, in /usr/lib/<arch>/slurm-wlm).
   for dir in /usr/lib/*/slurm-wlm /usr/lib*/slurm; do [ -e "$dir/mpi_pmix.so" ] && break; done
