@@ -171,6 +171,7 @@ Config Config::from_env() {
     bad("SHMEM_PROGRESS_THREAD", c.progress_thread, "auto, on or off");
   if (c.coll_xhost_algo != "auto" && c.coll_xhost_algo != "direct" && c.coll_xhost_algo != "ring")
     bad("SHMEM_COLL_XHOST_ALGO", c.coll_xhost_algo, "auto, direct or ring");
+  c.coll_xhost_forced = c.coll_xhost_algo == "auto" ? 0 : c.coll_xhost_algo[0];
   return c;
 }
 

@@ -40,9 +40,9 @@ enum class Algo { kDirect, kRing };
 constexpr int kDirectMaxHosts = 32;
 
 inline Algo choose(const Runtime& rt, std::size_t bytes_per_pe, int hosts) noexcept {
-  const std::string& forced = rt.config().coll_xhost_algo;
-  if (forced == "direct") return Algo::kDirect;
-  if (forced == "ring") return Algo::kRing;
+  const char forced = rt.config().coll_xhost_forced;
+  if (forced == 'd') return Algo::kDirect;
+  if (forced == 'r') return Algo::kRing;
   return bytes_per_pe <= rt.config().coll_xhost_direct && hosts <= kDirectMaxHosts ? Algo::kDirect : Algo::kRing;
 }
 
