@@ -54,7 +54,7 @@ template <class U>
   return static_cast<U>(ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, nullptr, func));
 }
 
-// Node-local (a world-context PE whose heap is mapped): a CPU atomic on the mapped word;
+// Node-local (a world-context PE whose segment is mapped): a CPU atomic on the mapped word;
 // anything else goes to amo_far. Inlined into every entry point below; in the AmoOp instances
 // `op` is a constant and amo_on's switch folds to the one atomic.
 template <class U>
