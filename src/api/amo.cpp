@@ -12,37 +12,37 @@ extern "C" {
 // TYPE shmem_[ctx_]N_NAME(dest, value, pe) and void shmem_[ctx_]N_NAME(dest, value, pe)
 #define SHMEM_DEF_AMO_FETCH_(T, N, NAME, OP)                                     \
   T shmem_##N##_##NAME(T* dest, T value, int pe) noexcept {                      \
-    return api::amo<T>(__func__, SHMEM_CTX_DEFAULT, Op::OP, dest, value, pe);    \
+    return api::amo<Op::OP, T>(__func__, SHMEM_CTX_DEFAULT, dest, value, pe);    \
   }                                                                              \
   T shmem_ctx_##N##_##NAME(shmem_ctx_t ctx, T* dest, T value, int pe) noexcept { \
-    return api::amo<T>(__func__, ctx, Op::OP, dest, value, pe);                  \
+    return api::amo<Op::OP, T>(__func__, ctx, dest, value, pe);                  \
   }
 #define SHMEM_DEF_AMO_POST_(T, N, NAME, OP)                                         \
   void shmem_##N##_##NAME(T* dest, T value, int pe) noexcept {                      \
-    api::amo<T>(__func__, SHMEM_CTX_DEFAULT, Op::OP, dest, value, pe);              \
+    api::amo<Op::OP, T>(__func__, SHMEM_CTX_DEFAULT, dest, value, pe);              \
   }                                                                                 \
   void shmem_ctx_##N##_##NAME(shmem_ctx_t ctx, T* dest, T value, int pe) noexcept { \
-    api::amo<T>(__func__, ctx, Op::OP, dest, value, pe);                            \
+    api::amo<Op::OP, T>(__func__, ctx, dest, value, pe);                            \
   }
 
 #define SHMEM_DEF_AMO_STD_(T, N)                                                                      \
   T shmem_##N##_atomic_compare_swap(T* dest, T cond, T value, int pe) noexcept {                      \
-    return api::amo<T>(__func__, SHMEM_CTX_DEFAULT, Op::kCompareSwap, dest, value, cond, pe);         \
+    return api::amo<Op::kCompareSwap, T>(__func__, SHMEM_CTX_DEFAULT, dest, value, cond, pe);         \
   }                                                                                                   \
   T shmem_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T* dest, T cond, T value, int pe) noexcept { \
-    return api::amo<T>(__func__, ctx, Op::kCompareSwap, dest, value, cond, pe);                       \
+    return api::amo<Op::kCompareSwap, T>(__func__, ctx, dest, value, cond, pe);                       \
   }                                                                                                   \
   T shmem_##N##_atomic_fetch_inc(T* dest, int pe) noexcept {                                          \
-    return api::amo<T>(__func__, SHMEM_CTX_DEFAULT, Op::kFetchInc, dest, pe);                         \
+    return api::amo<Op::kFetchInc, T>(__func__, SHMEM_CTX_DEFAULT, dest, pe);                         \
   }                                                                                                   \
   T shmem_ctx_##N##_atomic_fetch_inc(shmem_ctx_t ctx, T* dest, int pe) noexcept {                     \
-    return api::amo<T>(__func__, ctx, Op::kFetchInc, dest, pe);                                       \
+    return api::amo<Op::kFetchInc, T>(__func__, ctx, dest, pe);                                       \
   }                                                                                                   \
   void shmem_##N##_atomic_inc(T* dest, int pe) noexcept {                                             \
-    api::amo<T>(__func__, SHMEM_CTX_DEFAULT, Op::kInc, dest, pe);                                     \
+    api::amo<Op::kInc, T>(__func__, SHMEM_CTX_DEFAULT, dest, pe);                                     \
   }                                                                                                   \
   void shmem_ctx_##N##_atomic_inc(shmem_ctx_t ctx, T* dest, int pe) noexcept {                        \
-    api::amo<T>(__func__, ctx, Op::kInc, dest, pe);                                                   \
+    api::amo<Op::kInc, T>(__func__, ctx, dest, pe);                                                   \
   }                                                                                                   \
   SHMEM_DEF_AMO_FETCH_(T, N, atomic_fetch_add, kFetchAdd)                                             \
   SHMEM_DEF_AMO_POST_(T, N, atomic_add, kAdd)
@@ -51,10 +51,10 @@ SHMEM_AMO_STD_TYPE_TABLE(SHMEM_DEF_AMO_STD_)
 
 #define SHMEM_DEF_AMO_EXT_(T, N)                                                      \
   T shmem_##N##_atomic_fetch(const T* source, int pe) noexcept {                      \
-    return api::amo<T>(__func__, SHMEM_CTX_DEFAULT, Op::kFetch, source, pe);          \
+    return api::amo<Op::kFetch, T>(__func__, SHMEM_CTX_DEFAULT, source, pe);          \
   }                                                                                   \
   T shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T* source, int pe) noexcept { \
-    return api::amo<T>(__func__, ctx, Op::kFetch, source, pe);                        \
+    return api::amo<Op::kFetch, T>(__func__, ctx, source, pe);                        \
   }                                                                                   \
   SHMEM_DEF_AMO_POST_(T, N, atomic_set, kSet)                                         \
   SHMEM_DEF_AMO_FETCH_(T, N, atomic_swap, kSwap)

@@ -206,15 +206,17 @@ inline AmoWord<T> to_word(T v) noexcept {
   return std::bit_cast<AmoWord<T>>(v);
 }
 
-template <class T>
-inline T amo(const char* f, shmem_ctx_t h, core::AmoOp op, const T* dest, T value, T cond, int pe) noexcept {
+// Blocking forms: the operation is a template argument, so each public routine calls the core's
+// instance for it (no dispatch on op, all arguments in registers: see core/ops.hpp).
+template <core::AmoOp Op, class T>
+inline T amo(const char* f, shmem_ctx_t h, const T* dest, T value, T cond, int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
   if (checking()) check_rma(f, ctx, pe, "dest", dest, sizeof(T), nullptr, nullptr, 0);
   void* d = const_cast<T*>(dest);  // atomic_fetch takes const; the core never writes for kFetch
   if constexpr (sizeof(T) == 4)
-    return std::bit_cast<T>(core::amo32(ctx, op, d, to_word(value), to_word(cond), pe, f));
+    return std::bit_cast<T>(core::amo32<Op>(ctx, d, to_word(value), to_word(cond), pe, f));
   else
-    return std::bit_cast<T>(core::amo64(ctx, op, d, to_word(value), to_word(cond), pe, f));
+    return std::bit_cast<T>(core::amo64<Op>(ctx, d, to_word(value), to_word(cond), pe, f));
 }
 
 // Nonblocking fetching forms: the core stores the old word into *fetch by the next quiet. `fetch`
@@ -235,13 +237,13 @@ inline void amo_nbi(const char* f, shmem_ctx_t h, core::AmoOp op, T* fetch, cons
 }
 
 // Forms without a comparand (value only) and without any operand (inc, fetch).
-template <class T>
-inline T amo(const char* f, shmem_ctx_t h, core::AmoOp op, const T* dest, T value, int pe) noexcept {
-  return amo<T>(f, h, op, dest, value, kNoOperand<T>, pe);
+template <core::AmoOp Op, class T>
+inline T amo(const char* f, shmem_ctx_t h, const T* dest, T value, int pe) noexcept {
+  return amo<Op, T>(f, h, dest, value, kNoOperand<T>, pe);
 }
-template <class T>
-inline T amo(const char* f, shmem_ctx_t h, core::AmoOp op, const T* dest, int pe) noexcept {
-  return amo<T>(f, h, op, dest, kNoOperand<T>, kNoOperand<T>, pe);
+template <core::AmoOp Op, class T>
+inline T amo(const char* f, shmem_ctx_t h, const T* dest, int pe) noexcept {
+  return amo<Op, T>(f, h, dest, kNoOperand<T>, kNoOperand<T>, pe);
 }
 template <class T>
 inline void amo_nbi(const char* f, shmem_ctx_t h, core::AmoOp op, T* fetch, const T* dest, T value,

@@ -95,12 +95,20 @@ using shmem::AmoOp;  // transport/amo_op.hpp: one enum for every layer
 // One entry point per operand width; typed shims reinterpret their values (bit-cast for
 // float/double, which the spec allows only for fetch/set/swap/compare_swap). `value` is the
 // operand (add amount, new value, swap value); `cond` is compare_swap's comparand. Returns the
-// old value for fetching ops (0 otherwise). `is_signed` selects signed arithmetic semantics
-// (only matters for nothing on two's complement, kept for clarity of intent).
+// old value for fetching ops (0 otherwise). `op` at run time: for the library's own callers.
 std::uint32_t amo32(Ctx* ctx, AmoOp op, void* dest, std::uint32_t value, std::uint32_t cond, int pe,
                     const char* func = "shmem_atomic") noexcept;
 std::uint64_t amo64(Ctx* ctx, AmoOp op, void* dest, std::uint64_t value, std::uint64_t cond, int pe,
                     const char* func = "shmem_atomic") noexcept;
+// The same with the operation fixed at compile time, one instance per AmoOp (ops_amo.cpp): what
+// the public AMO routines call. The node-local path of an instance is the one CPU atomic, with
+// no dispatch on `op`, and its six arguments all travel in registers, so the public routine
+// ends in a tail call (a seventh argument goes on the stack: that cost the 64-bit fetch-add a
+// nanosecond, docs/performance.md).
+template <AmoOp Op>
+std::uint32_t amo32(Ctx* ctx, void* dest, std::uint32_t value, std::uint32_t cond, int pe, const char* func) noexcept;
+template <AmoOp Op>
+std::uint64_t amo64(Ctx* ctx, void* dest, std::uint64_t value, std::uint64_t cond, int pe, const char* func) noexcept;
 // Nonblocking fetching forms: the old value is stored to *fetch (complete at quiet).
 void amo32_nbi(Ctx* ctx, AmoOp op, std::uint32_t* fetch, void* dest, std::uint32_t value, std::uint32_t cond, int pe,
                const char* func = "shmem_atomic_nbi") noexcept;

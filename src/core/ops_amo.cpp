@@ -35,10 +35,6 @@ U amo_on(AmoOp op, U* word, U value, U cond) noexcept {
   return 0;
 }
 
-// Node-local: a CPU atomic on the mapped word. Remote: the transport's atomic (with UCX over
-// TCP the target's CPU performs it, with the same CPU atomics, so it is atomic with respect to
-// the target's node-local peers too; see docs/design.md for RDMA NICs). fetch_to: the
-// nonblocking fetching forms.
 template <class U>
 [[noreturn, gnu::noinline, gnu::cold]] void misaligned(Ctx* ctx, void* dest, const char* func) noexcept {
   fatal(func, "dest=%s is not aligned to %zu bytes (atomics need naturally aligned words)",
@@ -46,29 +42,31 @@ template <class U>
 }
 
 // Another host's PE (or a bad address, which target() reports): out of line, so that the
-// node-local path stays as small as it was before there was a remote one.
+// node-local path stays as small as it was before there was a remote one. With UCX over TCP
+// the target's CPU performs the operation, with the same CPU atomics, so it is atomic with
+// respect to the target's node-local peers too (see docs/design.md for RDMA NICs). The
+// transport returns the old value (no fetch_to: the _nbi forms complete at once here too).
 template <class U>
-[[gnu::noinline]] U amo_far(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func,
-                            void* fetch_to) noexcept {
+[[gnu::noinline]] U amo_far(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func) noexcept {
   const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
   if (reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0) misaligned<U>(ctx, dest, func);
   if (t.local) return amo_on<U>(op, reinterpret_cast<U*>(t.local), value, cond);
-  return static_cast<U>(ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, fetch_to, func));
+  return static_cast<U>(ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, nullptr, func));
 }
 
-// Node-local: a CPU atomic on the mapped word. Remote: the transport's atomic (with UCX over
-// TCP the target's CPU performs it, with the same CPU atomics, so it is atomic with respect to
-// the target's node-local peers too; see docs/design.md for RDMA NICs). fetch_to: the
-// nonblocking fetching forms.
+// Node-local (a world-context PE whose segment is mapped): a CPU atomic on the mapped word;
+// anything else goes to amo_far. Inlined into every entry point below; in the AmoOp instances
+// `op` is a constant and amo_on's switch folds to the one atomic.
 template <class U>
-U amo(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func, void* fetch_to = nullptr) noexcept {
+[[gnu::always_inline]] inline U amo(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe,
+                                    const char* func) noexcept {
   if (__builtin_expect(ctx->world == nullptr && static_cast<unsigned>(pe) < static_cast<unsigned>(ctx->rt->n_pes()), 1)) {
     if (char* p = ctx->rt->translate(dest, pe); __builtin_expect(p != nullptr, 1)) {
       if (__builtin_expect(reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0, 0)) misaligned<U>(ctx, dest, func);
       return amo_on<U>(op, reinterpret_cast<U*>(p), value, cond);
     }
   }
-  return amo_far<U>(ctx, op, dest, value, cond, pe, func, fetch_to);
+  return amo_far<U>(ctx, op, dest, value, cond, pe, func);
 }
 
 }  // namespace
@@ -82,6 +80,36 @@ std::uint64_t amo64(Ctx* ctx, AmoOp op, void* dest, std::uint64_t value, std::ui
                     const char* func) noexcept {
   return amo<std::uint64_t>(ctx, op, dest, value, cond, pe, func);
 }
+
+template <AmoOp Op>
+std::uint32_t amo32(Ctx* ctx, void* dest, std::uint32_t value, std::uint32_t cond, int pe, const char* func) noexcept {
+  return amo<std::uint32_t>(ctx, Op, dest, value, cond, pe, func);
+}
+
+template <AmoOp Op>
+std::uint64_t amo64(Ctx* ctx, void* dest, std::uint64_t value, std::uint64_t cond, int pe, const char* func) noexcept {
+  return amo<std::uint64_t>(ctx, Op, dest, value, cond, pe, func);
+}
+
+// The instances the public routines link to: every operation at both widths.
+#define SHMEM_AMO_INSTANCES_(OP)                                                                                 \
+  template std::uint32_t amo32<AmoOp::OP>(Ctx*, void*, std::uint32_t, std::uint32_t, int, const char*) noexcept; \
+  template std::uint64_t amo64<AmoOp::OP>(Ctx*, void*, std::uint64_t, std::uint64_t, int, const char*) noexcept;
+SHMEM_AMO_INSTANCES_(kFetch)
+SHMEM_AMO_INSTANCES_(kSet)
+SHMEM_AMO_INSTANCES_(kSwap)
+SHMEM_AMO_INSTANCES_(kCompareSwap)
+SHMEM_AMO_INSTANCES_(kFetchInc)
+SHMEM_AMO_INSTANCES_(kInc)
+SHMEM_AMO_INSTANCES_(kFetchAdd)
+SHMEM_AMO_INSTANCES_(kAdd)
+SHMEM_AMO_INSTANCES_(kFetchAnd)
+SHMEM_AMO_INSTANCES_(kAnd)
+SHMEM_AMO_INSTANCES_(kFetchOr)
+SHMEM_AMO_INSTANCES_(kOr)
+SHMEM_AMO_INSTANCES_(kFetchXor)
+SHMEM_AMO_INSTANCES_(kXor)
+#undef SHMEM_AMO_INSTANCES_
 
 // Node-local fetching atomics complete at once; the result is stored immediately.
 void amo32_nbi(Ctx* ctx, AmoOp op, std::uint32_t* fetch, void* dest, std::uint32_t value, std::uint32_t cond,

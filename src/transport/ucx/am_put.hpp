@@ -1,7 +1,7 @@
 #pragma once
 // Small puts to peers whose RMA UCX emulates in software (UCX 1.13's TCP transport), sent as
 // UCP active messages with an acknowledgement of our own. This header holds the wire format
-// (no UCX types: tests/unit checks it); ucx_transport.cpp sends and receives it.
+// (no UCX types: tests/unit checks it); am_put.cpp sends and receives it.
 //
 // Why: over an emulated transport, ucp_put_nbx is already an active message that the target
 // answers with a completion message, but quiet (ucp_worker_flush / ucp_ep_flush) then also

@@ -5,7 +5,8 @@
 // completion, as shmem_put requires); blocking gets and fetching atomics wait for the reply;
 // nbi operations carry a callback that only records a failure, and complete at quiet. Small
 // puts to peers with emulated RMA are gathered per peer and sent as our own active messages,
-// acknowledged by the target (am_put.hpp); quiet sends them and waits for the
+// acknowledged by the target (wire format and reasons in am_put.hpp, sending and receiving in
+// am_put.cpp; the class is ucx_transport_impl.hpp); quiet sends them and waits for the
 // acknowledgements, and flushes UCX (ucp_worker_flush or ucp_ep_flush) only when some UCP
 // operation since the last quiet needs it. fence is ucp_worker_fence. One mutex serialises the
 // worker, so the progress thread, waits that poll, and application threads may all drive it.
@@ -25,10 +26,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "transport/ucx/am_put.hpp"
 #include "transport/ucx/blob.hpp"
-#include "transport/ucx/handles.hpp"
-#include "transport/ucx/progress_thread.hpp"
+#include "transport/ucx/ucx_transport_impl.hpp"
 
 namespace shmem::transport::ucx {
 namespace {
@@ -117,463 +116,219 @@ bool hardware_rma(const std::string& tl) {
   return false;
 }
 
-class UcxTransport;
+}  // namespace
 
-struct Peer {
-  UcxTransport* owner = nullptr;
-  int pe = -1;
-  ucp_ep_h ep = nullptr;
-  Rkey rkey[2];
-  std::uint64_t base[2] = {0, 0};
-  bool am_put = false;  // small puts go as our active messages (am_put.hpp): RMA is emulated
-  // Under the transport's mutex:
-  std::uint64_t am_sent = 0;     // AM puts sent to this PE
-  std::uint64_t am_acked = 0;    // ... of which it has acknowledged this many
-  std::uint64_t am_applied = 0;  // AM puts from this PE applied here
-  AmAck ack_out{};               // the acknowledgement being sent to it (UCX may read it late)
-  bool ack_due = false;          // am_applied grew since the last acknowledgement
-  ucp_ep_h ack_ep = nullptr;     // ... and the endpoint the puts came by
-  bool dirty = false;            // a UCP operation to it since the last quiet needs a flush
-  PutBatch batch;                // small puts to it not yet sent (am_put.hpp)
-};
+void UcxTransport::put(int pe, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, bool nbi,
+                       const char* op) noexcept {
+  Peer& p = peers_[static_cast<std::size_t>(pe)];
+  if (p.am_put && bytes <= kAmPutMax) return am_put(p, seg, off, src, bytes);
+  rma(ucp_put_nbx, pe, seg, off, const_cast<void*>(src), bytes, nbi, op);
+}
 
-class UcxTransport final : public RemoteTransport {
- public:
-  explicit UcxTransport(const Setup& s);
-  ~UcxTransport() override;
+void UcxTransport::get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_t bytes, bool nbi,
+                       const char* op) noexcept {
+  rma(ucp_get_nbx, pe, seg, off, dst, bytes, nbi, op);
+}
 
-  const char* name() const noexcept override { return "ucx"; }
-  std::string describe() const override { return describe_; }
-
-  void put(int pe, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, bool nbi,
-           const char* op) noexcept override {
-    Peer& p = peers_[static_cast<std::size_t>(pe)];
-    if (p.am_put && bytes <= kAmPutMax) return am_put(p, seg, off, src, bytes);
-    rma(ucp_put_nbx, pe, seg, off, const_cast<void*>(src), bytes, nbi, op);
+std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op, std::size_t width, std::uint64_t value,
+                                std::uint64_t cond, void* fetch_to, const char* op) noexcept {
+  Peer& p = peers_[static_cast<std::size_t>(pe)];
+  const char* what = op ? op : amo_name(amo_op);
+  if (p.am_put && !fetch_to && (amo_op == AmoOp::kAdd || amo_op == AmoOp::kInc) && (width == 4 || width == 8)) {
+    am_add(p, seg, off, amo_op == AmoOp::kInc ? 1 : value, width, what);
+    return 0;
   }
-
-  void get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_t bytes, bool nbi,
-           const char* op) noexcept override {
-    rma(ucp_get_nbx, pe, seg, off, dst, bytes, nbi, op);
+  std::uint64_t operand = value;
+  const ucp_atomic_op_t code = ucp_opcode(amo_op, &operand);
+  // CSWAP: buffer holds the comparand, the reply buffer the new value (and then the result).
+  std::uint64_t reply = 0;
+  if (amo_op == AmoOp::kCompareSwap) {
+    reply = value;
+    operand = cond;
   }
+  std::uint32_t operand32 = static_cast<std::uint32_t>(operand), reply32 = static_cast<std::uint32_t>(reply);
+  const bool wide = width == 8;
+  const bool wants_reply = amo_fetches(amo_op) || code == UCP_ATOMIC_OP_SWAP || code == UCP_ATOMIC_OP_CSWAP;
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+  prm.datatype = ucp_dt_make_contig(wide ? 8 : 4);
+  if (wants_reply) {
+    prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+    prm.reply_buffer = wide ? static_cast<void*>(&reply) : static_cast<void*>(&reply32);
+  }
+  // Operand and reply live on this stack frame, so the call waits for completion even when
+  // the caller asked for the nonblocking form (the spec allows completing it early).
+  std::unique_lock<std::mutex> lk(mu_);
+  issued();
+  send_batch(p);  // our puts to this PE go first
+  if (!wants_reply) p.dirty = dirty_ = true;  // complete once the target answers (a flush)
+  ucs_status_ptr_t r = ucp_atomic_op_nbx(p.ep, code, wide ? static_cast<void*>(&operand) : static_cast<void*>(&operand32),
+                                         1, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
+  complete(lk, r, false, what, pe);
+  lk.unlock();
+  const std::uint64_t old = wide ? reply : reply32;
+  if (fetch_to) std::memcpy(fetch_to, wide ? static_cast<const void*>(&reply) : static_cast<const void*>(&reply32), width);
+  return amo_fetches(amo_op) ? old : 0;
+}
 
-  std::uint64_t amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op, std::size_t width, std::uint64_t value,
-                    std::uint64_t cond, void* fetch_to, const char* op) noexcept override {
-    Peer& p = peers_[static_cast<std::size_t>(pe)];
-    const char* what = op ? op : amo_name(amo_op);
-    if (p.am_put && !fetch_to && (amo_op == AmoOp::kAdd || amo_op == AmoOp::kInc) && (width == 4 || width == 8)) {
-      am_add(p, seg, off, amo_op == AmoOp::kInc ? 1 : value, width, what);
-      return 0;
+void UcxTransport::fence() noexcept {
+  std::lock_guard<std::mutex> lk(mu_);
+  send_batches();
+  // Every peer on one emulated lane: the targets apply our operations in issue order already.
+  if (all_on_am_lane_) return;
+  const ucs_status_t st = ucp_worker_fence(worker_.get());
+  if (st != UCS_OK) fail("shmem_fence", -1, st);
+}
+
+void UcxTransport::quiet(int pe) noexcept {
+  std::unique_lock<std::mutex> lk(mu_);
+  issued();
+  send_batches();
+  // Our AM puts: every target has acknowledged every one.
+  if (pe >= 0) {
+    const Peer& p = peers_[static_cast<std::size_t>(pe)];
+    drive_until(lk, [&] { return p.am_acked == p.am_sent; });
+  } else {
+    drive_until(lk, [&] {
+      for (const Peer& p : peers_)
+        if (p.am_acked != p.am_sent) return false;
+      return true;
+    });
+  }
+  // UCP's own operations (large puts, nbi gets, non-fetching atomics), when there were any.
+  ucp_request_param_t prm{};
+  ucs_status_ptr_t r = nullptr;
+  if (pe < 0 && dirty_) {
+    r = ucp_worker_flush_nbx(worker_.get(), &prm);
+    dirty_ = false;
+    for (Peer& p : peers_) p.dirty = false;
+  } else if (pe >= 0 && peers_[static_cast<std::size_t>(pe)].dirty) {
+    r = ucp_ep_flush_nbx(peers_[static_cast<std::size_t>(pe)].ep, &prm);
+    peers_[static_cast<std::size_t>(pe)].dirty = false;
+  }
+  complete(lk, r, false, "shmem_quiet", pe);
+}
+
+void UcxTransport::progress() noexcept {
+  const bool spinning = app_polls_.spinning(app_polls_.polled());
+  std::lock_guard<std::mutex> lk(mu_);
+  progress_worker(spinning);
+}
+
+void UcxTransport::peer_failed(int pe, ucs_status_t st, const char* what) noexcept {
+  if (closing_.load(std::memory_order_acquire)) return;
+  fail(what, pe, st);
+}
+
+void UcxTransport::closing() noexcept {
+  closing_.store(true, std::memory_order_release);
+  // Finalize's rendezvous runs on the store and drives nothing here, while a peer may still
+  // wait for us to complete its last operations: keep the worker progressing until teardown.
+  if (!progress_) {
+    try {
+      progress_ = std::make_unique<ProgressThread>(worker_.get(), &progress_worker_cb, this, &app_polls_, &mu_);
+    } catch (const std::exception&) {
     }
-    std::uint64_t operand = value;
-    const ucp_atomic_op_t code = ucp_opcode(amo_op, &operand);
-    // CSWAP: buffer holds the comparand, the reply buffer the new value (and then the result).
-    std::uint64_t reply = 0;
-    if (amo_op == AmoOp::kCompareSwap) {
-      reply = value;
-      operand = cond;
-    }
-    std::uint32_t operand32 = static_cast<std::uint32_t>(operand), reply32 = static_cast<std::uint32_t>(reply);
-    const bool wide = width == 8;
-    const bool wants_reply = amo_fetches(amo_op) || code == UCP_ATOMIC_OP_SWAP || code == UCP_ATOMIC_OP_CSWAP;
-    ucp_request_param_t prm{};
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
-    prm.datatype = ucp_dt_make_contig(wide ? 8 : 4);
-    if (wants_reply) {
-      prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-      prm.reply_buffer = wide ? static_cast<void*>(&reply) : static_cast<void*>(&reply32);
-    }
-    // Operand and reply live on this stack frame, so the call waits for completion even when
-    // the caller asked for the nonblocking form (the spec allows completing it early).
-    std::unique_lock<std::mutex> lk(mu_);
-    issued();
-    send_batch(p);  // our puts to this PE go first
-    if (!wants_reply) p.dirty = dirty_ = true;  // complete once the target answers (a flush)
-    ucs_status_ptr_t r = ucp_atomic_op_nbx(p.ep, code, wide ? static_cast<void*>(&operand) : static_cast<void*>(&operand32),
-                                           1, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
-    complete(lk, r, false, what, pe);
+  }
+}
+
+void UcxTransport::nbi_done(void* request, ucs_status_t st, void* user) {
+  auto* p = static_cast<Peer*>(user);
+  if (st != UCS_OK && st != UCS_ERR_CANCELED) p->owner->peer_failed(p->pe, st, "a nonblocking operation (nbi)");
+  ucp_request_free(request);
+}
+
+void UcxTransport::ep_error(void* arg, ucp_ep_h, ucs_status_t st) {
+  auto* p = static_cast<Peer*>(arg);
+  // A peer that went away because the job is failing elsewhere is not the cause: give the
+  // launcher or the job watcher, which name the first failure, a moment to end us first.
+  if (!p->owner->is_closing()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  p->owner->peer_failed(p->pe, st, "the connection");
+}
+
+template <class Call>
+void UcxTransport::rma(Call call, int pe, Seg seg, std::uint64_t off, void* buf, std::size_t bytes, bool nbi,
+                       const char* op) noexcept {
+  Peer& p = peers_[static_cast<std::size_t>(pe)];
+  ucp_request_param_t prm{};
+  if (nbi) nbi_param(prm, p);
+  std::unique_lock<std::mutex> lk(mu_);
+  issued();
+  send_batch(p);  // our puts to this PE go first
+  if (nbi || !std::is_same_v<Call, decltype(&ucp_get_nbx)>) p.dirty = dirty_ = true;
+  ucs_status_ptr_t r = call(p.ep, buf, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
+  complete(lk, r, nbi, op, pe);
+}
+
+unsigned UcxTransport::progress_worker(bool may_defer, bool flush_batches) noexcept {
+  if (flush_batches) send_batches();
+  const unsigned n = ucp_worker_progress(worker_.get());
+  if (!ack_due_.empty() && !tearing_down_ && (!may_defer || n == 0 || ++ack_deferred_ >= kAckDeferCalls)) {
+    ack_deferred_ = 0;
+    send_acks();
+  }
+  return n;
+}
+
+unsigned UcxTransport::progress_worker_cb(void* self) noexcept {
+  return static_cast<UcxTransport*>(self)->progress_worker(false);
+}
+
+void UcxTransport::set_am_handler(unsigned id, ucp_am_recv_callback_t cb) {
+  ucp_am_handler_param_t hp{};
+  hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                  UCP_AM_HANDLER_PARAM_FIELD_ARG;
+  hp.id = id;
+  hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+  hp.cb = cb;
+  hp.arg = this;
+  const ucs_status_t st = ucp_worker_set_am_recv_handler(worker_.get(), &hp);
+  if (st != UCS_OK) throw_status("ucp_worker_set_am_recv_handler", st);
+}
+
+void UcxTransport::complete(std::unique_lock<std::mutex>& lk, ucs_status_ptr_t r, bool nbi, const char* op,
+                            int pe) noexcept {
+  if (r == nullptr) return;
+  if (UCS_PTR_IS_ERR(r)) {
     lk.unlock();
-    const std::uint64_t old = wide ? reply : reply32;
-    if (fetch_to) std::memcpy(fetch_to, wide ? static_cast<const void*>(&reply) : static_cast<const void*>(&reply32), width);
-    return amo_fetches(amo_op) ? old : 0;
+    fail(op, pe, UCS_PTR_STATUS(r));
   }
+  if (nbi) return;  // the callback frees it
+  ucs_status_t st = UCS_INPROGRESS;
+  drive_until(lk, [&] { return (st = ucp_request_check_status(r)) != UCS_INPROGRESS; });
+  ucp_request_free(r);
+  if (st != UCS_OK) {
+    lk.unlock();
+    fail(op, pe, st);
+  }
+}
 
-  void fence() noexcept override {
-    std::lock_guard<std::mutex> lk(mu_);
-    send_batches();
-    // Every peer on one emulated lane: the targets apply our operations in issue order already.
-    if (all_on_am_lane_) return;
-    const ucs_status_t st = ucp_worker_fence(worker_.get());
-    if (st != UCS_OK) fail("shmem_fence", -1, st);
-  }
-
-  void quiet(int pe) noexcept override {
-    std::unique_lock<std::mutex> lk(mu_);
-    issued();
-    send_batches();
-    // Our AM puts: every target has acknowledged every one.
-    if (pe >= 0) {
-      const Peer& p = peers_[static_cast<std::size_t>(pe)];
-      drive_until(lk, [&] { return p.am_acked == p.am_sent; });
-    } else {
-      drive_until(lk, [&] {
-        for (const Peer& p : peers_)
-          if (p.am_acked != p.am_sent) return false;
-        return true;
-      });
-    }
-    // UCP's own operations (large puts, nbi gets, non-fetching atomics), when there were any.
-    ucp_request_param_t prm{};
-    ucs_status_ptr_t r = nullptr;
-    if (pe < 0 && dirty_) {
-      r = ucp_worker_flush_nbx(worker_.get(), &prm);
-      dirty_ = false;
-      for (Peer& p : peers_) p.dirty = false;
-    } else if (pe >= 0 && peers_[static_cast<std::size_t>(pe)].dirty) {
-      r = ucp_ep_flush_nbx(peers_[static_cast<std::size_t>(pe)].ep, &prm);
-      peers_[static_cast<std::size_t>(pe)].dirty = false;
-    }
-    complete(lk, r, false, "shmem_quiet", pe);
-  }
-
-  void progress() noexcept override {
-    const bool spinning = app_polls_.spinning(app_polls_.polled());
-    std::lock_guard<std::mutex> lk(mu_);
-    progress_worker(spinning);
-  }
-  bool waits_need_progress() const noexcept override { return software_; }
-
-  // Called for endpoint errors (a lost peer) and failed nbi operations.
-  void peer_failed(int pe, ucs_status_t st, const char* what) noexcept {
-    if (closing_.load(std::memory_order_acquire)) return;
-    fail(what, pe, st);
-  }
-  void closing() noexcept override {
-    closing_.store(true, std::memory_order_release);
-    // Finalize's rendezvous runs on the store and drives nothing here, while a peer may still
-    // wait for us to complete its last operations: keep the worker progressing until teardown.
-    if (!progress_) {
-      try {
-        progress_ = std::make_unique<ProgressThread>(worker_.get(), &progress_worker_cb, this, &app_polls_, &mu_);
-      } catch (const std::exception&) {
-      }
-    }
-  }
-  bool is_closing() const noexcept { return closing_.load(std::memory_order_acquire); }
-
- private:
-  static void nbi_done(void* request, ucs_status_t st, void* user) {
-    auto* p = static_cast<Peer*>(user);
-    if (st != UCS_OK && st != UCS_ERR_CANCELED) p->owner->peer_failed(p->pe, st, "a nonblocking operation (nbi)");
-    ucp_request_free(request);
-  }
-  static void ep_error(void* arg, ucp_ep_h, ucs_status_t st) {
-    auto* p = static_cast<Peer*>(arg);
-    // A peer that went away because the job is failing elsewhere is not the cause: give the
-    // launcher or the job watcher, which name the first failure, a moment to end us first.
-    if (!p->owner->is_closing()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    p->owner->peer_failed(p->pe, st, "the connection");
-  }
-  // One put or get (`call` is ucp_put_nbx or ucp_get_nbx, which differ only in constness).
-  // Puts and nbi gets complete at the next flush; blocking gets here.
-  template <class Call>
-  void rma(Call call, int pe, Seg seg, std::uint64_t off, void* buf, std::size_t bytes, bool nbi,
-           const char* op) noexcept {
-    Peer& p = peers_[static_cast<std::size_t>(pe)];
-    ucp_request_param_t prm{};
-    if (nbi) nbi_param(prm, p);
-    std::unique_lock<std::mutex> lk(mu_);
-    issued();
-    send_batch(p);  // our puts to this PE go first
-    if (nbi || !std::is_same_v<Call, decltype(&ucp_get_nbx)>) p.dirty = dirty_ = true;
-    ucs_status_ptr_t r = call(p.ep, buf, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
-    complete(lk, r, nbi, op, pe);
-  }
-
-  // A small put (am_put.hpp): into the peer's batch, which then holds the data (the source may
-  // be reused at once, as a blocking put requires).
-  void am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes) noexcept {
-    std::lock_guard<std::mutex> lk(mu_);
-    issued();
-    if (!p.batch.fits(bytes)) send_batch(p);
-    if (p.batch.empty()) batched_.push_back(p.pe);
-    p.batch.add(static_cast<std::uint8_t>(seg), off, src, bytes);
-    ++p.am_sent;
-  }
-
-  // A non-fetching add as our active message (am_put.hpp, kAmAddId), after the peer's batch.
-  // Header and addend live on this frame: the call waits until UCX has taken the message.
-  void am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width, const char* op) noexcept {
-    const AmAddHeader h{off, static_cast<std::uint32_t>(setup_.me), static_cast<std::uint8_t>(seg), {}};
-    const std::uint32_t value32 = static_cast<std::uint32_t>(value);
-    ucp_request_param_t prm{};
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
-    std::unique_lock<std::mutex> lk(mu_);
-    issued();
-    send_batch(p);  // our puts to this PE go first
-    ++p.am_sent;
-    ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, kAmAddId, &h, sizeof h,
-                                         width == 8 ? static_cast<const void*>(&value) : static_cast<const void*>(&value32),
-                                         width, &prm);
-    complete(lk, r, false, op, p.pe);
-  }
-  static ucs_status_t on_am_add(void* arg, const void* header, size_t header_length, void* data, size_t length,
-                                const ucp_am_recv_param_t* param) {
-    auto* t = static_cast<UcxTransport*>(arg);
-    AmAddHeader h{};
-    if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
-      t->fail("an incoming atomic add (malformed message: a different build of the library?)", -1, UCS_ERR_INVALID_PARAM);
-    std::memcpy(&h, header, sizeof h);
-    const std::size_t seg = h.seg;
-    if (h.from >= t->peers_.size() || !t->setup_.remote[h.from] || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
-        seg > 1 || (length != 4 && length != 8) || h.off % length != 0 || h.off > t->seg_size_[seg] - length)
-      t->fail("an incoming atomic add (outside this PE's segments, or malformed)", -1, UCS_ERR_INVALID_PARAM);
-    char* word = t->seg_base_[seg] + h.off;
-    if (length == 8) {
-      std::uint64_t v = 0;
-      std::memcpy(&v, data, 8);
-      std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(word)).fetch_add(v);
-    } else {
-      std::uint32_t v = 0;
-      std::memcpy(&v, data, 4);
-      std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t*>(word)).fetch_add(v);
-    }
-    Peer& p = t->peers_[h.from];
-    p.am_applied += 1;
-    p.ack_ep = param->reply_ep;
-    if (!p.ack_due) {
-      p.ack_due = true;
-      t->ack_due_.push_back(static_cast<int>(h.from));
-    }
-    return UCS_OK;
-  }
-
-  // A batch on its way: UCX reads the header and the data until the send completes.
-  struct BatchInFlight {
-    AmBatchHeader header;
-    PutBatch batch;
-    Peer* peer;
-  };
-  static void batch_sent(void* request, ucs_status_t st, void* user) {
-    auto* b = static_cast<BatchInFlight*>(user);
-    if (st != UCS_OK && st != UCS_ERR_CANCELED) b->peer->owner->peer_failed(b->peer->pe, st, "shmem_put");
-    delete b;
-    ucp_request_free(request);
-  }
-
-  // Sends the peer's batch, if any (mu_ held; never waits: the batch travels with the request).
-  void send_batch(Peer& p) noexcept {
-    if (p.batch.empty()) return;
-    auto* b = new (std::nothrow) BatchInFlight{{static_cast<std::uint32_t>(setup_.me), p.batch.count()}, {}, &p};
-    if (!b) fail("shmem_put (no memory for a batch of puts)", p.pe, UCS_ERR_NO_MEMORY);
-    std::swap(b->batch, p.batch);
-    ucp_request_param_t prm{};
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-    prm.cb.send = batch_sent;
-    prm.user_data = b;
-    // REPLY: the target acknowledges on the endpoint the batch came by, which exists even
-    // before the target has created its own endpoint to us (a put during init's barrier).
-    prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
-    ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, kAmPutId, &b->header, sizeof b->header, b->batch.data(), b->batch.size(), &prm);
-    if (UCS_PTR_IS_ERR(r)) {
-      delete b;
-      fail("shmem_put", p.pe, UCS_PTR_STATUS(r));
-    }
-    if (r == nullptr) delete b;  // sent at once; the callback is not called
-  }
-  // Every peer's batch (mu_ held).
-  void send_batches() noexcept {
-    while (!batched_.empty()) {
-      const int pe = batched_.back();
-      batched_.pop_back();
-      send_batch(peers_[static_cast<std::size_t>(pe)]);
-    }
-  }
-
-  // The target side of am_put: copy into our segments, then have the puts acknowledged (under
-  // mu_, from within ucp_worker_progress).
-  static ucs_status_t on_am_put(void* arg, const void* header, size_t header_length, void* data, size_t length,
-                                const ucp_am_recv_param_t* param) {
-    auto* t = static_cast<UcxTransport*>(arg);
-    AmBatchHeader h{};
-    if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
-      t->fail("an incoming put (malformed message: a different build of the library?)", -1, UCS_ERR_INVALID_PARAM);
-    std::memcpy(&h, header, sizeof h);
-    if (h.from >= t->peers_.size() || !t->setup_.remote[h.from] || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
-      t->fail("an incoming put (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
-    std::size_t bad_seg = 0, bad_len = 0;
-    std::uint64_t bad_off = 0;
-    const bool ok = for_each_put(
-        data, length, h.count,
-        [&](std::size_t seg, std::uint64_t off, std::size_t len) {
-          bad_seg = seg, bad_off = off, bad_len = len;
-          return seg <= 1 && off <= t->seg_size_[seg] && len <= t->seg_size_[seg] - off;
-        },
-        [&](std::size_t seg, std::uint64_t off, const void* src, std::size_t len) {
-          std::memcpy(t->seg_base_[seg] + off, src, len);
-        });
-    if (!ok) {
-      const std::string what = "an incoming put from PE " + std::to_string(h.from) + " (" + std::to_string(bad_len) +
-                               " bytes at offset " + std::to_string(bad_off) + " of segment " + std::to_string(bad_seg) +
-                               ": outside this PE's segments, or a malformed batch)";
-      t->fail(what.c_str(), -1, UCS_ERR_INVALID_PARAM);
-    }
-    Peer& p = t->peers_[h.from];
-    p.am_applied += h.count;
-    p.ack_ep = param->reply_ep;
-    if (!p.ack_due) {
-      p.ack_due = true;
-      t->ack_due_.push_back(static_cast<int>(h.from));
-    }
-    return UCS_OK;
-  }
-
-  // One acknowledgement per peer for every put that one ucp_worker_progress call applied (a
-  // burst of small puts, e.g. an iput, costs the target one answer).
-  void send_acks() noexcept {
-    for (const int pe : ack_due_) {
-      Peer& p = peers_[static_cast<std::size_t>(pe)];
-      p.ack_due = false;
-      p.ack_out = AmAck{p.am_applied, static_cast<std::uint32_t>(setup_.me), 0};
-      ucp_request_param_t prm{};
-      nbi_param(prm, p);
-      prm.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
-      prm.flags = UCP_AM_SEND_FLAG_EAGER;
-      ucs_status_ptr_t r = ucp_am_send_nbx(p.ack_ep, kAmAckId, &p.ack_out, sizeof p.ack_out, nullptr, 0, &prm);
-      if (UCS_PTR_IS_ERR(r)) peer_failed(pe, UCS_PTR_STATUS(r), "acknowledging puts");
-    }
-    ack_due_.clear();
-  }
-
-  // Every progress call of the transport (mu_ held): sends the batches of puts (unless
-  // `flush_batches` is false), drives the worker, and answers the puts it applied. While the application polls continually (`may_defer`), the answers wait for
-  // a call that finds nothing more to do (at most kAckDeferCalls calls): that keeps them off
-  // the critical path of a ping-pong (the waiting PE sees the put, leaves its wait and sends
-  // its own put first; its next poll answers). Otherwise (a wait that sleeps between polls, the
-  // progress thread) they go at once.
-  unsigned progress_worker(bool may_defer, bool flush_batches = true) noexcept {
-    if (flush_batches) send_batches();
-    const unsigned n = ucp_worker_progress(worker_.get());
-    if (!ack_due_.empty() && !tearing_down_ && (!may_defer || n == 0 || ++ack_deferred_ >= kAckDeferCalls)) {
-      ack_deferred_ = 0;
-      send_acks();
-    }
-    return n;
-  }
-  static unsigned progress_worker_cb(void* self) noexcept { return static_cast<UcxTransport*>(self)->progress_worker(false); }
-
-  static ucs_status_t on_am_ack(void* arg, const void* header, size_t header_length, void*, size_t,
-                                const ucp_am_recv_param_t*) {
-    auto* t = static_cast<UcxTransport*>(arg);
-    AmAck a{};
-    if (header_length != sizeof a)
-      t->fail("an incoming put acknowledgement (malformed message: a different build of the library?)", -1,
-              UCS_ERR_INVALID_PARAM);
-    std::memcpy(&a, header, sizeof a);
-    if (a.from >= t->peers_.size() || !t->setup_.remote[a.from])
-      t->fail("an incoming put acknowledgement (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
-    Peer& p = t->peers_[a.from];
-    if (a.applied > p.am_acked) p.am_acked = a.applied;
-    return UCS_OK;
-  }
-
-  void set_am_handler(unsigned id, ucp_am_recv_callback_t cb) {
-    ucp_am_handler_param_t hp{};
-    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_CB |
-                    UCP_AM_HANDLER_PARAM_FIELD_ARG;
-    hp.id = id;
-    hp.flags = UCP_AM_FLAG_WHOLE_MSG;
-    hp.cb = cb;
-    hp.arg = this;
-    const ucs_status_t st = ucp_worker_set_am_recv_handler(worker_.get(), &hp);
-    if (st != UCS_OK) throw_status("ucp_worker_set_am_recv_handler", st);
-  }
-
-  static void nbi_param(ucp_request_param_t& prm, Peer& p) {
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    prm.cb.send = nbi_done;
-    prm.user_data = &p;
-  }
-
-  // The application issues an operation (lk held); every 32nd also serves the peers' requests,
-  // so that a long stream of operations that complete at once does not starve them.
-  void issued() noexcept {
-    if (++issued_ % 32 == 0) progress_worker(true, false);  // batches keep filling
-  }
-
-  // Blocking: waits for `r` with progress (the lock is dropped between polls, never held
-  // while yielding); nbi: only checks the immediate status.
-  void complete(std::unique_lock<std::mutex>& lk, ucs_status_ptr_t r, bool nbi, const char* op, int pe) noexcept {
-    if (r == nullptr) return;
-    if (UCS_PTR_IS_ERR(r)) {
+template <class Done>
+void UcxTransport::drive_until(std::unique_lock<std::mutex>& lk, Done&& done) noexcept {
+  unsigned spins = 0;
+  while (!done()) {
+    app_polls_.polled();
+    if (progress_worker(true) == 0 && ++spins % 256 == 0) {
       lk.unlock();
-      fail(op, pe, UCS_PTR_STATUS(r));
-    }
-    if (nbi) return;  // the callback frees it
-    ucs_status_t st = UCS_INPROGRESS;
-    drive_until(lk, [&] { return (st = ucp_request_check_status(r)) != UCS_INPROGRESS; });
-    ucp_request_free(r);
-    if (st != UCS_OK) {
-      lk.unlock();
-      fail(op, pe, st);
+      sched_yield();
+      lk.lock();
     }
   }
+}
 
-  // Progresses the worker until done() (called with lk held); the lock is dropped between
-  // polls, never held while yielding.
-  template <class Done>
-  void drive_until(std::unique_lock<std::mutex>& lk, Done&& done) noexcept {
-    unsigned spins = 0;
-    while (!done()) {
-      app_polls_.polled();
-      if (progress_worker(true) == 0 && ++spins % 256 == 0) {
-        lk.unlock();
-        sched_yield();
-        lk.lock();
-      }
-    }
+void UcxTransport::fail(const char* op, int pe, ucs_status_t st) noexcept {
+  std::string msg = std::string(op ? op : "UCX operation");
+  if (pe >= 0) {
+    msg += " to PE " + std::to_string(pe);
+    if (static_cast<std::size_t>(pe) < setup_.hosts.size()) msg += " (host '" + setup_.hosts[pe] + "')";
   }
-
-  [[noreturn]] void fail(const char* op, int pe, ucs_status_t st) noexcept {
-    std::string msg = std::string(op ? op : "UCX operation");
-    if (pe >= 0) {
-      msg += " to PE " + std::to_string(pe);
-      if (static_cast<std::size_t>(pe) < setup_.hosts.size()) msg += " (host '" + setup_.hosts[pe] + "')";
-    }
-    msg += " failed: UCX reports '" + std::string(ucs_status_string(st)) + "'";
-    if (st == UCS_ERR_CONNECTION_RESET || st == UCS_ERR_ENDPOINT_TIMEOUT || st == UCS_ERR_UNREACHABLE ||
-        st == UCS_ERR_TIMED_OUT)
-      msg += " (the PE or its host is gone)";
-    setup_.fatal(msg);
-    std::abort();  // fatal does not return
-  }
-
-  Setup setup_;
-  Context ctx_;
-  Worker worker_;
-  MemMap mem_[2];
-  std::vector<Peer> peers_;
-  std::unique_ptr<ProgressThread> progress_;
-  bool software_ = true;
-  bool all_on_am_lane_ = true;  // every remote peer on one emulated lane: fence orders nothing more
-  bool dirty_ = false;  // some peer's `dirty` is set (under mu_)
-  std::vector<int> ack_due_;  // PEs whose `ack_due` is set (under mu_)
-  std::vector<int> batched_;  // PEs whose `batch` is not empty (under mu_)
-  bool tearing_down_ = false;  // the destructor runs: acknowledgements are no longer sent
-  static constexpr unsigned kAckDeferCalls = 16;
-  unsigned ack_deferred_ = 0;  // busy progress calls since acknowledgements became due
-  char* seg_base_[2] = {nullptr, nullptr};  // this PE's heap and static data (AM puts land there)
-  std::size_t seg_size_[2] = {0, 0};
-  std::atomic<bool> closing_{false};
-  AppPolls app_polls_;  // the application's own polls of the worker (progress_thread.hpp)
-  std::uint64_t issued_ = 0;  // operations issued (under mu_)
-  // Serialises every call into the worker (created UCS_THREAD_MODE_SERIALIZED): a futex-based
-  // mutex sleeps under contention where UCX's MULTI mode spins, which on a node with more
-  // threads than CPUs starves the thread that holds the lock.
-  std::mutex mu_;  // the application's progress calls (progress_thread.hpp)
-  std::string describe_;
-};
+  msg += " failed: UCX reports '" + std::string(ucs_status_string(st)) + "'";
+  if (st == UCS_ERR_CONNECTION_RESET || st == UCS_ERR_ENDPOINT_TIMEOUT || st == UCS_ERR_UNREACHABLE ||
+      st == UCS_ERR_TIMED_OUT)
+    msg += " (the PE or its host is gone)";
+  setup_.fatal(msg);
+  std::abort();  // fatal does not return
+}
 
 UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::size_t>(s.npes)) {
   ucp_config_t* raw_cfg = nullptr;
@@ -704,8 +459,6 @@ UcxTransport::~UcxTransport() {
   mem_[0].reset();
   mem_[1].reset();
 }
-
-}  // namespace
 
 std::unique_ptr<RemoteTransport> create(const Setup& setup) { return std::make_unique<UcxTransport>(setup); }
 

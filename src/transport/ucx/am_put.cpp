@@ -1,0 +1,185 @@
+// The UCX transport's own active messages to peers whose RMA UCX emulates (am_put.hpp says why
+// and holds the wire format): the sender's batches of small puts and non-fetching adds, the
+// target's handlers that apply them, and the acknowledgements that let quiet complete them.
+// Everything here runs with the transport's mutex held (the handlers from within
+// ucp_worker_progress).
+#include <atomic>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "transport/ucx/ucx_transport_impl.hpp"
+
+namespace shmem::transport::ucx {
+
+void UcxTransport::am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes) noexcept {
+  std::lock_guard<std::mutex> lk(mu_);
+  issued();
+  if (!p.batch.fits(bytes)) send_batch(p);
+  if (p.batch.empty()) batched_.push_back(p.pe);
+  p.batch.add(static_cast<std::uint8_t>(seg), off, src, bytes);
+  ++p.am_sent;
+}
+
+void UcxTransport::am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width,
+                          const char* op) noexcept {
+  const AmAddHeader h{off, static_cast<std::uint32_t>(setup_.me), static_cast<std::uint8_t>(seg), {}};
+  const std::uint32_t value32 = static_cast<std::uint32_t>(value);
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
+  std::unique_lock<std::mutex> lk(mu_);
+  issued();
+  send_batch(p);  // our puts to this PE go first
+  ++p.am_sent;
+  ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, kAmAddId, &h, sizeof h,
+                                       width == 8 ? static_cast<const void*>(&value) : static_cast<const void*>(&value32),
+                                       width, &prm);
+  complete(lk, r, false, op, p.pe);
+}
+
+namespace {
+
+// A batch on its way: UCX reads the header and the data until the send completes.
+struct BatchInFlight {
+  AmBatchHeader header;
+  PutBatch batch;
+  Peer* peer;
+};
+
+void batch_sent(void* request, ucs_status_t st, void* user) {
+  auto* b = static_cast<BatchInFlight*>(user);
+  if (st != UCS_OK && st != UCS_ERR_CANCELED) b->peer->owner->peer_failed(b->peer->pe, st, "shmem_put");
+  delete b;
+  ucp_request_free(request);
+}
+
+}  // namespace
+
+void UcxTransport::send_batch(Peer& p) noexcept {
+  if (p.batch.empty()) return;
+  auto* b = new (std::nothrow) BatchInFlight{{static_cast<std::uint32_t>(setup_.me), p.batch.count()}, {}, &p};
+  if (!b) fail("shmem_put (no memory for a batch of puts)", p.pe, UCS_ERR_NO_MEMORY);
+  std::swap(b->batch, p.batch);
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+  prm.cb.send = batch_sent;
+  prm.user_data = b;
+  // REPLY: the target acknowledges on the endpoint the batch came by, which exists even
+  // before the target has created its own endpoint to us (a put during init's barrier).
+  prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
+  ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, kAmPutId, &b->header, sizeof b->header, b->batch.data(), b->batch.size(), &prm);
+  if (UCS_PTR_IS_ERR(r)) {
+    delete b;
+    fail("shmem_put", p.pe, UCS_PTR_STATUS(r));
+  }
+  if (r == nullptr) delete b;  // sent at once; the callback is not called
+}
+
+void UcxTransport::send_batches() noexcept {
+  while (!batched_.empty()) {
+    const int pe = batched_.back();
+    batched_.pop_back();
+    send_batch(peers_[static_cast<std::size_t>(pe)]);
+  }
+}
+
+void UcxTransport::applied_from(std::uint32_t from, std::uint64_t count, ucp_ep_h reply_ep) noexcept {
+  Peer& p = peers_[from];
+  p.am_applied += count;
+  p.ack_ep = reply_ep;
+  if (!p.ack_due) {
+    p.ack_due = true;
+    ack_due_.push_back(static_cast<int>(from));
+  }
+}
+
+// The target side of am_put: copy into our segments, then have the puts acknowledged.
+ucs_status_t UcxTransport::on_am_put(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                     const ucp_am_recv_param_t* param) {
+  auto* t = static_cast<UcxTransport*>(arg);
+  AmBatchHeader h{};
+  if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+    t->fail("an incoming put (malformed message: a different build of the library?)", -1, UCS_ERR_INVALID_PARAM);
+  std::memcpy(&h, header, sizeof h);
+  if (h.from >= t->peers_.size() || !t->setup_.remote[h.from] || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+    t->fail("an incoming put (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
+  std::size_t bad_seg = 0, bad_len = 0;
+  std::uint64_t bad_off = 0;
+  const bool ok = for_each_put(
+      data, length, h.count,
+      [&](std::size_t seg, std::uint64_t off, std::size_t len) {
+        bad_seg = seg, bad_off = off, bad_len = len;
+        return seg <= 1 && off <= t->seg_size_[seg] && len <= t->seg_size_[seg] - off;
+      },
+      [&](std::size_t seg, std::uint64_t off, const void* src, std::size_t len) {
+        std::memcpy(t->seg_base_[seg] + off, src, len);
+      });
+  if (!ok) {
+    const std::string what = "an incoming put from PE " + std::to_string(h.from) + " (" + std::to_string(bad_len) +
+                             " bytes at offset " + std::to_string(bad_off) + " of segment " + std::to_string(bad_seg) +
+                             ": outside this PE's segments, or a malformed batch)";
+    t->fail(what.c_str(), -1, UCS_ERR_INVALID_PARAM);
+  }
+  t->applied_from(h.from, h.count, param->reply_ep);
+  return UCS_OK;
+}
+
+// The target side of am_add: a CPU atomic on our word, acknowledged with the puts.
+ucs_status_t UcxTransport::on_am_add(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                     const ucp_am_recv_param_t* param) {
+  auto* t = static_cast<UcxTransport*>(arg);
+  AmAddHeader h{};
+  if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+    t->fail("an incoming atomic add (malformed message: a different build of the library?)", -1, UCS_ERR_INVALID_PARAM);
+  std::memcpy(&h, header, sizeof h);
+  const std::size_t seg = h.seg;
+  if (h.from >= t->peers_.size() || !t->setup_.remote[h.from] || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
+      seg > 1 || (length != 4 && length != 8) || h.off % length != 0 || h.off > t->seg_size_[seg] - length)
+    t->fail("an incoming atomic add (outside this PE's segments, or malformed)", -1, UCS_ERR_INVALID_PARAM);
+  char* word = t->seg_base_[seg] + h.off;
+  if (length == 8) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, data, 8);
+    std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(word)).fetch_add(v);
+  } else {
+    std::uint32_t v = 0;
+    std::memcpy(&v, data, 4);
+    std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t*>(word)).fetch_add(v);
+  }
+  t->applied_from(h.from, 1, param->reply_ep);
+  return UCS_OK;
+}
+
+void UcxTransport::send_acks() noexcept {
+  for (const int pe : ack_due_) {
+    Peer& p = peers_[static_cast<std::size_t>(pe)];
+    p.ack_due = false;
+    p.ack_out = AmAck{p.am_applied, static_cast<std::uint32_t>(setup_.me), 0};
+    ucp_request_param_t prm{};
+    nbi_param(prm, p);
+    prm.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+    prm.flags = UCP_AM_SEND_FLAG_EAGER;
+    ucs_status_ptr_t r = ucp_am_send_nbx(p.ack_ep, kAmAckId, &p.ack_out, sizeof p.ack_out, nullptr, 0, &prm);
+    if (UCS_PTR_IS_ERR(r)) peer_failed(pe, UCS_PTR_STATUS(r), "acknowledging puts");
+  }
+  ack_due_.clear();
+}
+
+// The sender's side: the target has applied this many of our puts and adds.
+ucs_status_t UcxTransport::on_am_ack(void* arg, const void* header, size_t header_length, void*, size_t,
+                                     const ucp_am_recv_param_t*) {
+  auto* t = static_cast<UcxTransport*>(arg);
+  AmAck a{};
+  if (header_length != sizeof a)
+    t->fail("an incoming put acknowledgement (malformed message: a different build of the library?)", -1,
+            UCS_ERR_INVALID_PARAM);
+  std::memcpy(&a, header, sizeof a);
+  if (a.from >= t->peers_.size() || !t->setup_.remote[a.from])
+    t->fail("an incoming put acknowledgement (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
+  Peer& p = t->peers_[a.from];
+  if (a.applied > p.am_acked) p.am_acked = a.applied;
+  return UCS_OK;
+}
+
+}  // namespace shmem::transport::ucx

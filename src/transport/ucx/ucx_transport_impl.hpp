@@ -1,0 +1,163 @@
+#pragma once
+// The UCX transport's class, shared by its two source files: ucx_transport.cpp (set-up and
+// teardown, UCP puts, gets and atomics, fence, quiet, progress) and am_put.cpp (our own active
+// messages to peers on an emulated lane: batches of small puts, non-fetching adds and their
+// acknowledgements, whose wire format is am_put.hpp). Private to the plugin, whose symbols
+// are hidden.
+#include <ucp/api/ucp.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "transport/transport.hpp"
+#include "transport/ucx/am_put.hpp"
+#include "transport/ucx/handles.hpp"
+#include "transport/ucx/progress_thread.hpp"
+
+namespace shmem::transport::ucx {
+
+class UcxTransport;
+
+struct Peer {
+  UcxTransport* owner = nullptr;
+  int pe = -1;
+  ucp_ep_h ep = nullptr;
+  Rkey rkey[2];
+  std::uint64_t base[2] = {0, 0};
+  bool am_put = false;  // small puts go as our active messages (am_put.hpp): RMA is emulated
+  // Under the transport's mutex:
+  std::uint64_t am_sent = 0;     // AM puts sent to this PE
+  std::uint64_t am_acked = 0;    // ... of which it has acknowledged this many
+  std::uint64_t am_applied = 0;  // AM puts from this PE applied here
+  AmAck ack_out{};               // the acknowledgement being sent to it (UCX may read it late)
+  bool ack_due = false;          // am_applied grew since the last acknowledgement
+  ucp_ep_h ack_ep = nullptr;     // ... and the endpoint the puts came by
+  bool dirty = false;            // a UCP operation to it since the last quiet needs a flush
+  PutBatch batch;                // small puts to it not yet sent (am_put.hpp)
+};
+
+class UcxTransport final : public RemoteTransport {
+ public:
+  explicit UcxTransport(const Setup& s);
+  ~UcxTransport() override;
+
+  const char* name() const noexcept override { return "ucx"; }
+  std::string describe() const override { return describe_; }
+
+  void put(int pe, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, bool nbi,
+           const char* op) noexcept override;
+  void get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_t bytes, bool nbi,
+           const char* op) noexcept override;
+  std::uint64_t amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op, std::size_t width, std::uint64_t value,
+                    std::uint64_t cond, void* fetch_to, const char* op) noexcept override;
+  void fence() noexcept override;
+  void quiet(int pe) noexcept override;
+  void progress() noexcept override;
+  bool waits_need_progress() const noexcept override { return software_; }
+
+  // Called for endpoint errors (a lost peer) and failed nbi operations.
+  void peer_failed(int pe, ucs_status_t st, const char* what) noexcept;
+  void closing() noexcept override;
+  bool is_closing() const noexcept { return closing_.load(std::memory_order_acquire); }
+
+ private:
+  // ---- ucx_transport.cpp ----
+  static void nbi_done(void* request, ucs_status_t st, void* user);
+  static void ep_error(void* arg, ucp_ep_h, ucs_status_t st);
+  // One put or get (`call` is ucp_put_nbx or ucp_get_nbx, which differ only in constness).
+  // Puts and nbi gets complete at the next flush; blocking gets here.
+  template <class Call>
+  void rma(Call call, int pe, Seg seg, std::uint64_t off, void* buf, std::size_t bytes, bool nbi,
+           const char* op) noexcept;
+
+  // Every progress call of the transport (mu_ held): sends the batches of puts (unless
+  // `flush_batches` is false), drives the worker, and answers the puts it applied. While the
+  // application polls continually (`may_defer`), the answers wait for a call that finds nothing
+  // more to do (at most kAckDeferCalls calls): that keeps them off the critical path of a
+  // ping-pong (the waiting PE sees the put, leaves its wait and sends its own put first; its
+  // next poll answers). Otherwise (a wait that sleeps between polls, the progress thread) they
+  // go at once.
+  unsigned progress_worker(bool may_defer, bool flush_batches = true) noexcept;
+  static unsigned progress_worker_cb(void* self) noexcept;
+
+  void set_am_handler(unsigned id, ucp_am_recv_callback_t cb);
+
+  static void nbi_param(ucp_request_param_t& prm, Peer& p) {
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    prm.cb.send = nbi_done;
+    prm.user_data = &p;
+  }
+
+  // The application issues an operation (lk held); every 32nd also serves the peers' requests,
+  // so that a long stream of operations that complete at once does not starve them.
+  void issued() noexcept {
+    if (++issued_ % 32 == 0) progress_worker(true, false);  // batches keep filling
+  }
+
+  // Blocking: waits for `r` with progress (the lock is dropped between polls, never held
+  // while yielding); nbi: only checks the immediate status.
+  void complete(std::unique_lock<std::mutex>& lk, ucs_status_ptr_t r, bool nbi, const char* op, int pe) noexcept;
+
+  // Progresses the worker until done() (called with lk held); the lock is dropped between
+  // polls, never held while yielding.
+  template <class Done>
+  void drive_until(std::unique_lock<std::mutex>& lk, Done&& done) noexcept;
+
+  [[noreturn]] void fail(const char* op, int pe, ucs_status_t st) noexcept;
+
+  // ---- am_put.cpp: our active messages (am_put and am_add take mu_; the rest run with it held) ----
+  // A small put: into the peer's batch, which then holds the data (the source may be reused
+  // at once, as a blocking put requires).
+  void am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes) noexcept;
+  // A non-fetching add (kAmAddId), after the peer's batch. Header and addend live on its frame:
+  // the call waits until UCX has taken the message.
+  void am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width, const char* op) noexcept;
+  // Sends the peer's batch, if any (never waits: the batch travels with the request).
+  void send_batch(Peer& p) noexcept;
+  // Every peer's batch.
+  void send_batches() noexcept;
+  // One acknowledgement per peer for every put that one ucp_worker_progress call applied (a
+  // burst of small puts, e.g. an iput, costs the target one answer).
+  void send_acks() noexcept;
+  // The target's handlers (from within ucp_worker_progress) and the sender's of the answers.
+  static ucs_status_t on_am_put(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                const ucp_am_recv_param_t* param);
+  static ucs_status_t on_am_add(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                const ucp_am_recv_param_t* param);
+  static ucs_status_t on_am_ack(void* arg, const void* header, size_t header_length, void*, size_t,
+                                const ucp_am_recv_param_t*);
+  // Counts an applied put or add from `from` and has it acknowledged (on the endpoint it came by).
+  void applied_from(std::uint32_t from, std::uint64_t count, ucp_ep_h reply_ep) noexcept;
+
+  Setup setup_;
+  Context ctx_;
+  Worker worker_;
+  MemMap mem_[2];
+  std::vector<Peer> peers_;
+  std::unique_ptr<ProgressThread> progress_;
+  bool software_ = true;
+  bool all_on_am_lane_ = true;  // every remote peer on one emulated lane: fence orders nothing more
+  bool dirty_ = false;  // some peer's `dirty` is set (under mu_)
+  std::vector<int> ack_due_;  // PEs whose `ack_due` is set (under mu_)
+  std::vector<int> batched_;  // PEs whose `batch` is not empty (under mu_)
+  bool tearing_down_ = false;  // the destructor runs: acknowledgements are no longer sent
+  static constexpr unsigned kAckDeferCalls = 16;
+  unsigned ack_deferred_ = 0;  // busy progress calls since acknowledgements became due
+  char* seg_base_[2] = {nullptr, nullptr};  // this PE's heap and static data (AM puts land there)
+  std::size_t seg_size_[2] = {0, 0};
+  std::atomic<bool> closing_{false};
+  AppPolls app_polls_;  // the application's own polls of the worker (progress_thread.hpp)
+  std::uint64_t issued_ = 0;  // operations issued (under mu_)
+  // Serialises every call into the worker (created UCS_THREAD_MODE_SERIALIZED): a futex-based
+  // mutex sleeps under contention where UCX's MULTI mode spins, which on a node with more
+  // threads than CPUs starves the thread that holds the lock.
+  std::mutex mu_;  // the application's progress calls (progress_thread.hpp)
+  std::string describe_;
+};
+
+}  // namespace shmem::transport::ucx
