@@ -1,5 +1,5 @@
 // The wire format of the UCX transport's batched small puts (src/transport/ucx/am_put.hpp):
-// what a batch holds comes back out in order, a full batch says so, and a payload that is cut
+// what a batch holds (puts and adds) comes back out in order, a full batch says so, and a payload that is cut
 // short, holds a different number of records than its header says, or names memory the
 // target rejects is refused (the records before the bad one are applied, none after it).
 #include <gtest/gtest.h>
@@ -22,6 +22,7 @@ struct Put {
   std::size_t seg;
   std::uint64_t off;
   std::string data;
+  std::uint8_t kind = shmem::transport::ucx::kRecordPut;
   bool operator==(const Put&) const = default;
 };
 
@@ -29,9 +30,9 @@ bool decode(const void* payload, std::size_t length, std::uint32_t count, std::v
             std::uint64_t max_off = ~std::uint64_t{0}) {
   return for_each_put(
       payload, length, count,
-      [&](std::size_t seg, std::uint64_t off, std::size_t len) { return seg <= 1 && off + len <= max_off; },
-      [&](std::size_t seg, std::uint64_t off, const void* src, std::size_t len) {
-        out->push_back({seg, off, std::string(static_cast<const char*>(src), len)});
+      [&](std::size_t seg, std::uint64_t off, std::size_t len, std::uint8_t) { return seg <= 1 && off + len <= max_off; },
+      [&](std::size_t seg, std::uint64_t off, const void* src, std::size_t len, std::uint8_t kind) {
+        out->push_back({seg, off, std::string(static_cast<const char*>(src), len), kind});
       });
 }
 
@@ -55,6 +56,25 @@ TEST(UcxPutBatch, PutsComeBackInOrder) {
   b.clear();
   EXPECT_TRUE(b.empty());
   EXPECT_EQ(b.size(), 0u);
+}
+
+// An add record (a signal after its data) travels in the same batch, after the puts, with
+// its kind and its addend.
+TEST(UcxPutBatch, AddsFollowTheirPuts) {
+  using shmem::transport::ucx::kRecordAdd;
+  PutBatch b;
+  const std::uint64_t addend = 0x0102030405060708ull;
+  const std::uint32_t addend32 = 7;
+  b.add(0, 128, "payload!", 8);
+  b.add(0, 64, &addend, 8, kRecordAdd);
+  b.add(1, 4, &addend32, 4, kRecordAdd);
+  ASSERT_EQ(b.count(), 3u);
+  std::vector<Put> got;
+  ASSERT_TRUE(decode(b.data(), b.size(), b.count(), &got));
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0], (Put{0, 128, "payload!", shmem::transport::ucx::kRecordPut}));
+  EXPECT_EQ(got[1], (Put{0, 64, std::string(reinterpret_cast<const char*>(&addend), 8), kRecordAdd}));
+  EXPECT_EQ(got[2], (Put{1, 4, std::string(reinterpret_cast<const char*>(&addend32), 4), kRecordAdd}));
 }
 
 TEST(UcxPutBatch, FullBatchSaysSo) {
@@ -104,4 +124,10 @@ TEST(UcxPutBatch, MalformedPayloadsAreRefused) {
   got.clear();
   EXPECT_FALSE(decode(bad.data(), bad.size(), b.count(), &got));
   EXPECT_TRUE(got.empty());
+  // An unknown record kind (the byte after seg): refused before it is applied.
+  std::vector<char> odd(b.data(), b.data() + b.size());
+  odd[am_record_bytes(8) + 13] = 9;  // the second record's kind
+  got.clear();
+  EXPECT_FALSE(decode(odd.data(), odd.size(), b.count(), &got));
+  EXPECT_EQ(got.size(), 1u);
 }

@@ -21,21 +21,15 @@ void UcxTransport::am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, 
   ++p.am_sent;
 }
 
-void UcxTransport::am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width,
-                          const char* op) noexcept {
-  const AmAddHeader h{off, static_cast<std::uint32_t>(setup_.me), static_cast<std::uint8_t>(seg), {}};
+void UcxTransport::am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width) noexcept {
   const std::uint32_t value32 = static_cast<std::uint32_t>(value);
-  ucp_request_param_t prm{};
-  prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
-  std::unique_lock<std::mutex> lk(mu_);
+  std::lock_guard<std::mutex> lk(mu_);
   issued();
-  send_batch(p);  // our puts to this PE go first
+  if (!p.batch.fits(width)) send_batch(p);
+  p.batch.add(static_cast<std::uint8_t>(seg), off, width == 8 ? static_cast<const void*>(&value) : &value32, width,
+              kRecordAdd);
   ++p.am_sent;
-  ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, kAmAddId, &h, sizeof h,
-                                       width == 8 ? static_cast<const void*>(&value) : static_cast<const void*>(&value32),
-                                       width, &prm);
-  complete(lk, r, false, op, p.pe);
+  send_batch(p);  // with the puts before it, in one message
 }
 
 namespace {
@@ -108,46 +102,32 @@ ucs_status_t UcxTransport::on_am_put(void* arg, const void* header, size_t heade
   std::uint64_t bad_off = 0;
   const bool ok = for_each_put(
       data, length, h.count,
-      [&](std::size_t seg, std::uint64_t off, std::size_t len) {
+      [&](std::size_t seg, std::uint64_t off, std::size_t len, std::uint8_t kind) {
         bad_seg = seg, bad_off = off, bad_len = len;
-        return seg <= 1 && off <= t->seg_size_[seg] && len <= t->seg_size_[seg] - off;
+        return seg <= 1 && off <= t->seg_size_[seg] && len <= t->seg_size_[seg] - off &&
+               (kind == kRecordPut || ((len == 4 || len == 8) && off % len == 0));
       },
-      [&](std::size_t seg, std::uint64_t off, const void* src, std::size_t len) {
-        std::memcpy(t->seg_base_[seg] + off, src, len);
+      [&](std::size_t seg, std::uint64_t off, const void* src, std::size_t len, std::uint8_t kind) {
+        char* at = t->seg_base_[seg] + off;
+        if (kind == kRecordPut) {
+          std::memcpy(at, src, len);
+        } else if (len == 8) {
+          std::uint64_t v = 0;
+          std::memcpy(&v, src, 8);
+          std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(at)).fetch_add(v);
+        } else {
+          std::uint32_t v = 0;
+          std::memcpy(&v, src, 4);
+          std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t*>(at)).fetch_add(v);
+        }
       });
   if (!ok) {
     const std::string what = "an incoming put from PE " + std::to_string(h.from) + " (" + std::to_string(bad_len) +
                              " bytes at offset " + std::to_string(bad_off) + " of segment " + std::to_string(bad_seg) +
-                             ": outside this PE's segments, or a malformed batch)";
+                             ": outside this PE's segments, a misaligned add, or a malformed batch)";
     t->fail(what.c_str(), -1, UCS_ERR_INVALID_PARAM);
   }
   t->applied_from(h.from, h.count, param->reply_ep);
-  return UCS_OK;
-}
-
-// The target side of am_add: a CPU atomic on our word, acknowledged with the puts.
-ucs_status_t UcxTransport::on_am_add(void* arg, const void* header, size_t header_length, void* data, size_t length,
-                                     const ucp_am_recv_param_t* param) {
-  auto* t = static_cast<UcxTransport*>(arg);
-  AmAddHeader h{};
-  if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
-    t->fail("an incoming atomic add (malformed message: a different build of the library?)", -1, UCS_ERR_INVALID_PARAM);
-  std::memcpy(&h, header, sizeof h);
-  const std::size_t seg = h.seg;
-  if (h.from >= t->peers_.size() || !t->setup_.remote[h.from] || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
-      seg > 1 || (length != 4 && length != 8) || h.off % length != 0 || h.off > t->seg_size_[seg] - length)
-    t->fail("an incoming atomic add (outside this PE's segments, or malformed)", -1, UCS_ERR_INVALID_PARAM);
-  char* word = t->seg_base_[seg] + h.off;
-  if (length == 8) {
-    std::uint64_t v = 0;
-    std::memcpy(&v, data, 8);
-    std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(word)).fetch_add(v);
-  } else {
-    std::uint32_t v = 0;
-    std::memcpy(&v, data, 4);
-    std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t*>(word)).fetch_add(v);
-  }
-  t->applied_from(h.from, 1, param->reply_ep);
   return UCS_OK;
 }
 

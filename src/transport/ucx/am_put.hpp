@@ -37,19 +37,15 @@ inline constexpr unsigned kAmAckId = 0x5e02;
 // per fragment is small next to the data.
 inline constexpr std::size_t kAmPutMax = 4096;
 
-// The active message's header: who sent the batch and how many puts it holds.
-// A non-fetching atomic add (the library's own signals: barrier rounds, the collectives'
-// leader channel; signal_add) to a peer on the emulated lane, sent after that peer's batch:
-// applied with a CPU atomic and acknowledged with the puts, so that quiet needs no UCX flush
-// after it. The data is the 4- or 8-byte addend.
-inline constexpr unsigned kAmAddId = 0x5e03;
-struct AmAddHeader {
-  std::uint64_t off;
-  std::uint32_t from;
-  std::uint8_t seg;
-  std::uint8_t pad[3];
-};
+// A batch's records are puts (kRecordPut) or non-fetching atomic adds (kRecordAdd: the
+// library's own signals — barrier rounds, the collectives' leader channel, put_signal's and
+// signal_add's adds — of a 4- or 8-byte addend, applied with a CPU atomic). An add closes the
+// batch: it goes out at once, in the same message as the puts before it, so data and its
+// signal cost one message, and is acknowledged with the puts (quiet needs no UCX flush).
+inline constexpr std::uint8_t kRecordPut = 0;
+inline constexpr std::uint8_t kRecordAdd = 1;
 
+// The active message's header: who sent the batch and how many records it holds.
 struct AmBatchHeader {
   std::uint32_t from;
   std::uint32_t count;
@@ -60,7 +56,8 @@ struct AmPutRecord {
   std::uint64_t off;  // offset within the target's segment
   std::uint32_t len;
   std::uint8_t seg;   // transport::Seg
-  std::uint8_t pad[3];
+  std::uint8_t kind;  // kRecordPut or kRecordAdd
+  std::uint8_t pad[2];
 };
 
 struct AmAck {
@@ -84,10 +81,10 @@ class PutBatch {
   std::size_t size() const noexcept { return buf_.size(); }
   // Whether a put of `len` bytes fits next to what is there.
   bool fits(std::size_t len) const noexcept { return buf_.size() + am_record_bytes(len) <= kMaxBytes; }
-  // Appends a put (the caller checked fits()).
-  void add(std::uint8_t seg, std::uint64_t off, const void* src, std::size_t len) {
+  // Appends a put, or an add of the len-byte addend at src (the caller checked fits()).
+  void add(std::uint8_t seg, std::uint64_t off, const void* src, std::size_t len, std::uint8_t kind = kRecordPut) {
     if (buf_.capacity() < kMaxBytes) buf_.reserve(kMaxBytes);
-    const AmPutRecord rec{off, static_cast<std::uint32_t>(len), seg, {}};
+    const AmPutRecord rec{off, static_cast<std::uint32_t>(len), seg, kind, {}};
     const std::size_t at = buf_.size();
     buf_.resize(at + am_record_bytes(len));
     std::memcpy(buf_.data() + at, &rec, sizeof rec);
@@ -104,10 +101,10 @@ class PutBatch {
   std::uint32_t count_ = 0;
 };
 
-// Calls apply(seg, off, data, len) for each of the `count` puts in a batch's payload, in order.
-// Returns false (having applied the puts before it) at the first record that does not fit in
-// the payload or that `valid(seg, off, len)` rejects, or when the payload holds more or fewer
-// records than `count`.
+// Calls apply(seg, off, data, len, kind) for each of the `count` records in a batch's payload,
+// in order. Returns false (having applied the records before it) at the first record that
+// does not fit in the payload, has an unknown kind, or that `valid(seg, off, len, kind)`
+// rejects, or when the payload holds more or fewer records than `count`.
 template <class Valid, class Apply>
 bool for_each_put(const void* payload, std::size_t length, std::uint32_t count, Valid&& valid, Apply&& apply) {
   const char* p = static_cast<const char*>(payload);
@@ -117,8 +114,8 @@ bool for_each_put(const void* payload, std::size_t length, std::uint32_t count, 
     if (length - pos < sizeof rec) return false;
     std::memcpy(&rec, p + pos, sizeof rec);
     const std::size_t step = am_record_bytes(rec.len);
-    if (step > length - pos || !valid(rec.seg, rec.off, rec.len)) return false;
-    apply(rec.seg, rec.off, p + pos + sizeof rec, rec.len);
+    if (step > length - pos || rec.kind > kRecordAdd || !valid(rec.seg, rec.off, rec.len, rec.kind)) return false;
+    apply(rec.seg, rec.off, p + pos + sizeof rec, rec.len, rec.kind);
     pos += step;
   }
   return pos == length;

@@ -135,7 +135,7 @@ std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op
   Peer& p = peers_[static_cast<std::size_t>(pe)];
   const char* what = op ? op : amo_name(amo_op);
   if (p.am_put && !fetch_to && (amo_op == AmoOp::kAdd || amo_op == AmoOp::kInc) && (width == 4 || width == 8)) {
-    am_add(p, seg, off, amo_op == AmoOp::kInc ? 1 : value, width, what);
+    am_add(p, seg, off, amo_op == AmoOp::kInc ? 1 : value, width);
     return 0;
   }
   std::uint64_t operand = value;
@@ -172,10 +172,12 @@ std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op
 }
 
 void UcxTransport::fence() noexcept {
+  // Every peer on one emulated lane: the targets apply our operations in issue order already,
+  // and every later operation to a peer sends its batch first, so the batches may stay (a
+  // put_signal's data and signal, or a collective chunk and its count, then go as one message).
+  if (all_on_am_lane_) return;
   std::lock_guard<std::mutex> lk(mu_);
   send_batches();
-  // Every peer on one emulated lane: the targets apply our operations in issue order already.
-  if (all_on_am_lane_) return;
   const ucs_status_t st = ucp_worker_fence(worker_.get());
   if (st != UCS_OK) fail("shmem_fence", -1, st);
 }
@@ -364,7 +366,6 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   seg_size_[1] = s.data_size;
   set_am_handler(kAmPutId, on_am_put);
   set_am_handler(kAmAckId, on_am_ack);
-  set_am_handler(kAmAddId, on_am_add);
 
   PeerBlob mine;
   void* bases[2] = {s.heap_base, s.data_base};

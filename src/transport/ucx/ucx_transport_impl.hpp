@@ -114,9 +114,8 @@ class UcxTransport final : public RemoteTransport {
   // A small put: into the peer's batch, which then holds the data (the source may be reused
   // at once, as a blocking put requires).
   void am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes) noexcept;
-  // A non-fetching add (kAmAddId), after the peer's batch. Header and addend live on its frame:
-  // the call waits until UCX has taken the message.
-  void am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width, const char* op) noexcept;
+  // A non-fetching add: appended to the peer's batch, which then goes out (am_put.hpp).
+  void am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width) noexcept;
   // Sends the peer's batch, if any (never waits: the batch travels with the request).
   void send_batch(Peer& p) noexcept;
   // Every peer's batch.
@@ -126,8 +125,6 @@ class UcxTransport final : public RemoteTransport {
   void send_acks() noexcept;
   // The target's handlers (from within ucp_worker_progress) and the sender's of the answers.
   static ucs_status_t on_am_put(void* arg, const void* header, size_t header_length, void* data, size_t length,
-                                const ucp_am_recv_param_t* param);
-  static ucs_status_t on_am_add(void* arg, const void* header, size_t header_length, void* data, size_t length,
                                 const ucp_am_recv_param_t* param);
   static ucs_status_t on_am_ack(void* arg, const void* header, size_t header_length, void*, size_t,
                                 const ucp_am_recv_param_t*);
