@@ -1,6 +1,6 @@
 // The waiting policy's pure parts: how the adaptive spin budget learns, the sleep rule, the
-// SHMEM_WAIT_SPIN override, and the CPU count from the affinity mask and the cgroup quota
-// (fake /proc and /sys trees in a temporary directory). No timing is measured or asserted.
+// SHMEM_WAIT_SPIN override, the wait board's yield-or-spin decision, and the CPU count from the
+// affinity mask and the cgroup quota (fake /proc and /sys trees in a temporary directory). No timing is measured or asserted.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/wait.h>
@@ -102,50 +102,91 @@ TEST(WaitBudget, AutomaticStartsAtTheCapOrTheFloor) {
   EXPECT_EQ(q.budget(), q.spin_floor);
 }
 
-TEST(WaitYieldSpin, SliceLongYieldsRaiseItFruitlessSpinsCutIt) {
-  WaitPolicy p;
-  adaptive(p, 4096, 8);
-  EXPECT_EQ(p.yield_spin(), 0);
-  p.learn_yield(20000);  // 20 us: a hand-off to the peer, not a lost slice
-  EXPECT_EQ(p.yield_spin(), 0);
-  p.learn_yield(1500000);  // 1.5 ms: lost a slice to a busy process
-  EXPECT_EQ(p.yield_spin(), 1125000);
-  p.learn_yield(1500000);  // not more than twice the spin: no change
-  EXPECT_EQ(p.yield_spin(), 1125000);
-  p.learn_yield(100000000);  // capped
-  EXPECT_EQ(p.yield_spin(), WaitPolicy::kMaxYieldSpinNs);
-  p.learn_yield_spin_ran_out(p.yield_spin());
-  EXPECT_EQ(p.yield_spin(), WaitPolicy::kMaxYieldSpinNs / 4);
-  for (int i = 0; i < 10; ++i) p.learn_yield_spin_ran_out(p.yield_spin());
-  EXPECT_EQ(p.yield_spin(), 0);  // below 1 us it is dropped
-
-  WaitPolicy fixed;
-  fixed.configure_spin(10);
-  fixed.learn_yield(1500000);
-  EXPECT_EQ(fixed.yield_spin(), 0);  // SHMEM_WAIT_SPIN: no adaptation
-  WaitPolicy crowded;
-  crowded.oversubscribed = true;
-  crowded.configure_spin(-1);
-  crowded.learn_yield(1500000);
-  EXPECT_EQ(crowded.yield_spin(), 0);  // PEs outnumber CPUs: always yield
+// Runs `body` in a child pinned to the CPU it starts on, so that sched_getcpu() cannot change
+// between the board's reads; the child's exit status carries the verdict.
+template <class Body>
+void pinned_child(Body&& body) {
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) _exit(2);
+    _exit(body());
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
-// Two PEs sharing a CPU, each spinning its whole yield spin before yielding to the other: the
-// spin must shrink round after round (each yield lasts about the other's spin), not lock in.
-TEST(WaitYieldSpin, SharingPeersDoNotLockInALongSpin) {
-  WaitPolicy a, b;
-  adaptive(a, 4096, 8);
-  adaptive(b, 4096, 8);
-  a.yield_spin_ns.store(WaitPolicy::kMaxYieldSpinNs);
-  b.yield_spin_ns.store(WaitPolicy::kMaxYieldSpinNs);
-  for (int round = 0; round < 60; ++round) {
-    WaitPolicy& w = round % 2 ? a : b;
-    const WaitPolicy& other = round % 2 ? b : a;
-    w.learn_yield_spin_ran_out(w.yield_spin());
-    w.learn_yield(other.yield_spin() + 2000);  // the yield lasts the other's spin
-  }
-  EXPECT_EQ(a.yield_spin(), 0);
-  EXPECT_EQ(b.yield_spin(), 0);
+TEST(WaitBoard, SeesAPeerOnlyOnThisCpuAndPublishesOwn) {
+  pinned_child([] {
+    shmem::WaitBoard unattached;
+    if (unattached.peer_queued_here()) return 10;  // nothing attached: nobody seen
+    shmem::WaitSlot mine, a, b;
+    shmem::WaitBoard board;
+    board.attach(&mine, {&a, &b});
+    const int here = sched_getcpu() + 1;
+    a.cpu_plus_1 = here + 1;  // another CPU
+    b.cpu_plus_1 = 0;         // unknown or asleep
+    if (board.peer_queued_here()) return 11;
+    if (mine.cpu_plus_1.load() != here) return 12;  // published this CPU
+    b.cpu_plus_1 = here;                            // a peer last waited on this CPU
+    if (!board.peer_queued_here()) return 13;
+    board.asleep();
+    if (mine.cpu_plus_1.load() != 0) return 14;
+    return 0;
+  });
+}
+
+TEST(WaitBoard, HandOverAtOnceWhenCrowdedFixedOrThreaded) {
+  pinned_child([] {
+    shmem::WaitSlot mine, other;
+    other.cpu_plus_1 = sched_getcpu() + 2;  // the only peer is on another CPU
+    WaitPolicy p;
+    p.configure_spin(-1);
+    p.board.attach(&mine, {&other});
+    if (p.hand_over()) return 10;  // every PE has a CPU, the peer is elsewhere: spin on
+    p.threads_share = true;
+    if (!p.hand_over()) return 11;  // SHMEM_THREAD_MULTIPLE: the peer may be our own thread
+    WaitPolicy crowded;
+    crowded.oversubscribed = true;
+    crowded.configure_spin(-1);
+    crowded.board.attach(&mine, {&other});
+    if (!crowded.hand_over()) return 12;  // PEs outnumber CPUs
+    WaitPolicy fixed;
+    fixed.configure_spin(10);
+    fixed.board.attach(&mine, {&other});
+    if (!fixed.hand_over()) return 13;  // SHMEM_WAIT_SPIN: spin, then always yield
+    other.cpu_plus_1 = sched_getcpu() + 1;
+    if (!p.board.peer_queued_here()) return 14;
+    return 0;
+  });
+}
+
+// After the spin the wait asks the board (publishing this PE's CPU); a wait old enough to sleep
+// publishes "asleep" first.
+TEST(WaitYield, AsksTheBoardAndPublishesAsleep) {
+  pinned_child([] {
+    shmem::WaitSlot mine, other;
+    WaitPolicy p;
+    p.configure_spin(-1);
+    p.board.attach(&mine, {&other});
+    int calls = 0;
+    shmem::yield_or_spin_until(p, [&] { return ++calls == 40; }, [](double) { _exit(20); }, [](long) {});
+    if (calls != 40) return 10;
+    if (mine.cpu_plus_1.load() != sched_getcpu() + 1) return 11;
+    bool slept = false;
+    int seen_while_asleep = -1;
+    // Spins (the peer is elsewhere) until the wait is old enough to sleep: about 10 ms.
+    shmem::yield_or_spin_until(p, [&] { return slept; }, [](double) { _exit(21); }, [&](long) {
+      slept = true;
+      seen_while_asleep = mine.cpu_plus_1.load();
+    });
+    return seen_while_asleep == 0 ? 0 : 12;
+  });
 }
 
 TEST(WaitSleep, NeverWhileYoungThenAFractionOfTheWaitCapped) {
@@ -163,7 +204,7 @@ TEST(WaitYield, ReportsPastTheTimeoutAndSleepsOnlyWhenOld) {
   struct Fired {};
   bool slept = false;
   try {
-    shmem::yield_until(p, [] { return false; }, [](double) { throw Fired{}; }, [&](long) { slept = true; });
+    shmem::yield_or_spin_until(p, [] { return false; }, [](double) { throw Fired{}; }, [&](long) { slept = true; });
     FAIL() << "returned";
   } catch (const Fired&) {
   }
@@ -171,7 +212,7 @@ TEST(WaitYield, ReportsPastTheTimeoutAndSleepsOnlyWhenOld) {
   int calls = 0;
   p.timeout_s = 0;
   long slept_ns = 0;  // a loaded machine may make even this wait old enough to sleep
-  shmem::yield_until(p, [&] { return ++calls == 3; }, [](double) { FAIL(); }, [&](long ns) { slept_ns += ns; });
+  shmem::yield_or_spin_until(p, [&] { return ++calls == 3; }, [](double) { FAIL(); }, [&](long ns) { slept_ns += ns; });
   EXPECT_EQ(calls, 3);
   (void)slept_ns;
 }
