@@ -113,10 +113,10 @@ Runtime::Runtime(RuntimeSetup setup)
 }
 
 void Runtime::attach_wait_board() {
-  std::vector<const WaitSlot*> others;
+  std::vector<WaitBoard::Other> others;
   for (int pe = 0; pe < npes_; ++pe)
     if (pe != me_ && routes_[pe].local())
-      others.push_back(reinterpret_cast<const WaitSlot*>(routes_[pe].heap + kWaitSlotOffset));
+      others.push_back({reinterpret_cast<const WaitSlot*>(routes_[pe].heap + kWaitSlotOffset), pe > me_});
   wait_.board.attach(reinterpret_cast<WaitSlot*>(routes_[me_].heap + kWaitSlotOffset), std::move(others));
 }
 

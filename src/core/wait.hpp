@@ -53,6 +53,8 @@ struct WaitPolicy {
   static constexpr long kSleepFraction = 128;        // a sleep step is <= waited / this
   static constexpr long kRecheckNs = 10000;          // ask the wait board again after this long
   static constexpr unsigned kClockEvery = 16;        // spinning after the budget: read the clock this often
+  static constexpr long kMoveAfterNs = 1000000;      // sharing a CPU with a PE this long: move
+  static constexpr long kMoveEveryNs = 10000000;     // at most one move per 10 ms
 
   unsigned spin_iterations = kCap;  // the most pause iterations a wait spins before yielding
   unsigned spin_floor = 8;          // the least (from a calibration of the pause instruction)
@@ -64,6 +66,8 @@ struct WaitPolicy {
   void* poll_arg = nullptr;
   mutable std::atomic<unsigned> spin_budget{kCap};  // the adaptive estimate (relaxed; a hint)
   WaitBoard board;                                  // where the node's PEs last waited
+  mutable std::atomic<double> shared_since{0};      // since when a PE was seen on this CPU (0: not)
+  mutable std::atomic<double> next_move{0};         // no move to another CPU before this
 
   // Sets the budget from SHMEM_WAIT_SPIN (-1: automatic) once oversubscribed is known.
   void configure_spin(std::int64_t wait_spin) noexcept;
@@ -85,9 +89,33 @@ struct WaitPolicy {
     if (next > spin_iterations) next = spin_iterations;
     if (next != budget) spin_budget.store(next, std::memory_order_relaxed);
   }
-  // After the spin: true to hand the CPU over, false to go on spinning (see the header).
+  // After the spin: true to hand the CPU over, false to go on spinning (see the header). `now`
+  // is wait_clock(). A PE that has found another PE on its CPU for kMoveAfterNs, and is the
+  // highest-numbered there, moves to a CPU of its mask where no PE last waited (at most once
+  // per kMoveEveryNs) and spins there.
   bool hands_over_at_once() const noexcept { return !adaptive || oversubscribed || threads_share; }
-  bool hand_over() const noexcept { return hands_over_at_once() || board.peer_queued_here(); }
+  bool hand_over(double now) const noexcept {
+    if (hands_over_at_once()) return true;
+    const WaitBoard::Look seen = board.look();
+    if (!seen.peer_here) {
+      shared_since.store(0, std::memory_order_relaxed);
+      return false;
+    }
+    const double since = shared_since.load(std::memory_order_relaxed);
+    if (since == 0) {
+      shared_since.store(now, std::memory_order_relaxed);
+    } else if (seen.highest_here && now - since > static_cast<double>(kMoveAfterNs) * 1e-9 &&
+               now >= next_move.load(std::memory_order_relaxed)) {
+      next_move.store(now + static_cast<double>(kMoveEveryNs) * 1e-9, std::memory_order_relaxed);
+      cpu_set_t taken;
+      board.occupied(&taken);
+      if (cpus::move_off(taken)) {
+        shared_since.store(0, std::memory_order_relaxed);
+        return board.look().peer_here;  // publishes the new CPU
+      }
+    }
+    return true;
+  }
 };
 
 inline double wait_clock() noexcept {
@@ -127,7 +155,7 @@ inline long sleep_step_ns(double waited) noexcept {
 template <class Done, class Report, class Sleep>
 inline void yield_or_spin_until(const WaitPolicy& pol, Done&& done, Report&& report, Sleep&& sleep) {
   const double start = wait_clock();
-  bool yield = pol.hand_over();
+  bool yield = pol.hand_over(start);
   double recheck = start + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9;
   for (unsigned i = 1;; ++i) {
     pol.progress();
@@ -143,7 +171,7 @@ inline void yield_or_spin_until(const WaitPolicy& pol, Done&& done, Report&& rep
         continue;
       }
       if (now >= recheck) {
-        yield = pol.hand_over();
+        yield = pol.hand_over(now);
         recheck = now + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9;
       }
     }

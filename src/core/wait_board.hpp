@@ -28,22 +28,51 @@ struct alignas(64) WaitSlot {
 
 class WaitBoard {
  public:
+  struct Other {
+    const WaitSlot* slot;
+    bool higher;  // that PE's number is above this one's
+  };
+  // What look() saw: whether another PE last waited on this CPU, and whether this PE has the
+  // highest number of those there (the one that moves away, so that two never move together).
+  struct Look {
+    bool peer_here = false;
+    bool highest_here = true;
+  };
   // `mine`: this PE's slot (in its own node-shared memory); `others`: the slots of the other
   // PEs on this node as mapped here. Before attach, nobody is seen (every wait spins on).
-  void attach(WaitSlot* mine, std::vector<const WaitSlot*> others) {
+  void attach(WaitSlot* mine, std::vector<Other> others) {
     mine_ = mine;
     others_ = std::move(others);
   }
-  // Publishes this thread's CPU; true when another PE's slot holds the same CPU.
-  bool peer_queued_here() const noexcept {
-    if (mine_ == nullptr) return false;
+  // Publishes this thread's CPU and looks for other PEs that last waited on it.
+  Look look() const noexcept {
+    Look l;
+    if (mine_ == nullptr) return l;
     const int cpu = sched_getcpu();
-    if (cpu < 0) return true;  // no CPU number: behave as if the CPU were shared (hand over)
+    if (cpu < 0) {  // no CPU number: behave as if the CPU were shared (hand over), never move
+      l.peer_here = true;
+      l.highest_here = false;
+      return l;
+    }
     const std::int32_t mark = cpu + 1;
     if (mine_->cpu_plus_1.load(std::memory_order_relaxed) != mark) mine_->cpu_plus_1.store(mark, std::memory_order_relaxed);
-    for (const WaitSlot* s : others_)
-      if (s->cpu_plus_1.load(std::memory_order_relaxed) == mark) return true;
-    return false;
+    for (const Other& o : others_)
+      if (o.slot->cpu_plus_1.load(std::memory_order_relaxed) == mark) {
+        l.peer_here = true;
+        if (o.higher) l.highest_here = false;
+      }
+    return l;
+  }
+  bool peer_queued_here() const noexcept { return look().peer_here; }
+  // The CPUs that some PE of this node (this one included) last waited on.
+  void occupied(cpu_set_t* set) const noexcept {
+    CPU_ZERO(set);
+    auto add = [&](const WaitSlot* s) {
+      const std::int32_t c = s->cpu_plus_1.load(std::memory_order_relaxed) - 1;
+      if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, set);
+    };
+    if (mine_ != nullptr) add(mine_);
+    for (const Other& o : others_) add(o.slot);
   }
   // This PE is about to sleep in a wait: it queues behind nobody.
   void asleep() const noexcept {
@@ -52,7 +81,7 @@ class WaitBoard {
 
  private:
   WaitSlot* mine_ = nullptr;
-  std::vector<const WaitSlot*> others_;
+  std::vector<Other> others_;
 };
 
 }  // namespace shmem

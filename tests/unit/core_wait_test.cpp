@@ -127,7 +127,7 @@ TEST(WaitBoard, SeesAPeerOnlyOnThisCpuAndPublishesOwn) {
     if (unattached.peer_queued_here()) return 10;  // nothing attached: nobody seen
     shmem::WaitSlot mine, a, b;
     shmem::WaitBoard board;
-    board.attach(&mine, {&a, &b});
+    board.attach(&mine, {{&a, false}, {&b, true}});
     const int here = sched_getcpu() + 1;
     a.cpu_plus_1 = here + 1;  // another CPU
     b.cpu_plus_1 = 0;         // unknown or asleep
@@ -135,6 +135,13 @@ TEST(WaitBoard, SeesAPeerOnlyOnThisCpuAndPublishesOwn) {
     if (mine.cpu_plus_1.load() != here) return 12;  // published this CPU
     b.cpu_plus_1 = here;                            // a peer last waited on this CPU
     if (!board.peer_queued_here()) return 13;
+    if (board.look().highest_here) return 15;  // b has the higher number: b is the one to move
+    a.cpu_plus_1 = here;
+    b.cpu_plus_1 = 0;
+    if (!board.look().peer_here || !board.look().highest_here) return 16;  // a is lower: this PE moves
+    cpu_set_t taken;
+    board.occupied(&taken);
+    if (CPU_COUNT(&taken) != 1 || !CPU_ISSET(here - 1, &taken)) return 17;
     board.asleep();
     if (mine.cpu_plus_1.load() != 0) return 14;
     return 0;
@@ -147,23 +154,56 @@ TEST(WaitBoard, HandOverAtOnceWhenCrowdedFixedOrThreaded) {
     other.cpu_plus_1 = sched_getcpu() + 2;  // the only peer is on another CPU
     WaitPolicy p;
     p.configure_spin(-1);
-    p.board.attach(&mine, {&other});
-    if (p.hand_over()) return 10;  // every PE has a CPU, the peer is elsewhere: spin on
+    p.board.attach(&mine, {{&other, true}});
+    if (p.hand_over(shmem::wait_clock())) return 10;  // every PE has a CPU, the peer is elsewhere: spin on
     p.threads_share = true;
-    if (!p.hand_over()) return 11;  // SHMEM_THREAD_MULTIPLE: the peer may be our own thread
+    if (!p.hand_over(shmem::wait_clock())) return 11;  // SHMEM_THREAD_MULTIPLE: the peer may be our own thread
     WaitPolicy crowded;
     crowded.oversubscribed = true;
     crowded.configure_spin(-1);
-    crowded.board.attach(&mine, {&other});
-    if (!crowded.hand_over()) return 12;  // PEs outnumber CPUs
+    crowded.board.attach(&mine, {{&other, true}});
+    if (!crowded.hand_over(shmem::wait_clock())) return 12;  // PEs outnumber CPUs
     WaitPolicy fixed;
     fixed.configure_spin(10);
-    fixed.board.attach(&mine, {&other});
-    if (!fixed.hand_over()) return 13;  // SHMEM_WAIT_SPIN: spin, then always yield
+    fixed.board.attach(&mine, {{&other, true}});
+    if (!fixed.hand_over(shmem::wait_clock())) return 13;  // SHMEM_WAIT_SPIN: spin, then always yield
     other.cpu_plus_1 = sched_getcpu() + 1;
     if (!p.board.peer_queued_here()) return 14;
     return 0;
   });
+}
+
+// A thread sharing its CPU with a peer moves to another CPU of its mask, and its mask stays.
+TEST(CpuMove, MovesOffTheAvoidedCpusAndKeepsTheMask) {
+  cpu_set_t mask;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mask, &mask), 0);
+  if (CPU_COUNT(&mask) < 2) GTEST_SKIP() << "needs two CPUs in the affinity mask";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int first = -1, second = -1;
+    for (int c = 0; c < CPU_SETSIZE && second < 0; ++c)
+      if (CPU_ISSET(c, &mask)) (first < 0 ? first : second) = c;
+    cpu_set_t two;
+    CPU_ZERO(&two);
+    CPU_SET(first, &two);
+    CPU_SET(second, &two);
+    if (sched_setaffinity(0, sizeof two, &two) != 0) _exit(2);
+    cpu_set_t avoid;
+    CPU_ZERO(&avoid);
+    CPU_SET(first, &avoid);
+    if (!shmem::cpus::move_off(avoid)) _exit(3);
+    cpu_set_t after;
+    if (sched_getaffinity(0, sizeof after, &after) != 0 || !CPU_EQUAL(&after, &two)) _exit(4);
+    CPU_SET(second, &avoid);  // every CPU of the mask avoided: no move, mask unchanged
+    if (shmem::cpus::move_off(avoid)) _exit(6);
+    if (sched_getaffinity(0, sizeof after, &after) != 0 || !CPU_EQUAL(&after, &two)) _exit(7);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 // After the spin the wait asks the board (publishing this PE's CPU); a wait old enough to sleep
@@ -173,7 +213,7 @@ TEST(WaitYield, AsksTheBoardAndPublishesAsleep) {
     shmem::WaitSlot mine, other;
     WaitPolicy p;
     p.configure_spin(-1);
-    p.board.attach(&mine, {&other});
+    p.board.attach(&mine, {{&other, true}});
     int calls = 0;
     shmem::yield_or_spin_until(p, [&] { return ++calls == 40; }, [](double) { _exit(20); }, [](long) {});
     if (calls != 40) return 10;
