@@ -24,7 +24,9 @@
 // node last waited on) whether another PE last ran on this CPU, at the end of the spin and
 // every kRecheckNs after: yes means yield, no means spin on. Where PEs outnumber CPUs, under
 // SHMEM_WAIT_SPIN, and with SHMEM_THREAD_MULTIPLE (where the peer may be a thread of this PE,
-// which the board cannot see) every wait hands over at once, without asking.
+// which the board cannot see) every wait hands over at once, without asking; where PEs
+// outnumber CPUs a wait also skips the spin when the board shows all other PEs on this CPU. And a
+// PE that keeps finding another PE on its CPU moves to a CPU without PEs (hand_over()).
 // SHMEM_WAIT_SPIN fixes the budget (no adaptation). A watchdog (SHMEM_WAIT_TIMEOUT) turns a wait
 // that never completes into a report and a job abort instead of a silent hang.
 //
@@ -94,6 +96,14 @@ struct WaitPolicy {
   // highest-numbered there, moves to a CPU of its mask where no PE last waited (at most once
   // per kMoveEveryNs) and spins there.
   bool hands_over_at_once() const noexcept { return !adaptive || oversubscribed || threads_share; }
+  // Where PEs outnumber CPUs and every other PE (awake) last waited on this CPU, whatever this
+  // PE waits for needs this CPU first: no spin (with PEs on other CPUs too, the spin is what
+  // catches their answers without a switch).
+  bool skips_spin() const noexcept {
+    if (!adaptive || !oversubscribed) return false;
+    const WaitBoard::Look seen = board.look();
+    return seen.peer_here && !seen.peer_elsewhere;
+  }
   bool hand_over(double now) const noexcept {
     if (hands_over_at_once()) return true;
     const WaitBoard::Look seen = board.look();
@@ -124,9 +134,12 @@ inline double wait_clock() noexcept {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// The spin phase: true when done() came true within the budget.
+// The spin phase: true when done() came true within the budget. Where PEs outnumber CPUs and
+// the board shows every other PE on this CPU, there is nothing to spin for: they need this CPU
+// (to answer, or to arrive at the barrier that this one waits in), so the wait hands over at once.
 template <class Done>
 inline bool spin_for(const WaitPolicy& pol, Done&& done) {
+  if (pol.skips_spin()) return false;
   const unsigned budget = pol.budget();
   for (unsigned i = 0; i < budget; ++i) {
     cpu_relax();

@@ -37,6 +37,7 @@ class WaitBoard {
   struct Look {
     bool peer_here = false;
     bool highest_here = true;
+    bool peer_elsewhere = false;  // another PE last waited on another CPU
   };
   // `mine`: this PE's slot (in its own node-shared memory); `others`: the slots of the other
   // PEs on this node as mapped here. Before attach, nobody is seen (every wait spins on).
@@ -52,15 +53,20 @@ class WaitBoard {
     if (cpu < 0) {  // no CPU number: behave as if the CPU were shared (hand over), never move
       l.peer_here = true;
       l.highest_here = false;
+      l.peer_elsewhere = true;
       return l;
     }
     const std::int32_t mark = cpu + 1;
     if (mine_->cpu_plus_1.load(std::memory_order_relaxed) != mark) mine_->cpu_plus_1.store(mark, std::memory_order_relaxed);
-    for (const Other& o : others_)
-      if (o.slot->cpu_plus_1.load(std::memory_order_relaxed) == mark) {
+    for (const Other& o : others_) {
+      const std::int32_t c = o.slot->cpu_plus_1.load(std::memory_order_relaxed);
+      if (c == mark) {
         l.peer_here = true;
         if (o.higher) l.highest_here = false;
+      } else if (c != 0) {
+        l.peer_elsewhere = true;
       }
+    }
     return l;
   }
   bool peer_queued_here() const noexcept { return look().peer_here; }

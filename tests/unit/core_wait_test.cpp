@@ -163,6 +163,17 @@ TEST(WaitBoard, HandOverAtOnceWhenCrowdedFixedOrThreaded) {
     crowded.configure_spin(-1);
     crowded.board.attach(&mine, {{&other, true}});
     if (!crowded.hand_over(shmem::wait_clock())) return 12;  // PEs outnumber CPUs
+    if (crowded.skips_spin()) return 15;                     // ... but nobody on this CPU: spin first
+    int calls = 0;
+    other.cpu_plus_1 = sched_getcpu() + 1;  // a PE queued on this CPU
+    if (!crowded.skips_spin() || p.skips_spin()) return 16;  // only where PEs outnumber CPUs
+    if (shmem::spin_for(crowded, [&] { return ++calls > 0; }) || calls != 0) return 17;  // straight to yield
+    shmem::WaitSlot third;
+    third.cpu_plus_1 = sched_getcpu() + 2;  // and another PE on another CPU: spin first again
+    crowded.board.attach(&mine, {{&other, true}, {&third, false}});
+    if (crowded.skips_spin()) return 18;
+    if (!crowded.board.look().peer_elsewhere) return 19;
+    other.cpu_plus_1 = sched_getcpu() + 2;
     WaitPolicy fixed;
     fixed.configure_spin(10);
     fixed.board.attach(&mine, {{&other, true}});
