@@ -102,24 +102,34 @@ TEST(WaitBudget, AutomaticStartsAtTheCapOrTheFloor) {
   EXPECT_EQ(q.budget(), q.spin_floor);
 }
 
-// Runs `body` in a child pinned to the CPU it starts on, so that sched_getcpu() cannot change
-// between the board's reads; the child's exit status carries the verdict.
+namespace {
+
+// Runs `body` (returning an exit status, 0 for success) in a forked child.
 template <class Body>
-void pinned_child(Body&& body) {
+void in_child(Body&& body) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0) _exit(2);
-    _exit(body());
-  }
+  if (pid == 0) _exit(body());
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
+
+// The same, pinned to the CPU it starts on, so that sched_getcpu() cannot change between the
+// board's reads.
+template <class Body>
+void pinned_child(Body&& body) {
+  in_child([&] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) return 2;
+    return body();
+  });
+}
+
+}  // namespace
 
 TEST(WaitBoard, SeesAPeerOnlyOnThisCpuAndPublishesOwn) {
   pinned_child([] {
@@ -189,9 +199,7 @@ TEST(CpuMove, MovesOffTheAvoidedCpusAndKeepsTheMask) {
   cpu_set_t mask;
   ASSERT_EQ(sched_getaffinity(0, sizeof mask, &mask), 0);
   if (CPU_COUNT(&mask) < 2) GTEST_SKIP() << "needs two CPUs in the affinity mask";
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  in_child([&] {
     int first = -1, second = -1;
     for (int c = 0; c < CPU_SETSIZE && second < 0; ++c)
       if (CPU_ISSET(c, &mask)) (first < 0 ? first : second) = c;
@@ -199,22 +207,18 @@ TEST(CpuMove, MovesOffTheAvoidedCpusAndKeepsTheMask) {
     CPU_ZERO(&two);
     CPU_SET(first, &two);
     CPU_SET(second, &two);
-    if (sched_setaffinity(0, sizeof two, &two) != 0) _exit(2);
+    if (sched_setaffinity(0, sizeof two, &two) != 0) return 2;
     cpu_set_t avoid;
     CPU_ZERO(&avoid);
     CPU_SET(first, &avoid);
-    if (!shmem::cpus::move_off(avoid)) _exit(3);
+    if (!shmem::cpus::move_off(avoid)) return 3;
     cpu_set_t after;
-    if (sched_getaffinity(0, sizeof after, &after) != 0 || !CPU_EQUAL(&after, &two)) _exit(4);
+    if (sched_getaffinity(0, sizeof after, &after) != 0 || !CPU_EQUAL(&after, &two)) return 4;
     CPU_SET(second, &avoid);  // every CPU of the mask avoided: no move, mask unchanged
-    if (shmem::cpus::move_off(avoid)) _exit(6);
-    if (sched_getaffinity(0, sizeof after, &after) != 0 || !CPU_EQUAL(&after, &two)) _exit(7);
-    _exit(0);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+    if (shmem::cpus::move_off(avoid)) return 6;
+    if (sched_getaffinity(0, sizeof after, &after) != 0 || !CPU_EQUAL(&after, &two)) return 7;
+    return 0;
+  });
 }
 
 // After the spin the wait asks the board (publishing this PE's CPU); a wait old enough to sleep
@@ -336,19 +340,9 @@ TEST(CpuQuota, NoCgroupFilesMeansNoLimit) {
 // The affinity mask, not the machine's CPU count: a child pinned to one CPU sees one, and
 // two PEs outnumber it.
 TEST(CpuAffinity, PinnedToOneCpuMeansOne) {
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0) _exit(2);
+  pinned_child([] {
     const bool ok = shmem::cpus::affinity_cpus() == 1 && shmem::cpus::usable_cpus("/nonexistent") == 1 &&
                     shmem::cpus::pes_outnumber_cpus(2) && !shmem::cpus::pes_outnumber_cpus(1);
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+    return ok ? 0 : 1;
+  });
 }
