@@ -25,8 +25,8 @@
 // every kRecheckNs after: yes means yield, no means spin on. Where PEs outnumber CPUs, under
 // SHMEM_WAIT_SPIN, and with SHMEM_THREAD_MULTIPLE (where the peer may be a thread of this PE,
 // which the board cannot see) every wait hands over at once, without asking; where PEs
-// outnumber CPUs a wait also skips the spin when the board shows all other PEs on this CPU. And a
-// PE that keeps finding another PE on its CPU moves to a CPU without PEs (hand_over()).
+// outnumber CPUs a wait also skips the spin when the board shows all other PEs on this CPU.
+// And a PE that keeps finding another PE on its CPU moves to a CPU without PEs (hand_over()).
 // SHMEM_WAIT_SPIN fixes the budget (no adaptation). A watchdog (SHMEM_WAIT_TIMEOUT) turns a wait
 // that never completes into a report and a job abort instead of a silent hang.
 //
@@ -91,10 +91,7 @@ struct WaitPolicy {
     if (next > spin_iterations) next = spin_iterations;
     if (next != budget) spin_budget.store(next, std::memory_order_relaxed);
   }
-  // After the spin: true to hand the CPU over, false to go on spinning (see the header). `now`
-  // is wait_clock(). A PE that has found another PE on its CPU for kMoveAfterNs, and is the
-  // highest-numbered there, moves to a CPU of its mask where no PE last waited (at most once
-  // per kMoveEveryNs) and spins there.
+  // Where PEs outnumber CPUs, under SHMEM_WAIT_SPIN, and with SHMEM_THREAD_MULTIPLE.
   bool hands_over_at_once() const noexcept { return !adaptive || oversubscribed || threads_share; }
   // Where PEs outnumber CPUs and every other PE (awake) last waited on this CPU, whatever this
   // PE waits for needs this CPU first: no spin (with PEs on other CPUs too, the spin is what
@@ -104,6 +101,10 @@ struct WaitPolicy {
     const WaitBoard::Look seen = board.look();
     return seen.peer_here && !seen.peer_elsewhere;
   }
+  // After the spin: true to hand the CPU over, false to go on spinning (see the header). `now`
+  // is wait_clock(). A PE that has found another PE on its CPU for kMoveAfterNs, and is the
+  // highest-numbered there, moves to a CPU of its mask where no PE last waited (at most once
+  // per kMoveEveryNs) and spins there.
   bool hand_over(double now) const noexcept {
     if (hands_over_at_once()) return true;
     const WaitBoard::Look seen = board.look();
