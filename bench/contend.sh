@@ -268,6 +268,21 @@ awk -F, '
     b8 = V["ours", "np8,barrier,8"]
     if (b8 > 0) printf "8 PEs on 2 CPUs: 2000 barriers take %.3f s (target < 0.5 s)\n", b8 * 2000e-6
   }' "$tmp/all.csv"
+# The same ratio round by round (the hand-off is measured right before each round's idle runs):
+# on a VM whose two CPUs the host places near or far apart from round to round, the medians
+# above may come from different placements.
+awk -F, '
+  $1 == "idle" && $4 == "handoff" { hw[$3] = $6 }
+  $1 == "idle" && $2 == "ours" && $4 == "pingpong" { pp[$3] = $6; if ($3 + 0 > last) last = $3 + 0 }
+  END {
+    n = 0
+    for (r = 1; r <= last; r++)
+      if ((r in pp) && hw[r] > 0) { x[++n] = pp[r] / hw[r]; s = s sprintf(" %.2f", pp[r] / hw[r]) }
+    if (n == 0) exit
+    for (a = 2; a <= n; a++) { v = x[a]; for (b = a - 1; b >= 1 && x[b] > v; b--) x[b + 1] = x[b]; x[b + 1] = v }
+    med = (n % 2) ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+    printf "idle ping-pong / hand-off round by round:%s (median %.2f)\n", s, med
+  }' "$tmp/raw.csv"
 
 if [[ ${PLOT:-1} != 0 ]]; then
   echo

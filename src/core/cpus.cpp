@@ -162,4 +162,17 @@ int usable_cpus(const std::string& root) {
 
 bool pes_outnumber_cpus(int local_pes) { return local_pes > usable_cpus(); }
 
+bool move_off(const cpu_set_t& avoid) noexcept {
+  cpu_set_t mask, target;
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return false;
+  CPU_ZERO(&target);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &mask) && !CPU_ISSET(c, &avoid)) CPU_SET(c, &target);
+  if (CPU_COUNT(&target) == 0) return false;
+  // The kernel moves a thread off a CPU its new mask excludes before sched_setaffinity returns.
+  if (sched_setaffinity(0, sizeof target, &target) != 0) return false;
+  (void)sched_setaffinity(0, sizeof mask, &mask);  // allowed before, so allowed now
+  return true;
+}
+
 }  // namespace shmem::cpus

@@ -9,6 +9,8 @@
 // The cgroup files are found through /proc/self/cgroup and /proc/self/mountinfo, so any mount
 // layout (unified, hybrid, v1 with cpu,cpuacct) works. `root` prefixes every path read (tests
 // point it at a fake tree; empty in the library).
+#include <sched.h>
+
 #include <string>
 #include <string_view>
 
@@ -28,5 +30,9 @@ int affinity_cpus() noexcept;
 int usable_cpus(const std::string& root = "");
 // True when local_pes processes would have to share the CPUs this one may use.
 bool pes_outnumber_cpus(int local_pes);
+// Moves this thread to one of the CPUs of its affinity mask outside `avoid` (the kernel picks
+// which) and restores the mask: the thread's allowed CPUs end up as they were, only where it
+// runs has changed. False (nothing changed) when no such CPU exists or the kernel refuses.
+bool move_off(const cpu_set_t& avoid) noexcept;
 
 }  // namespace shmem::cpus

@@ -39,7 +39,6 @@ static_assert(sizeof(UidBlob) <= core::kUniqueIdBytes);
 struct Process {
   std::mutex mu;
   std::map<std::uint64_t, std::unique_ptr<Runtime>> instances;
-  std::atomic<Runtime*> current{nullptr};
   std::uint64_t current_id = 0;
   bool atexit_registered = false;
   // Chosen before init (seed API): TLS overrides and the store a unique ID points at.
@@ -57,6 +56,11 @@ struct Process {
   int pmix_rounds = 0;
 };
 
+// The instance every API call serves (current_runtime()): a constant-initialised word of its
+// own, not a member of the function-local Process, so that reading it on every data-path call
+// is one load, without that static's initialisation guard. Written under Process::mu.
+std::atomic<Runtime*> g_current{nullptr};
+
 Process& proc() {
   static Process p;
   return p;
@@ -67,7 +71,7 @@ Process& proc() {
 void finalize_at_exit(int status, void*) {
   Process& p = proc();
   std::lock_guard<std::mutex> g(p.mu);
-  p.current.store(nullptr, std::memory_order_release);
+  g_current.store(nullptr, std::memory_order_release);
   for (auto& [id, rt] : p.instances) rt->leave_at_exit(status);
   p.instances.clear();
   p.boot_holds.clear();
@@ -278,7 +282,7 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
 
 }  // namespace
 
-Runtime* current_runtime() noexcept { return proc().current.load(std::memory_order_acquire); }
+Runtime* current_runtime() noexcept { return g_current.load(std::memory_order_acquire); }
 
 namespace core {
 
@@ -293,7 +297,7 @@ void init_with(const InitSpec& spec) {
   p.instances.emplace(spec.instance_id, std::move(rt));
   if (hold) p.boot_holds[spec.instance_id] = std::move(hold);
   p.current_id = spec.instance_id;
-  p.current.store(raw, std::memory_order_release);
+  g_current.store(raw, std::memory_order_release);
   register_at_exit(p);
 }
 
@@ -319,12 +323,12 @@ int instance_finalize(std::uint64_t id) noexcept {
   auto it = p.instances.find(id);
   if (it == p.instances.end()) return 1;
   it->second->finalize();
-  if (p.current.load() == it->second.get()) p.current.store(nullptr, std::memory_order_release);
+  if (g_current.load() == it->second.get()) g_current.store(nullptr, std::memory_order_release);
   p.instances.erase(it);
   p.boot_holds.erase(id);  // the last MPI-mode instance finalises MPI if the library initialised it
-  if (!p.current.load() && !p.instances.empty()) {  // fall back to another live instance
+  if (!g_current.load() && !p.instances.empty()) {  // fall back to another live instance
     p.current_id = p.instances.begin()->first;
-    p.current.store(p.instances.begin()->second.get(), std::memory_order_release);
+    g_current.store(p.instances.begin()->second.get(), std::memory_order_release);
   }
   return 0;
 }
@@ -346,7 +350,7 @@ int instance_set(std::uint64_t id) noexcept {
   auto it = p.instances.find(id);
   if (it == p.instances.end()) return 1;
   p.current_id = id;
-  p.current.store(it->second.get(), std::memory_order_release);
+  g_current.store(it->second.get(), std::memory_order_release);
   return 0;
 }
 
@@ -361,7 +365,7 @@ void uniqueid_create(void* out) {
 void set_store_tls(bool enable, const std::string& tls_info) {
   Process& p = proc();
   std::lock_guard<std::mutex> g(p.mu);
-  if (p.current.load())
+  if (g_current.load())
     throw Error(Errc::kInvalidArgument, "store TLS settings must be made before initialisation");
   bootstrap::TlsConfig probe;
   if (!tls_info.empty()) probe.apply_seed_info(tls_info);  // validate now, naming the bad key
@@ -373,7 +377,7 @@ void set_store_tls(bool enable, const std::string& tls_info) {
 void set_store_tls_key(const std::string& key_pem, const std::string& password, DecryptFn decrypt) {
   Process& p = proc();
   std::lock_guard<std::mutex> g(p.mu);
-  if (p.current.load())
+  if (g_current.load())
     throw Error(Errc::kInvalidArgument, "the store TLS key must be set before initialisation");
   std::string plain = password;
   if (decrypt && !password.empty()) {

@@ -70,6 +70,7 @@ Runtime::Runtime(RuntimeSetup setup)
   wait_.oversubscribed = cpus::pes_outnumber_cpus(npes_);  // affinity mask and cgroup quota (core/cpus.hpp)
   wait_.configure_spin(cfg_.wait_spin);
   wait_.timeout_s = cfg_.wait_timeout;
+  wait_.threads_share = thread_level_ == 3;  // SHMEM_THREAD_MULTIPLE (core/wait.hpp)
 
   if (npes_ > 1) {
     store_server_ = std::move(setup.server);
@@ -97,6 +98,7 @@ Runtime::Runtime(RuntimeSetup setup)
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
                                               to_ms(connect_timeout_s_), store_server_.get());
   }
+  attach_wait_board();
   create_predefined_teams();
   agree_on_rings();
   build_device_state();
@@ -108,6 +110,14 @@ Runtime::Runtime(RuntimeSetup setup)
     SHMEM_WARN("init", "not every PE's job watcher reached the bootstrap store in time; a failing PE may leave "
                        "others to notice it later");
   barrier();
+}
+
+void Runtime::attach_wait_board() {
+  std::vector<WaitBoard::Other> others;
+  for (int pe = 0; pe < npes_; ++pe)
+    if (pe != me_ && routes_[pe].local())
+      others.push_back({reinterpret_cast<const WaitSlot*>(routes_[pe].heap + kWaitSlotOffset), pe > me_});
+  wait_.board.attach(reinterpret_cast<WaitSlot*>(routes_[me_].heap + kWaitSlotOffset), std::move(others));
 }
 
 void Runtime::build_device_state() {

@@ -104,7 +104,9 @@ struct TeamPushArea {
 };
 constexpr std::size_t kTeamPushOffset = (kRingsOffset + sizeof(BcastRings) + 63) & ~std::size_t{63};
 constexpr std::size_t kInternalBytes = 128 * 1024;
-static_assert(kTeamPushOffset + sizeof(TeamPushArea) <= kInternalBytes);
+// The PE's word on the wait board (core/wait_board.hpp), on the internal area's last line.
+constexpr std::size_t kWaitSlotOffset = kInternalBytes - sizeof(WaitSlot);
+static_assert(kTeamPushOffset + sizeof(TeamPushArea) <= kWaitSlotOffset);
 constexpr std::size_t kMaxHeapAlign = std::size_t{1} << 30;  // shmem_align supports up to 1 GiB
 static_assert(sizeof(InternalArea) <= kInternalBytes);
 
@@ -225,6 +227,7 @@ class Runtime {
   std::vector<std::string> store_allgather(const std::string& tag, const std::string& mine);
   void create_predefined_teams();
   void build_device_state();
+  void attach_wait_board();
   void agree_on_rings();
   void print_info() const;
   bool meet_to_finalize(bool at_exit) noexcept;

@@ -128,6 +128,7 @@ void Team::central_sync() noexcept {
   // Yield first: with more PEs than CPUs the member we wait for is often runnable on this CPU,
   // and handing it the CPU is much quicker than a futex sleep and wake-up.
   while (!done() && std::chrono::steady_clock::now() - start < std::chrono::milliseconds(2)) sched_yield();
+  pol.board.asleep();  // queued behind nobody while on the futex (core/wait_board.hpp)
   while (!done()) {
     sleepers.fetch_add(1, std::memory_order_seq_cst);
     timespec ts{0, 200 * 1000 * 1000};  // wake up now and then for the watchdog

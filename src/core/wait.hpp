@@ -1,27 +1,32 @@
 #pragma once
 // Waiting that adapts to whether the PE it waits for can run.
 //
-// A wait spins with a pause instruction for an adaptive budget, then yields its CPU in a loop,
-// and only once it has waited a long time does it sleep, in steps bounded by a small fraction
-// of the time already waited (so no timed sleep ever sets the latency of a hand-off).
+// A wait spins with a pause instruction for an adaptive budget; once that runs out it either
+// hands its CPU over (sched_yield in a loop) or goes on spinning, and only once it has waited a
+// long time does it sleep, in steps bounded by a small fraction of the time already waited (so
+// no timed sleep ever sets the latency of a hand-off).
 //
 // The spin budget is the library's estimate of how long a peer takes to answer while it runs:
 //   - a wait that runs out of spins saw no progress: the peer is probably not running (it may
 //     be queued behind this very PE on its CPU), so the budget drops to an eighth at once and
-//     the PE hands its CPU over after a few hundred nanoseconds from then on;
+//     the PE decides what to do after a few hundred nanoseconds from then on;
 //   - a wait that completes in the upper half of its budget doubles it (up to the cap), so a
 //     PE whose peers do run on CPUs of their own goes back to pure spinning.
-// A yield is cheap when the CPU goes to the peer (it answers and yields back within
-// microseconds) and costs a whole time slice when it goes to an unrelated busy process. So the
-// yield phase keeps one more estimate, the yield spin: how long to go on spinning before a
-// yield, learnt like renting versus buying skis. A yield that took a slice-scale time (over
-// kLongYieldNs) raises it towards 3/4 of what that yield cost; a yield spin that runs out
-// without progress (the peer is probably queued behind this PE) cuts it to a quarter. It is
-// used only when every PE has a CPU of its own (by mask and quota): next to busy processes it
-// keeps a PE on its CPU while its peer, running elsewhere, comes back; where PEs outnumber
-// CPUs it is zero and every yield hands over at once.
 // The budget starts at the cap when every PE has a CPU of its own (cpus.hpp decides that from
 // the affinity mask and the cgroup CPU quota), and at the floor when PEs outnumber CPUs.
+//
+// After the spin: handing the CPU over is right when the PE waited for is queued behind this
+// one on its CPU (it runs, answers and yields back within microseconds), and wrong when it is
+// on another CPU: then the yield can only go to an outside process, which keeps the CPU for a
+// time slice, and on Linux's EEVDF scheduler every such yield also pushes this PE's deadline
+// back by a slice (repeated, they starve it). Spinning there costs nobody anything: the peer's
+// CPU is not ours. So the wait asks the wait board (wait_board.hpp: the CPU every PE of this
+// node last waited on) whether another PE last ran on this CPU, at the end of the spin and
+// every kRecheckNs after: yes means yield, no means spin on. Where PEs outnumber CPUs, under
+// SHMEM_WAIT_SPIN, and with SHMEM_THREAD_MULTIPLE (where the peer may be a thread of this PE,
+// which the board cannot see) every wait hands over at once, without asking; where PEs
+// outnumber CPUs a wait also skips the spin when the board shows all other PEs on this CPU.
+// And a PE that keeps finding another PE on its CPU moves to a CPU without PEs (hand_over()).
 // SHMEM_WAIT_SPIN fixes the budget (no adaptation). A watchdog (SHMEM_WAIT_TIMEOUT) turns a wait
 // that never completes into a report and a job abort instead of a silent hang.
 //
@@ -34,6 +39,7 @@
 #include <cstdint>
 
 #include "core/cpus.hpp"
+#include "core/wait_board.hpp"
 #include "shmem/device/cpu.hpp"
 
 namespace shmem {
@@ -47,18 +53,23 @@ struct WaitPolicy {
   static constexpr double kYieldOnlyS = 0.010;       // yield (never sleep) for this long
   static constexpr long kMaxSleepNs = 1000000;       // longest sleep step, 1 ms
   static constexpr long kSleepFraction = 128;        // a sleep step is <= waited / this
-  static constexpr long kLongYieldNs = 50000;        // a yield this long lost a time slice
-  static constexpr long kMaxYieldSpinNs = 2000000;   // the yield spin's cap, 2 ms
+  static constexpr long kRecheckNs = 10000;          // ask the wait board again after this long
+  static constexpr unsigned kClockEvery = 16;        // spinning after the budget: read the clock this often
+  static constexpr long kMoveAfterNs = 1000000;      // sharing a CPU with a PE this long: move
+  static constexpr long kMoveEveryNs = 10000000;     // at most one move per 10 ms
 
   unsigned spin_iterations = kCap;  // the most pause iterations a wait spins before yielding
   unsigned spin_floor = 8;          // the least (from a calibration of the pause instruction)
   bool adaptive = true;             // false: SHMEM_WAIT_SPIN fixed the budget
   bool oversubscribed = false;      // more PEs on this node than CPUs they may use
+  bool threads_share = false;       // SHMEM_THREAD_MULTIPLE: the peer may be a thread of this PE
   double timeout_s = 0;             // 0 = wait forever
   void (*poll)(void*) = nullptr;    // driven on every wait iteration when set
   void* poll_arg = nullptr;
   mutable std::atomic<unsigned> spin_budget{kCap};  // the adaptive estimate (relaxed; a hint)
-  mutable std::atomic<long> yield_spin_ns{0};       // spin this long before each yield (adaptive)
+  WaitBoard board;                                  // where the node's PEs last waited
+  mutable std::atomic<double> shared_since{0};      // since when a PE was seen on this CPU (0: not)
+  mutable std::atomic<double> next_move{0};         // no move to another CPU before this
 
   // Sets the budget from SHMEM_WAIT_SPIN (-1: automatic) once oversubscribed is known.
   void configure_spin(std::int64_t wait_spin) noexcept;
@@ -80,25 +91,41 @@ struct WaitPolicy {
     if (next > spin_iterations) next = spin_iterations;
     if (next != budget) spin_budget.store(next, std::memory_order_relaxed);
   }
-  // Only where every PE has a CPU of its own: there a slice-long yield means an outside process
-  // took this PE's CPU while its peers run elsewhere. Where PEs outnumber CPUs, a peer is
-  // likely queued right behind this PE, and a yield is always the right move.
-  bool yield_spins() const noexcept { return adaptive && !oversubscribed; }
-  long yield_spin() const noexcept { return yield_spins() ? yield_spin_ns.load(std::memory_order_relaxed) : 0; }
-  // A yield that took `ns`: one that took a slice-scale time, longer than twice the current
-  // yield spin, raises the spin to 3/4 of it (at least double, at most the cap).
-  void learn_yield(long ns) const noexcept {
-    if (!yield_spins() || ns <= kLongYieldNs) return;
-    const long spin = yield_spin_ns.load(std::memory_order_relaxed);
-    if (ns <= 2 * spin) return;
-    long next = ns / 4 * 3;
-    if (next < 2 * spin) next = 2 * spin;
-    if (next > kMaxYieldSpinNs) next = kMaxYieldSpinNs;
-    yield_spin_ns.store(next, std::memory_order_relaxed);
+  // Where PEs outnumber CPUs, under SHMEM_WAIT_SPIN, and with SHMEM_THREAD_MULTIPLE.
+  bool hands_over_at_once() const noexcept { return !adaptive || oversubscribed || threads_share; }
+  // Where PEs outnumber CPUs and every other PE (awake) last waited on this CPU, whatever this
+  // PE waits for needs this CPU first: no spin (with PEs on other CPUs too, the spin is what
+  // catches their answers without a switch).
+  bool skips_spin() const noexcept {
+    if (!adaptive || !oversubscribed) return false;
+    const WaitBoard::Look seen = board.look();
+    return seen.peer_here && !seen.peer_elsewhere;
   }
-  // A yield spin of `spin` ran out without progress: cut to a quarter (below 1 us: dropped).
-  void learn_yield_spin_ran_out(long spin) const noexcept {
-    if (yield_spins() && spin > 0) yield_spin_ns.store(spin / 4 < 1000 ? 0 : spin / 4, std::memory_order_relaxed);
+  // After the spin: true to hand the CPU over, false to go on spinning (see the header). `now`
+  // is wait_clock(). A PE that has found another PE on its CPU for kMoveAfterNs, and is the
+  // highest-numbered there, moves to a CPU of its mask where no PE last waited (at most once
+  // per kMoveEveryNs) and spins there.
+  bool hand_over(double now) const noexcept {
+    if (hands_over_at_once()) return true;
+    const WaitBoard::Look seen = board.look();
+    if (!seen.peer_here) {
+      shared_since.store(0, std::memory_order_relaxed);
+      return false;
+    }
+    const double since = shared_since.load(std::memory_order_relaxed);
+    if (since == 0) {
+      shared_since.store(now, std::memory_order_relaxed);
+    } else if (seen.highest_here && now - since > static_cast<double>(kMoveAfterNs) * 1e-9 &&
+               now >= next_move.load(std::memory_order_relaxed)) {
+      next_move.store(now + static_cast<double>(kMoveEveryNs) * 1e-9, std::memory_order_relaxed);
+      cpu_set_t taken;
+      board.occupied(&taken);
+      if (cpus::move_off(taken)) {
+        shared_since.store(0, std::memory_order_relaxed);
+        return board.look().peer_here;  // publishes the new CPU
+      }
+    }
+    return true;
   }
 };
 
@@ -108,9 +135,12 @@ inline double wait_clock() noexcept {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// The spin phase: true when done() came true within the budget.
+// The spin phase: true when done() came true within the budget. Where PEs outnumber CPUs and
+// the board shows every other PE on this CPU, there is nothing to spin for: they need this CPU
+// (to answer, or to arrive at the barrier that this one waits in), so the wait hands over at once.
 template <class Done>
 inline bool spin_for(const WaitPolicy& pol, Done&& done) {
+  if (pol.skips_spin()) return false;
   const unsigned budget = pol.budget();
   for (unsigned i = 0; i < budget; ++i) {
     cpu_relax();
@@ -132,32 +162,37 @@ inline long sleep_step_ns(double waited) noexcept {
   return ns > static_cast<double>(WaitPolicy::kMaxSleepNs) ? WaitPolicy::kMaxSleepNs : static_cast<long>(ns);
 }
 
-// The yield phase: hands the CPU over until done(); sleeps (sleep(ns), which may return early
-// when woken) only once the wait is old. report(elapsed_seconds) is called if the watchdog
-// fires and must not return (it ends the job).
+// After the spin: hands the CPU over (sched_yield) while WaitPolicy::hand_over() says so (asked
+// again every kRecheckNs), else spins on, until done(); sleeps (sleep(ns), which may return
+// early when woken) only once the wait is old. report(elapsed_seconds) is called if the
+// watchdog fires and must not return (it ends the job).
 template <class Done, class Report, class Sleep>
-inline void yield_until(const WaitPolicy& pol, Done&& done, Report&& report, Sleep&& sleep) {
+inline void yield_or_spin_until(const WaitPolicy& pol, Done&& done, Report&& report, Sleep&& sleep) {
   const double start = wait_clock();
-  const long spin_ns = pol.yield_spin();
-  const double spin_until = start + static_cast<double>(spin_ns) * 1e-9;
-  bool spun_out = spin_ns == 0;
-  for (;;) {
+  bool yield = pol.hand_over(start);
+  double recheck = start + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9;
+  for (unsigned i = 1;; ++i) {
     pol.progress();
     if (done()) return;
-    const double now = wait_clock();
-    const double waited = now - start;
-    if (pol.timeout_s > 0 && waited > pol.timeout_s) report(waited);
-    if (const long ns = sleep_step_ns(waited)) {
-      sleep(ns);
-    } else if (now < spin_until) {
-      cpu_relax();  // a yield would likely cost more than waiting here (see the header)
-    } else {
-      if (!spun_out) {
-        spun_out = true;
-        pol.learn_yield_spin_ran_out(spin_ns);
+    if (yield || i % WaitPolicy::kClockEvery == 0) {
+      const double now = wait_clock();
+      const double waited = now - start;
+      if (pol.timeout_s > 0 && waited > pol.timeout_s) report(waited);
+      if (const long ns = sleep_step_ns(waited)) {
+        pol.board.asleep();
+        sleep(ns);
+        recheck = 0;  // publish again, and ask again, once awake
+        continue;
       }
+      if (now >= recheck) {
+        yield = pol.hand_over(now);
+        recheck = now + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9;
+      }
+    }
+    if (yield) {
       sched_yield();
-      pol.learn_yield(static_cast<long>((wait_clock() - now) * 1e9));
+    } else {
+      cpu_relax();
     }
   }
 }
@@ -167,12 +202,12 @@ inline void sleep_ns(long ns) noexcept {
   nanosleep(&ts, nullptr);
 }
 
-// Calls done() until it returns true: spin, then yield, then (late) sleep.
+// Calls done() until it returns true: spin, then yield or spin on, then (late) sleep.
 template <class Done, class Report>
 inline void wait_for(const WaitPolicy& pol, Done&& done, Report&& report) {
   if (done()) return;
   if (spin_for(pol, done)) return;
-  yield_until(pol, done, report, sleep_ns);
+  yield_or_spin_until(pol, done, report, sleep_ns);
 }
 
 }  // namespace shmem

@@ -1,6 +1,6 @@
 // The waiting policy's pure parts: how the adaptive spin budget learns, the sleep rule, the
-// SHMEM_WAIT_SPIN override, and the CPU count from the affinity mask and the cgroup quota
-// (fake /proc and /sys trees in a temporary directory). No timing is measured or asserted.
+// SHMEM_WAIT_SPIN override, the wait board's yield-or-spin decision, and the CPU count from the
+// affinity mask and the cgroup quota (fake /proc and /sys trees in a temporary directory). No timing is measured or asserted.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/wait.h>
@@ -102,50 +102,146 @@ TEST(WaitBudget, AutomaticStartsAtTheCapOrTheFloor) {
   EXPECT_EQ(q.budget(), q.spin_floor);
 }
 
-TEST(WaitYieldSpin, SliceLongYieldsRaiseItFruitlessSpinsCutIt) {
-  WaitPolicy p;
-  adaptive(p, 4096, 8);
-  EXPECT_EQ(p.yield_spin(), 0);
-  p.learn_yield(20000);  // 20 us: a hand-off to the peer, not a lost slice
-  EXPECT_EQ(p.yield_spin(), 0);
-  p.learn_yield(1500000);  // 1.5 ms: lost a slice to a busy process
-  EXPECT_EQ(p.yield_spin(), 1125000);
-  p.learn_yield(1500000);  // not more than twice the spin: no change
-  EXPECT_EQ(p.yield_spin(), 1125000);
-  p.learn_yield(100000000);  // capped
-  EXPECT_EQ(p.yield_spin(), WaitPolicy::kMaxYieldSpinNs);
-  p.learn_yield_spin_ran_out(p.yield_spin());
-  EXPECT_EQ(p.yield_spin(), WaitPolicy::kMaxYieldSpinNs / 4);
-  for (int i = 0; i < 10; ++i) p.learn_yield_spin_ran_out(p.yield_spin());
-  EXPECT_EQ(p.yield_spin(), 0);  // below 1 us it is dropped
+namespace {
 
-  WaitPolicy fixed;
-  fixed.configure_spin(10);
-  fixed.learn_yield(1500000);
-  EXPECT_EQ(fixed.yield_spin(), 0);  // SHMEM_WAIT_SPIN: no adaptation
-  WaitPolicy crowded;
-  crowded.oversubscribed = true;
-  crowded.configure_spin(-1);
-  crowded.learn_yield(1500000);
-  EXPECT_EQ(crowded.yield_spin(), 0);  // PEs outnumber CPUs: always yield
+// Runs `body` (returning an exit status, 0 for success) in a forked child.
+template <class Body>
+void in_child(Body&& body) {
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) _exit(body());
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
-// Two PEs sharing a CPU, each spinning its whole yield spin before yielding to the other: the
-// spin must shrink round after round (each yield lasts about the other's spin), not lock in.
-TEST(WaitYieldSpin, SharingPeersDoNotLockInALongSpin) {
-  WaitPolicy a, b;
-  adaptive(a, 4096, 8);
-  adaptive(b, 4096, 8);
-  a.yield_spin_ns.store(WaitPolicy::kMaxYieldSpinNs);
-  b.yield_spin_ns.store(WaitPolicy::kMaxYieldSpinNs);
-  for (int round = 0; round < 60; ++round) {
-    WaitPolicy& w = round % 2 ? a : b;
-    const WaitPolicy& other = round % 2 ? b : a;
-    w.learn_yield_spin_ran_out(w.yield_spin());
-    w.learn_yield(other.yield_spin() + 2000);  // the yield lasts the other's spin
-  }
-  EXPECT_EQ(a.yield_spin(), 0);
-  EXPECT_EQ(b.yield_spin(), 0);
+// The same, pinned to the CPU it starts on, so that sched_getcpu() cannot change between the
+// board's reads.
+template <class Body>
+void pinned_child(Body&& body) {
+  in_child([&] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) return 2;
+    return body();
+  });
+}
+
+}  // namespace
+
+TEST(WaitBoard, SeesAPeerOnlyOnThisCpuAndPublishesOwn) {
+  pinned_child([] {
+    shmem::WaitBoard unattached;
+    if (unattached.peer_queued_here()) return 10;  // nothing attached: nobody seen
+    shmem::WaitSlot mine, a, b;
+    shmem::WaitBoard board;
+    board.attach(&mine, {{&a, false}, {&b, true}});
+    const int here = sched_getcpu() + 1;
+    a.cpu_plus_1 = here + 1;  // another CPU
+    b.cpu_plus_1 = 0;         // unknown or asleep
+    if (board.peer_queued_here()) return 11;
+    if (mine.cpu_plus_1.load() != here) return 12;  // published this CPU
+    b.cpu_plus_1 = here;                            // a peer last waited on this CPU
+    if (!board.peer_queued_here()) return 13;
+    if (board.look().highest_here) return 15;  // b has the higher number: b is the one to move
+    a.cpu_plus_1 = here;
+    b.cpu_plus_1 = 0;
+    if (!board.look().peer_here || !board.look().highest_here) return 16;  // a is lower: this PE moves
+    cpu_set_t taken;
+    board.occupied(&taken);
+    if (CPU_COUNT(&taken) != 1 || !CPU_ISSET(here - 1, &taken)) return 17;
+    board.asleep();
+    if (mine.cpu_plus_1.load() != 0) return 14;
+    return 0;
+  });
+}
+
+TEST(WaitBoard, HandOverAtOnceWhenCrowdedFixedOrThreaded) {
+  pinned_child([] {
+    shmem::WaitSlot mine, other;
+    other.cpu_plus_1 = sched_getcpu() + 2;  // the only peer is on another CPU
+    WaitPolicy p;
+    p.configure_spin(-1);
+    p.board.attach(&mine, {{&other, true}});
+    if (p.hand_over(shmem::wait_clock())) return 10;  // every PE has a CPU, the peer is elsewhere: spin on
+    p.threads_share = true;
+    if (!p.hand_over(shmem::wait_clock())) return 11;  // SHMEM_THREAD_MULTIPLE: the peer may be our own thread
+    WaitPolicy crowded;
+    crowded.oversubscribed = true;
+    crowded.configure_spin(-1);
+    crowded.board.attach(&mine, {{&other, true}});
+    if (!crowded.hand_over(shmem::wait_clock())) return 12;  // PEs outnumber CPUs
+    if (crowded.skips_spin()) return 15;                     // ... but nobody on this CPU: spin first
+    int calls = 0;
+    other.cpu_plus_1 = sched_getcpu() + 1;  // a PE queued on this CPU
+    if (!crowded.skips_spin() || p.skips_spin()) return 16;  // only where PEs outnumber CPUs
+    if (shmem::spin_for(crowded, [&] { return ++calls > 0; }) || calls != 0) return 17;  // straight to yield
+    shmem::WaitSlot third;
+    third.cpu_plus_1 = sched_getcpu() + 2;  // and another PE on another CPU: spin first again
+    crowded.board.attach(&mine, {{&other, true}, {&third, false}});
+    if (crowded.skips_spin()) return 18;
+    if (!crowded.board.look().peer_elsewhere) return 19;
+    other.cpu_plus_1 = sched_getcpu() + 2;
+    WaitPolicy fixed;
+    fixed.configure_spin(10);
+    fixed.board.attach(&mine, {{&other, true}});
+    if (!fixed.hand_over(shmem::wait_clock())) return 13;  // SHMEM_WAIT_SPIN: spin, then always yield
+    other.cpu_plus_1 = sched_getcpu() + 1;
+    if (!p.board.peer_queued_here()) return 14;
+    return 0;
+  });
+}
+
+// A thread sharing its CPU with a peer moves to another CPU of its mask, and its mask stays.
+TEST(CpuMove, MovesOffTheAvoidedCpusAndKeepsTheMask) {
+  cpu_set_t mask;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mask, &mask), 0);
+  if (CPU_COUNT(&mask) < 2) GTEST_SKIP() << "needs two CPUs in the affinity mask";
+  in_child([&] {
+    int first = -1, second = -1;
+    for (int c = 0; c < CPU_SETSIZE && second < 0; ++c)
+      if (CPU_ISSET(c, &mask)) (first < 0 ? first : second) = c;
+    cpu_set_t two;
+    CPU_ZERO(&two);
+    CPU_SET(first, &two);
+    CPU_SET(second, &two);
+    if (sched_setaffinity(0, sizeof two, &two) != 0) return 2;
+    cpu_set_t avoid;
+    CPU_ZERO(&avoid);
+    CPU_SET(first, &avoid);
+    if (!shmem::cpus::move_off(avoid)) return 3;
+    cpu_set_t after;
+    if (sched_getaffinity(0, sizeof after, &after) != 0 || !CPU_EQUAL(&after, &two)) return 4;
+    CPU_SET(second, &avoid);  // every CPU of the mask avoided: no move, mask unchanged
+    if (shmem::cpus::move_off(avoid)) return 6;
+    if (sched_getaffinity(0, sizeof after, &after) != 0 || !CPU_EQUAL(&after, &two)) return 7;
+    return 0;
+  });
+}
+
+// After the spin the wait asks the board (publishing this PE's CPU); a wait old enough to sleep
+// publishes "asleep" first.
+TEST(WaitYield, AsksTheBoardAndPublishesAsleep) {
+  pinned_child([] {
+    shmem::WaitSlot mine, other;
+    WaitPolicy p;
+    p.configure_spin(-1);
+    p.board.attach(&mine, {{&other, true}});
+    int calls = 0;
+    shmem::yield_or_spin_until(p, [&] { return ++calls == 40; }, [](double) { _exit(20); }, [](long) {});
+    if (calls != 40) return 10;
+    if (mine.cpu_plus_1.load() != sched_getcpu() + 1) return 11;
+    bool slept = false;
+    int seen_while_asleep = -1;
+    // Spins (the peer is elsewhere) until the wait is old enough to sleep: about 10 ms.
+    shmem::yield_or_spin_until(p, [&] { return slept; }, [](double) { _exit(21); }, [&](long) {
+      slept = true;
+      seen_while_asleep = mine.cpu_plus_1.load();
+    });
+    return seen_while_asleep == 0 ? 0 : 12;
+  });
 }
 
 TEST(WaitSleep, NeverWhileYoungThenAFractionOfTheWaitCapped) {
@@ -163,7 +259,7 @@ TEST(WaitYield, ReportsPastTheTimeoutAndSleepsOnlyWhenOld) {
   struct Fired {};
   bool slept = false;
   try {
-    shmem::yield_until(p, [] { return false; }, [](double) { throw Fired{}; }, [&](long) { slept = true; });
+    shmem::yield_or_spin_until(p, [] { return false; }, [](double) { throw Fired{}; }, [&](long) { slept = true; });
     FAIL() << "returned";
   } catch (const Fired&) {
   }
@@ -171,7 +267,7 @@ TEST(WaitYield, ReportsPastTheTimeoutAndSleepsOnlyWhenOld) {
   int calls = 0;
   p.timeout_s = 0;
   long slept_ns = 0;  // a loaded machine may make even this wait old enough to sleep
-  shmem::yield_until(p, [&] { return ++calls == 3; }, [](double) { FAIL(); }, [&](long ns) { slept_ns += ns; });
+  shmem::yield_or_spin_until(p, [&] { return ++calls == 3; }, [](double) { FAIL(); }, [&](long ns) { slept_ns += ns; });
   EXPECT_EQ(calls, 3);
   (void)slept_ns;
 }
@@ -244,19 +340,9 @@ TEST(CpuQuota, NoCgroupFilesMeansNoLimit) {
 // The affinity mask, not the machine's CPU count: a child pinned to one CPU sees one, and
 // two PEs outnumber it.
 TEST(CpuAffinity, PinnedToOneCpuMeansOne) {
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0) _exit(2);
+  pinned_child([] {
     const bool ok = shmem::cpus::affinity_cpus() == 1 && shmem::cpus::usable_cpus("/nonexistent") == 1 &&
                     shmem::cpus::pes_outnumber_cpus(2) && !shmem::cpus::pes_outnumber_cpus(1);
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+    return ok ? 0 : 1;
+  });
 }
