@@ -95,9 +95,11 @@ static void op_fadd(long n, void *arg) {
 }
 
 /* PE 0 sends seq to PE 1 and waits for PE 1 to send it back. Both PEs step the same sequence,
- * so the flags only grow and a late value can never be mistaken for a fresh one. */
+ * so the flags only grow and a late value can never be mistaken for a fresh one. One operation
+ * is one leg (half a round trip): n operations are n / 2 round trips (rounded up). */
 static void op_pingpong(long n, void *arg) {
   long *flag = arg;
+  n = (n + 1) / 2;
   if (me == 0) {
     for (long i = 0; i < n; i++) {
       long seq = ++pingpong_seq;
