@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -18,6 +19,16 @@
 #include "transport/node.hpp"
 
 namespace shmem {
+
+namespace {
+// This kernel's boot id ("" when unreadable: then every PE counts as sharing this machine).
+std::string kernel_boot_id() {
+  std::ifstream f("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(f, id);
+  return id;
+}
+}  // namespace
 namespace {
 
 std::string hostname() {
@@ -67,7 +78,9 @@ Runtime::Runtime(RuntimeSetup setup)
   routes_[me_].heap = heap_.map.bytes();
   routes_[me_].data = data_->base;
 
-  wait_.oversubscribed = cpus::pes_outnumber_cpus(npes_);  // affinity mask and cgroup quota (core/cpus.hpp)
+  // Affinity mask and cgroup quota (core/cpus.hpp); across hosts connect_peers() counts only
+  // the PEs under this kernel.
+  wait_.oversubscribed = cpus::pes_outnumber_cpus(npes_);
   wait_.configure_spin(cfg_.wait_spin);
   wait_.timeout_s = cfg_.wait_timeout;
   wait_.threads_share = thread_level_ == 3;  // SHMEM_THREAD_MULTIPLE (core/wait.hpp)
@@ -274,9 +287,20 @@ void Runtime::connect_peers() {
   int lowest = me_;
   for (int pe = 0; pe < me_; ++pe)
     if (routes_[pe].local()) lowest = std::min(lowest, pe);
-  const auto ids = store_allgather("host-id", std::to_string(lowest));
+  // With it, the kernel's boot id: PEs under one kernel share its CPUs even when they cannot map
+  // each other's memory (containers, network namespaces), while PEs on other machines do not.
+  // Whether PEs outnumber CPUs is decided over those, not over the whole job.
+  const std::string kernel = kernel_boot_id();
+  const auto ids = store_allgather("host-id", std::to_string(lowest) + " " + kernel);
   node_of_.resize(static_cast<std::size_t>(npes_));
-  for (int pe = 0; pe < npes_; ++pe) node_of_[static_cast<std::size_t>(pe)] = std::stoi(ids[static_cast<std::size_t>(pe)]);
+  int same_kernel = 0;
+  for (int pe = 0; pe < npes_; ++pe) {
+    const std::string& id = ids[static_cast<std::size_t>(pe)];
+    node_of_[static_cast<std::size_t>(pe)] = std::stoi(id);
+    same_kernel += id.substr(id.find(' ') + 1) == kernel;
+  }
+  wait_.oversubscribed = cpus::pes_outnumber_cpus(same_kernel);
+  wait_.configure_spin(cfg_.wait_spin);
   x_set_pairs_.assign(static_cast<std::size_t>(npes_), XPair{});
   start_transport(remote);
 }
