@@ -50,9 +50,10 @@ void batch_sent(void* request, ucs_status_t st, void* user) {
 
 }  // namespace
 
-void UcxTransport::send_batch(Peer& p) noexcept {
-  if (p.batch.empty()) return;
-  auto* b = new (std::nothrow) BatchInFlight{{static_cast<std::uint32_t>(setup_.me), p.batch.count()}, {}, &p};
+void UcxTransport::send_batch(Peer& p, bool ack_now) noexcept {
+  if (p.batch.empty() && !ack_now) return;
+  auto* b = new (std::nothrow)
+      BatchInFlight{{static_cast<std::uint32_t>(setup_.me), p.batch.count(), ack_now ? kAckNow : 0u, 0}, {}, &p};
   if (!b) fail("shmem_put (no memory for a batch of puts)", p.pe, UCS_ERR_NO_MEMORY);
   std::swap(b->batch, p.batch);
   ucp_request_param_t prm{};
@@ -78,11 +79,11 @@ void UcxTransport::send_batches() noexcept {
   }
 }
 
-void UcxTransport::applied_from(std::uint32_t from, std::uint64_t count, ucp_ep_h reply_ep) noexcept {
+void UcxTransport::applied_from(std::uint32_t from, std::uint64_t count, bool ack_now, ucp_ep_h reply_ep) noexcept {
   Peer& p = peers_[from];
   p.am_applied += count;
   p.ack_ep = reply_ep;
-  if (!p.ack_due) {
+  if (!p.ack_due && (ack_now || p.am_applied - p.am_answered >= kLazyAckRecords)) {
     p.ack_due = true;
     ack_due_.push_back(static_cast<int>(from));
   }
@@ -127,7 +128,7 @@ ucs_status_t UcxTransport::on_am_put(void* arg, const void* header, size_t heade
                              ": outside this PE's segments, a misaligned add, or a malformed batch)";
     t->fail(what.c_str(), -1, UCS_ERR_INVALID_PARAM);
   }
-  t->applied_from(h.from, h.count, param->reply_ep);
+  t->applied_from(h.from, h.count, (h.flags & kAckNow) != 0, param->reply_ep);
   return UCS_OK;
 }
 
@@ -136,6 +137,7 @@ void UcxTransport::send_acks() noexcept {
     Peer& p = peers_[static_cast<std::size_t>(pe)];
     p.ack_due = false;
     p.ack_out = AmAck{p.am_applied, static_cast<std::uint32_t>(setup_.me), 0};
+    p.am_answered = p.am_applied;
     ucp_request_param_t prm{};
     nbi_param(prm, p);
     prm.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;

@@ -45,10 +45,19 @@ inline constexpr std::size_t kAmPutMax = 4096;
 inline constexpr std::uint8_t kRecordPut = 0;
 inline constexpr std::uint8_t kRecordAdd = 1;
 
-// The active message's header: who sent the batch and how many records it holds.
+// The active message's header: who sent the batch, how many records it holds, and whether the
+// sender waits for the acknowledgement (its quiet: kAckNow). A target acknowledges what it
+// applied at once when asked, and otherwise only every kLazyAckRecords records, so a stream
+// of puts or broadcasts costs no answer per message; a quiet sends its peers' batches asking
+// (an empty one when nothing is left to send but answers are), which costs one message each
+// way as before.
+inline constexpr std::uint32_t kAckNow = 1;
+inline constexpr std::uint64_t kLazyAckRecords = 256;
 struct AmBatchHeader {
   std::uint32_t from;
   std::uint32_t count;
+  std::uint32_t flags;
+  std::uint32_t pad;
 };
 
 // One put in a batch's payload, followed by `len` bytes of data padded to 8.

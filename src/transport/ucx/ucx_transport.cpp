@@ -185,18 +185,21 @@ void UcxTransport::fence() noexcept {
 void UcxTransport::quiet(int pe) noexcept {
   std::unique_lock<std::mutex> lk(mu_);
   issued();
+  // Our AM puts: every target has acknowledged every one issued so far (asked to, with the
+  // last batch). Other threads may go on issuing: their later puts are not waited for (they
+  // would be acknowledged only lazily, or by their own quiet).
+  std::vector<std::pair<const Peer*, std::uint64_t>> owed;
+  for (Peer& p : peers_)
+    if ((pe < 0 || p.pe == pe) && (!p.batch.empty() || p.am_acked != p.am_sent)) {
+      send_batch(p, true);
+      owed.emplace_back(&p, p.am_sent);
+    }
   send_batches();
-  // Our AM puts: every target has acknowledged every one.
-  if (pe >= 0) {
-    const Peer& p = peers_[static_cast<std::size_t>(pe)];
-    drive_until(lk, [&] { return p.am_acked == p.am_sent; });
-  } else {
-    drive_until(lk, [&] {
-      for (const Peer& p : peers_)
-        if (p.am_acked != p.am_sent) return false;
-      return true;
-    });
-  }
+  drive_until(lk, [&] {
+    for (const auto& [p, sent] : owed)
+      if (p->am_acked < sent) return false;
+    return true;
+  });
   // UCP's own operations (large puts, nbi gets, non-fetching atomics), when there were any.
   ucp_request_param_t prm{};
   ucs_status_ptr_t r = nullptr;

@@ -34,6 +34,7 @@ struct Peer {
   std::uint64_t am_sent = 0;     // AM puts sent to this PE
   std::uint64_t am_acked = 0;    // ... of which it has acknowledged this many
   std::uint64_t am_applied = 0;  // AM puts from this PE applied here
+  std::uint64_t am_answered = 0; // ... of which the last acknowledgement sent to it counted
   AmAck ack_out{};               // the acknowledgement being sent to it (UCX may read it late)
   bool ack_due = false;          // am_applied grew since the last acknowledgement
   ucp_ep_h ack_ep = nullptr;     // ... and the endpoint the puts came by
@@ -117,7 +118,8 @@ class UcxTransport final : public RemoteTransport {
   // A non-fetching add: appended to the peer's batch, which then goes out (am_put.hpp).
   void am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width) noexcept;
   // Sends the peer's batch, if any (never waits: the batch travels with the request).
-  void send_batch(Peer& p) noexcept;
+  // With ack_now, asks for the acknowledgement at once (an empty batch when none is pending).
+  void send_batch(Peer& p, bool ack_now = false) noexcept;
   // Every peer's batch.
   void send_batches() noexcept;
   // One acknowledgement per peer for every put that one ucp_worker_progress call applied (a
@@ -129,7 +131,7 @@ class UcxTransport final : public RemoteTransport {
   static ucs_status_t on_am_ack(void* arg, const void* header, size_t header_length, void*, size_t,
                                 const ucp_am_recv_param_t*);
   // Counts an applied put or add from `from` and has it acknowledged (on the endpoint it came by).
-  void applied_from(std::uint32_t from, std::uint64_t count, ucp_ep_h reply_ep) noexcept;
+  void applied_from(std::uint32_t from, std::uint64_t count, bool ack_now, ucp_ep_h reply_ep) noexcept;
 
   Setup setup_;
   Context ctx_;
