@@ -35,7 +35,7 @@ inline constexpr unsigned kAmAckId = 0x5e02;
 
 // Puts up to this size take the AM path; larger ones use ucp_put_nbx, whose completion message
 // per fragment is small next to the data.
-inline constexpr std::size_t kAmPutMax = 4096;
+inline constexpr std::size_t kAmPutMax = 16384;
 
 // A batch's records are puts (kRecordPut) or non-fetching atomic adds (kRecordAdd: the
 // library's own signals — barrier rounds, the collectives' leader channel, put_signal's and
@@ -81,7 +81,7 @@ inline constexpr std::size_t am_record_bytes(std::size_t len) { return sizeof(Am
 class PutBatch {
  public:
   // A batch never grows past this (a put of kAmPutMax always fits in an empty one).
-  static constexpr std::size_t kMaxBytes = 16384;
+  static constexpr std::size_t kMaxBytes = 34816;  // two puts of kAmPutMax
   static_assert(am_record_bytes(kAmPutMax) <= kMaxBytes);
 
   bool empty() const noexcept { return count_ == 0; }
