@@ -20,6 +20,19 @@
 # plugin was built: without it the MPI case is skipped with a line saying so).
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
+
+# run_ok WHAT EXPECTED CMD: runs CMD in h1; it must exit 0 and print EXPECTED. RUN_MS: its time.
+run_ok() {
+  local t0
+  t0=$(now_ms)
+  run harness_exec h1 "$3"
+  if [ "$RC" != 0 ]; then
+    head -c 3000 "$WORK/err" >&2
+    fail "$1: exit status $RC"
+  fi
+  expect_out "$2" "$1"
+  RUN_MS=$(($(now_ms) - t0))
+}
 part=${1:?init or device}
 snapshot
 
@@ -157,24 +170,13 @@ else
     # library: fewer rounds of the atomics test keep that run short.
     args=""
     [ -z "$extra" ] || args=20
-    t0=$(now_ms)
-    run harness_exec h1 "exec $OSHRUN --rsh $HARNESS_AGENT --hosts $hosts ${extra:+-x $extra} $STREAM_KERNELS $args"
-    if [ "$RC" != 0 ]; then
-      head -c 3000 "$WORK/err" >&2
-      fail "stream_kernels on $hosts ${extra:-}: exit status $RC"
-    fi
-    expect_out "stream_kernels: 4 PEs OK" "stream_kernels on $hosts ${extra:-}"
-    pass "device API from kernels on $hosts ${extra:+($extra) }($(($(now_ms) - t0)) ms)"
+    run_ok "stream_kernels on $hosts ${extra:-}" "stream_kernels: 4 PEs OK" \
+      "exec $OSHRUN --rsh $HARNESS_AGENT --hosts $hosts ${extra:+-x $extra} $STREAM_KERNELS $args"
+    pass "device API from kernels on $hosts ${extra:+($extra) }($RUN_MS ms)"
   done
   # shmemx.h's stream calls (ordering, overlap, errors, many streams, every on-stream collective).
-  t0=$(now_ms)
-  run harness_exec h1 "exec $OSHRUN --rsh $HARNESS_AGENT --hosts h1:2,h2:2 $STREAM_OPS"
-  if [ "$RC" != 0 ]; then
-    head -c 3000 "$WORK/err" >&2
-    fail "stream_ops on h1:2,h2:2: exit status $RC"
-  fi
-  expect_out "stream_ops: 4 PEs OK" "stream_ops on h1:2,h2:2"
-  pass "shmemx_*_on_stream (RMA, signals, collectives) on h1:2,h2:2 ($(($(now_ms) - t0)) ms)"
+  run_ok "stream_ops on h1:2,h2:2" "stream_ops: 4 PEs OK" "exec $OSHRUN --rsh $HARNESS_AGENT --hosts h1:2,h2:2 $STREAM_OPS"
+  pass "shmemx_*_on_stream (RMA, signals, collectives) on h1:2,h2:2 ($RUN_MS ms)"
 fi
 [ -z "$(harness_pids)" ] || fail "processes left in the hosts: $(harness_pids)"
 check_no_leftovers "acl_across $part"
