@@ -20,6 +20,9 @@ class MpiLibrary {
 
   const shmem_mpi_plugin& fn() const noexcept { return fn_; }
   bool initialised_here() const noexcept { return initialised_here_; }
+  // The job failed (a PE exits with a non-zero status): MPI_Finalize is collective and would
+  // wait for processes that are gone or going, so the destructor leaves MPI as it is.
+  void abandon() noexcept { initialised_here_ = false; }
 
  private:
   const shmem_mpi_plugin& fn_;

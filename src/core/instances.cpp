@@ -74,6 +74,8 @@ void finalize_at_exit(int status, void*) {
   g_current.store(nullptr, std::memory_order_release);
   for (auto& [id, rt] : p.instances) rt->leave_at_exit(status);
   p.instances.clear();
+  if (status != 0)
+    if (std::shared_ptr<bootstrap::MpiLibrary> mpi = p.mpi.lock()) mpi->abandon();
   p.boot_holds.clear();
   p.pmix.reset();
 }
