@@ -336,8 +336,9 @@ void Runtime::start_transport(const std::vector<char>& remote) {
   for (int pe = 0; pe < npes_; ++pe)
     if (remote[static_cast<std::size_t>(pe)]) routes_[pe].remote = remote_.get();
   if (remote_->waits_need_progress()) {
-    wait_.poll = [](void* t) { static_cast<transport::RemoteTransport*>(t)->progress(); };
+    wait_.poll = [](void* t, bool continual) { static_cast<transport::RemoteTransport*>(t)->progress(continual); };
     wait_.poll_arg = remote_.get();
+    wait_.activity = remote_->activity();
   }
   int nlocal = 1;
   for (int pe = 0; pe < npes_; ++pe) nlocal += pe != me_ && routes_[pe].local();

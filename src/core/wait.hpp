@@ -64,7 +64,7 @@ struct WaitPolicy {
   bool oversubscribed = false;      // more PEs on this node than CPUs they may use
   bool threads_share = false;       // SHMEM_THREAD_MULTIPLE: the peer may be a thread of this PE
   double timeout_s = 0;             // 0 = wait forever
-  void (*poll)(void*) = nullptr;    // driven on every wait iteration when set
+  void (*poll)(void*, bool continual) = nullptr;  // driven on every wait iteration when set
   void* poll_arg = nullptr;
   mutable std::atomic<unsigned> spin_budget{kCap};  // the adaptive estimate (relaxed; a hint)
   WaitBoard board;                                  // where the node's PEs last waited
@@ -73,8 +73,16 @@ struct WaitPolicy {
 
   // Sets the budget from SHMEM_WAIT_SPIN (-1: automatic) once oversubscribed is known.
   void configure_spin(std::int64_t wait_spin) noexcept;
-  void progress() const noexcept {
-    if (poll) poll(poll_arg);
+  // `continual` false: from a wait that has begun to sleep between polls (the transport's
+  // progress thread must then serve the peers, RemoteTransport::progress).
+  void progress(bool continual = true) const noexcept {
+    if (poll) poll(poll_arg, continual);
+  }
+  // Every wait_for begins here: counts, in the transport's word, that the application is in the
+  // library (RemoteTransport::activity), also when what it waits for is already there.
+  std::atomic<std::uint32_t>* activity = nullptr;
+  void entered() const noexcept {
+    if (activity) activity->store(activity->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
   unsigned budget() const noexcept { return adaptive ? spin_budget.load(std::memory_order_relaxed) : spin_iterations; }
   // The outcome of one spin phase of `budget` iterations: completed after `used` of them, or
@@ -171,8 +179,9 @@ inline void yield_or_spin_until(const WaitPolicy& pol, Done&& done, Report&& rep
   const double start = wait_clock();
   bool yield = pol.hand_over(start);
   double recheck = start + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9;
+  bool sleeps = false;  // the wait has begun to sleep between polls
   for (unsigned i = 1;; ++i) {
-    pol.progress();
+    pol.progress(!sleeps);
     if (done()) return;
     if (yield || i % WaitPolicy::kClockEvery == 0) {
       const double now = wait_clock();
@@ -180,6 +189,7 @@ inline void yield_or_spin_until(const WaitPolicy& pol, Done&& done, Report&& rep
       if (pol.timeout_s > 0 && waited > pol.timeout_s) report(waited);
       if (const long ns = sleep_step_ns(waited)) {
         pol.board.asleep();
+        sleeps = true;
         sleep(ns);
         recheck = 0;  // publish again, and ask again, once awake
         continue;
@@ -205,6 +215,7 @@ inline void sleep_ns(long ns) noexcept {
 // Calls done() until it returns true: spin, then yield or spin on, then (late) sleep.
 template <class Done, class Report>
 inline void wait_for(const WaitPolicy& pol, Done&& done, Report&& report) {
+  pol.entered();
   if (done()) return;
   if (spin_for(pol, done)) return;
   yield_or_spin_until(pol, done, report, sleep_ns);

@@ -157,6 +157,7 @@ void take_chunk(Runtime& rt, A& a, Msg& m, std::size_t c, const char* what) noex
 // of them are complete on this side.
 template <class A>
 void transfer(Runtime& rt, A& a, std::vector<Msg>& sends, std::vector<Msg>& recvs, const char* what) noexcept {
+  rt.wait_policy().entered();  // also when everything is there already (WaitPolicy::activity)
   std::vector<char> pack;
   for (Msg& m : sends)
     for (const Piece& p : m.pieces) m.total += p.n;

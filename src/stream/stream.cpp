@@ -74,7 +74,7 @@ int Stream::synchronize() noexcept {
     // The stream's completion still wakes it at once; in between it drives every millisecond.
     while (!idle()) {
       lk.unlock();
-      rt->wait_policy().progress();
+      rt->wait_policy().progress(false);  // a wait that sleeps between polls
       lk.lock();
       idle_cv_.wait_for(lk, std::chrono::milliseconds(1), idle);
     }

@@ -69,7 +69,16 @@ class RemoteTransport {
   // Completes every operation issued so far (all targets); `pe` >= 0 completes only that target's.
   virtual void quiet(int pe = -1) noexcept = 0;
   // Drives the transport once (waits call it while they spin, when it needs driving).
-  virtual void progress() noexcept = 0;
+  // `continual`: the caller polls again within microseconds (a wait that spins or yields, a
+  // polling loop), so the transport may leave serving its peers to these calls; false: a wait
+  // that sleeps between polls (after core/wait.hpp's kYieldOnlyS), which must not keep a
+  // progress thread away.
+  virtual void progress(bool continual) noexcept = 0;
+  // A word the application's waits bump as they begin (relaxed; core/wait.hpp), or nullptr: a
+  // progress thread reads in it that the application is in the library even when its waits
+  // find their data already there and never poll (which they do when the thread delivered it,
+  // so that the thread would go on waking for every message).
+  virtual std::atomic<std::uint32_t>* activity() noexcept { return nullptr; }
   // True when waits on local memory must call progress() to see remote updates (no progress
   // thread, and the transport emulates RMA in software).
   virtual bool waits_need_progress() const noexcept = 0;

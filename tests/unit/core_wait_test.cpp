@@ -66,10 +66,54 @@ TEST(WaitBudget, PollHookRunsOnEverySpin) {
   WaitPolicy p;
   adaptive(p, 16, 4);
   int polls = 0;
-  p.poll = [](void* a) { ++*static_cast<int*>(a); };
+  p.poll = [](void* a, bool continual) { *static_cast<int*>(a) += continual ? 1 : 1000; };
   p.poll_arg = &polls;
   EXPECT_FALSE(shmem::spin_for(p, [] { return false; }));
-  EXPECT_EQ(polls, 16);
+  EXPECT_EQ(polls, 16);  // every spin is a continual poll
+}
+
+// Once a wait sleeps between polls, its polls stop counting as continual (a progress thread
+// must then serve the peers): before the first sleep every poll is continual, after it none.
+TEST(WaitBudget, PollsAfterTheFirstSleepAreNotContinual) {
+  WaitPolicy p;
+  adaptive(p, 16, 4);
+  struct Seen {
+    int continual = 0, late = 0, late_before_sleep = 0, sleeps = 0;
+  } seen;
+  p.poll = [](void* a, bool continual) {
+    Seen& s = *static_cast<Seen*>(a);
+    if (continual) {
+      ++s.continual;
+      if (s.sleeps > 0) ++s.late;  // counted as a failure below
+    } else if (s.sleeps == 0) {
+      ++s.late_before_sleep;
+    }
+  };
+  p.poll_arg = &seen;
+  // Returns once the wait has slept three times (it sleeps only after kYieldOnlyS of yielding).
+  shmem::yield_or_spin_until(
+      p, [&] { return seen.sleeps >= 3; }, [](double) { FAIL() << "no watchdog here"; },
+      [&](long ns) {
+        EXPECT_GT(ns, 0);
+        ++seen.sleeps;
+      });
+  EXPECT_EQ(seen.sleeps, 3);
+  EXPECT_GT(seen.continual, 0);
+  EXPECT_EQ(seen.late, 0);
+  EXPECT_EQ(seen.late_before_sleep, 0);
+}
+
+// Every wait_for counts itself in the activity word, also when its condition already holds.
+TEST(WaitBudget, WaitForCountsActivityEvenWhenDone) {
+  WaitPolicy p;
+  adaptive(p, 16, 4);
+  std::atomic<std::uint32_t> activity{0};
+  shmem::wait_for(p, [] { return true; }, [](double) {});  // no word: nothing to count
+  p.activity = &activity;
+  shmem::wait_for(p, [] { return true; }, [](double) {});
+  int calls = 0;
+  shmem::wait_for(p, [&] { return ++calls == 3; }, [](double) {});
+  EXPECT_EQ(activity.load(), 2u);
 }
 
 TEST(WaitBudget, ExplicitSpinIsFixed) {

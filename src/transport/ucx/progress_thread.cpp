@@ -6,20 +6,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 namespace shmem::transport::ucx {
 
-std::uint64_t now_ns() noexcept {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
-}
-
 ProgressThread::ProgressThread(ucp_worker_h worker, unsigned (*progress)(void*), void* arg,
-                               const AppPolls* app, std::mutex* worker_mu)
+                               AppPolls* app, std::mutex* worker_mu)
     : worker_(worker), progress_(progress), arg_(arg), app_(app), mu_(worker_mu) {
   ucs_status_t st = ucp_worker_get_efd(worker_, &worker_fd_);
   if (st != UCS_OK)
@@ -44,16 +39,21 @@ ProgressThread::~ProgressThread() {
 }
 
 void ProgressThread::run() noexcept {
-  const timespec busy_nap{0, static_cast<long>(AppPolls::kBusyNs)};
   const timespec short_nap{0, static_cast<long>(AppPolls::kGapNs)};
   pollfd wake{wake_.get(), POLLIN, 0};
+  std::uint64_t nap_ns = AppPolls::kBusyNs;
   while (!stop_.load(std::memory_order_acquire)) {
-    if (app_->spinning(now_ns())) {
+    if (app_->waits_began() || app_->spinning(now_ns())) {
       // The application is spinning in a wait or a blocking call and drives the worker
-      // itself: stay out of its way (no wake-up per message, no lock traffic).
-      ::ppoll(&wake, 1, &busy_nap, nullptr);
+      // itself: stay out of its way (no wake-up per message, no lock traffic), and look back
+      // less often the longer it goes on (each look is a switch that, where PEs outnumber
+      // CPUs, takes the CPU from a PE).
+      const timespec nap{0, static_cast<long>(nap_ns)};
+      ::ppoll(&wake, 1, &nap, nullptr);
+      nap_ns = std::min<std::uint64_t>(nap_ns * 2, AppPolls::kLongestNapNs);
       continue;
     }
+    nap_ns = AppPolls::kBusyNs;
     ucs_status_t st;
     {
       std::unique_lock<std::mutex> lk(*mu_, std::try_to_lock);

@@ -11,35 +11,10 @@
 #include <cstdint>
 #include <thread>
 
+#include "transport/ucx/app_polls.hpp"
 #include "util/unique_fd.hpp"
 
 namespace shmem::transport::ucx {
-
-// CLOCK_MONOTONIC in nanoseconds (the clock of AppPolls).
-std::uint64_t now_ns() noexcept;
-
-// When the application last drove the worker itself, and how long before that it had done so.
-// A wait that spins or a blocking call polls every microsecond or so; a wait that has begun to
-// sleep between polls (core/wait.hpp: after 10 ms), or a PE that computes, leaves the worker
-// alone for much longer.
-class AppPolls {
- public:
-  static constexpr std::uint64_t kBusyNs = 200 * 1000;  // polled this recently ...
-  static constexpr std::uint64_t kGapNs = 20 * 1000;    // ... and this soon after the poll before
-  // Returns the time (now_ns).
-  std::uint64_t polled() noexcept {
-    const std::uint64_t now = now_ns();
-    gap_.store(now - last_.exchange(now, std::memory_order_relaxed), std::memory_order_relaxed);
-    return now;
-  }
-  // The application is polling continually: it serves the worker's events itself.
-  bool spinning(std::uint64_t now) const noexcept {
-    return now - last_.load(std::memory_order_relaxed) < kBusyNs && gap_.load(std::memory_order_relaxed) < kGapNs;
-  }
-
- private:
-  std::atomic<std::uint64_t> last_{0}, gap_{~std::uint64_t{0}};
-};
 
 class ProgressThread {
  public:
@@ -53,7 +28,7 @@ class ProgressThread {
   // serves every message as it arrives. Throws std::runtime_error when the worker has no event
   // descriptor.
   ProgressThread(ucp_worker_h worker, unsigned (*progress)(void*), void* arg,
-                 const AppPolls* app, std::mutex* worker_mu);
+                 AppPolls* app, std::mutex* worker_mu);
   ~ProgressThread();  // stops and joins
   ProgressThread(const ProgressThread&) = delete;
   ProgressThread& operator=(const ProgressThread&) = delete;
@@ -64,7 +39,7 @@ class ProgressThread {
   ucp_worker_h worker_;
   unsigned (*progress_)(void*);
   void* arg_;
-  const AppPolls* app_;
+  AppPolls* app_;
   std::mutex* mu_;
   int worker_fd_ = -1;  // owned by the worker
   util::UniqueFd epoll_, wake_;

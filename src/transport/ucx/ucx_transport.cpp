@@ -214,8 +214,8 @@ void UcxTransport::quiet(int pe) noexcept {
   complete(lk, r, false, "shmem_quiet", pe);
 }
 
-void UcxTransport::progress() noexcept {
-  const bool spinning = app_polls_.spinning(app_polls_.polled());
+void UcxTransport::progress(bool continual) noexcept {
+  const bool spinning = continual && app_polls_.spinning(app_polls_.polled());
   std::lock_guard<std::mutex> lk(mu_);
   progress_worker(spinning);
 }

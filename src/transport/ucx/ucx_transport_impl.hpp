@@ -58,7 +58,8 @@ class UcxTransport final : public RemoteTransport {
                     std::uint64_t cond, void* fetch_to, const char* op) noexcept override;
   void fence() noexcept override;
   void quiet(int pe) noexcept override;
-  void progress() noexcept override;
+  void progress(bool continual) noexcept override;
+  std::atomic<std::uint32_t>* activity() noexcept override { return app_polls_.activity(); }
   bool waits_need_progress() const noexcept override { return software_; }
 
   // Called for endpoint errors (a lost peer) and failed nbi operations.
