@@ -89,8 +89,8 @@ struct Group {
     coll::dissemination<long>(
         r, l.hosts(), l.my_host, [&](int, int round) { return set.psync + kLeaderRounds + round; },
         [&](int h, int round) {
-          r.remote()->amo(world(l.leader(h)), seg, off + sizeof(long) * (kLeaderRounds + static_cast<std::size_t>(round)),
-                          AmoOp::kAdd, 8, 1, 0, nullptr, func);
+          r.remote()->signal_add(world(l.leader(h)), seg,
+                                 off + sizeof(long) * (kLeaderRounds + static_cast<std::size_t>(round)), 1, func);
         });
   }
 };

@@ -68,9 +68,9 @@ void Team::leader_sync() noexcept {
       *rt_, layout_.hosts(), layout_.my_host,
       [&](int, int r) { return x_word(me_, offsetof(XHeader, leader_rounds) + sizeof(std::uint64_t) * r); },
       [&](int h, int r) {
-        rt_->remote()->amo(world_pe(layout_.leader(h)), transport::Seg::kHeap,
-                           rt_->x_slot_off(slot_) + offsetof(XHeader, leader_rounds) + sizeof(std::uint64_t) * r,
-                           AmoOp::kAdd, 8, 1, 0, nullptr, "team barrier");
+        rt_->remote()->signal_add(world_pe(layout_.leader(h)), transport::Seg::kHeap,
+                                  rt_->x_slot_off(slot_) + offsetof(XHeader, leader_rounds) + sizeof(std::uint64_t) * r,
+                                  1, "team barrier");
       });
 }
 

@@ -128,7 +128,7 @@ void put_chunk(Runtime& rt, A& a, Msg& m, std::size_t c, std::vector<char>& pack
 
 template <class A>
 void signal(Runtime& rt, A& a, const Msg& m, std::uint64_t bytes, const char* what) noexcept {
-  rt.remote()->amo(m.pe, transport::Seg::kHeap, a.seq_off(a.my_key()), AmoOp::kAdd, 8, bytes, 0, nullptr, what);
+  rt.remote()->signal_add(m.pe, transport::Seg::kHeap, a.seq_off(a.my_key()), bytes, what);
 }
 
 template <class A>
@@ -145,8 +145,7 @@ void take_chunk(Runtime& rt, A& a, Msg& m, std::size_t c, const char* what) noex
   }
   pr.taken += c;
   if (pr.taken - pr.acked >= a.ring_bytes() / 4) {
-    rt.remote()->amo(m.pe, transport::Seg::kHeap, a.ack_off(a.my_key()), AmoOp::kAdd, 8, pr.taken - pr.acked, 0, nullptr,
-                     what);
+    rt.remote()->signal_add(m.pe, transport::Seg::kHeap, a.ack_off(a.my_key()), pr.taken - pr.acked, what);
     pr.acked = pr.taken;
   }
 }

@@ -64,6 +64,13 @@ class RemoteTransport {
   // nonblocking and the old value is stored there by quiet.
   virtual std::uint64_t amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op, std::size_t width,
                             std::uint64_t value, std::uint64_t cond, void* fetch_to, const char* op) noexcept = 0;
+  // The library's own signal (barrier rounds, the leader channel's counters): a non-fetching
+  // 64-bit add that PE `pe` waits for. Ordered after everything issued to `pe` before it, like
+  // any operation; but quiet need not complete it (what waits for it is its target), so a
+  // quiet after a barrier owes no round trip for the barrier's own messages.
+  virtual void signal_add(int pe, Seg seg, std::uint64_t off, std::uint64_t value, const char* op) noexcept {
+    amo(pe, seg, off, AmoOp::kAdd, 8, value, 0, nullptr, op);
+  }
   // Orders every operation issued before it before every one issued after it (per target).
   virtual void fence() noexcept = 0;
   // Completes every operation issued so far (all targets); `pe` >= 0 completes only that target's.

@@ -18,10 +18,11 @@ void UcxTransport::am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, 
   if (!p.batch.fits(bytes)) send_batch(p);
   if (p.batch.empty()) batched_.push_back(p.pe);
   p.batch.add(static_cast<std::uint8_t>(seg), off, src, bytes);
-  ++p.am_sent;
+  p.am_owed = ++p.am_sent;
 }
 
-void UcxTransport::am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width) noexcept {
+void UcxTransport::am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width,
+                          bool owed) noexcept {
   const std::uint32_t value32 = static_cast<std::uint32_t>(value);
   std::lock_guard<std::mutex> lk(mu_);
   issued();
@@ -29,6 +30,7 @@ void UcxTransport::am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t val
   p.batch.add(static_cast<std::uint8_t>(seg), off, width == 8 ? static_cast<const void*>(&value) : &value32, width,
               kRecordAdd);
   ++p.am_sent;
+  if (owed) p.am_owed = p.am_sent;
   send_batch(p);  // with the puts before it, in one message
 }
 

@@ -130,6 +130,12 @@ void UcxTransport::get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_
   rma(ucp_get_nbx, pe, seg, off, dst, bytes, nbi, op);
 }
 
+void UcxTransport::signal_add(int pe, Seg seg, std::uint64_t off, std::uint64_t value, const char* op) noexcept {
+  Peer& p = peers_[static_cast<std::size_t>(pe)];
+  if (p.am_put) return am_add(p, seg, off, value, 8, false);
+  amo(pe, seg, off, AmoOp::kAdd, 8, value, 0, nullptr, op);
+}
+
 std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op, std::size_t width, std::uint64_t value,
                                 std::uint64_t cond, void* fetch_to, const char* op) noexcept {
   Peer& p = peers_[static_cast<std::size_t>(pe)];
@@ -185,15 +191,20 @@ void UcxTransport::fence() noexcept {
 void UcxTransport::quiet(int pe) noexcept {
   std::unique_lock<std::mutex> lk(mu_);
   issued();
-  // Our AM puts: every target has acknowledged every one issued so far (asked to, with the
-  // last batch). Other threads may go on issuing: their later puts are not waited for (they
-  // would be acknowledged only lazily, or by their own quiet).
+  // Our AM puts and adds: every target has acknowledged every one issued so far (asked to,
+  // with the last batch), up to the last one that quiet completes (the library's own signals
+  // after it are not waited for: signal_add). Other threads may go on issuing: their later puts
+  // are not waited for (they would be acknowledged only lazily, or by their own quiet).
   std::vector<std::pair<const Peer*, std::uint64_t>> owed;
-  for (Peer& p : peers_)
-    if ((pe < 0 || p.pe == pe) && (!p.batch.empty() || p.am_acked != p.am_sent)) {
+  for (Peer& p : peers_) {
+    if (pe >= 0 && p.pe != pe) continue;
+    if (p.am_acked < p.am_owed) {
       send_batch(p, true);
-      owed.emplace_back(&p, p.am_sent);
+      owed.emplace_back(&p, p.am_owed);
+    } else {
+      send_batch(p);  // signals only, or nothing
     }
+  }
   send_batches();
   drive_until(lk, [&] {
     for (const auto& [p, sent] : owed)

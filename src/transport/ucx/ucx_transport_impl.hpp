@@ -33,6 +33,7 @@ struct Peer {
   // Under the transport's mutex:
   std::uint64_t am_sent = 0;     // AM puts sent to this PE
   std::uint64_t am_acked = 0;    // ... of which it has acknowledged this many
+  std::uint64_t am_owed = 0;     // am_sent after the last one quiet must complete (not signal_add's)
   std::uint64_t am_applied = 0;  // AM puts from this PE applied here
   std::uint64_t am_answered = 0; // ... of which the last acknowledgement sent to it counted
   AmAck ack_out{};               // the acknowledgement being sent to it (UCX may read it late)
@@ -56,6 +57,7 @@ class UcxTransport final : public RemoteTransport {
            const char* op) noexcept override;
   std::uint64_t amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op, std::size_t width, std::uint64_t value,
                     std::uint64_t cond, void* fetch_to, const char* op) noexcept override;
+  void signal_add(int pe, Seg seg, std::uint64_t off, std::uint64_t value, const char* op) noexcept override;
   void fence() noexcept override;
   void quiet(int pe) noexcept override;
   void progress(bool continual) noexcept override;
@@ -117,7 +119,8 @@ class UcxTransport final : public RemoteTransport {
   // at once, as a blocking put requires).
   void am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes) noexcept;
   // A non-fetching add: appended to the peer's batch, which then goes out (am_put.hpp).
-  void am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width) noexcept;
+  // `owed` false: the library's own signal (signal_add), which quiet does not wait for.
+  void am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width, bool owed = true) noexcept;
   // Sends the peer's batch, if any (never waits: the batch travels with the request).
   // With ack_now, asks for the acknowledgement at once (an empty batch when none is pending).
   void send_batch(Peer& p, bool ack_now = false) noexcept;
