@@ -41,16 +41,21 @@ class AppPolls {
   bool spinning(std::uint64_t now) const noexcept { return now - last_.load(std::memory_order_relaxed) < kBusyNs; }
   // Bumped by every wait of the application as it begins (WaitPolicy::entered).
   std::atomic<std::uint32_t>* activity() noexcept { return &waits_; }
-  // The progress thread's view: true when a wait began since the last call.
-  bool waits_began() noexcept {
+  // The progress thread's view: true when it has seen a wait begin (the word change between two
+  // of its calls) within the last kBusyNs. A window of time, not "since the last call": the
+  // thread calls this again right after it served a message, and a PE that is busy in the
+  // library has rarely begun its next wait within those microseconds.
+  bool waits_began(std::uint64_t now) noexcept {
     const std::uint32_t n = waits_.load(std::memory_order_relaxed);
-    return n != std::exchange(seen_waits_, n);
+    if (n != std::exchange(seen_waits_, n)) seen_at_ = now;
+    return seen_at_ != 0 && now - seen_at_ < kBusyNs;
   }
 
  private:
   std::atomic<std::uint64_t> last_{0};
   std::atomic<std::uint32_t> waits_{0};
-  std::uint32_t seen_waits_ = 0;  // the progress thread's
+  std::uint32_t seen_waits_ = 0;  // the progress thread's: the word at its last look ...
+  std::uint64_t seen_at_ = 0;     // ... and when it last saw it change (0: never)
 };
 
 }  // namespace shmem::transport::ucx

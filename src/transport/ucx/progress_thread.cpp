@@ -43,7 +43,8 @@ void ProgressThread::run() noexcept {
   pollfd wake{wake_.get(), POLLIN, 0};
   std::uint64_t nap_ns = AppPolls::kBusyNs;
   while (!stop_.load(std::memory_order_acquire)) {
-    if (app_->waits_began() || app_->spinning(now_ns())) {
+    const std::uint64_t now = now_ns();
+    if (app_->waits_began(now) || app_->spinning(now)) {
       // The application is spinning in a wait or a blocking call and drives the worker
       // itself: stay out of its way (no wake-up per message, no lock traffic), and look back
       // less often the longer it goes on (each look is a switch that, where PEs outnumber
