@@ -69,7 +69,7 @@ struct InternalArea {
 // PE's internal area: entries[s] is written only by world PE s, consumed[s] only by this PE.
 // Four entries share a cache line, so a root that runs ahead writes several per line transfer.
 constexpr int kRingPEs = 64;     // roots with a ring: world PEs below this
-constexpr int kRingDepth = 32;   // broadcasts a root may be ahead of a member
+constexpr int kRingDepth = 256;  // broadcasts a root may be ahead of a member
 constexpr std::size_t kRingBytes = 8;
 struct alignas(16) RingEntry {
   std::uint64_t head;  // sequence number (low 32 bits) | tag << 32, written last
@@ -103,7 +103,7 @@ struct TeamPushArea {
   PushLine lines[kPushTeams][2][kPushSenders];  // [team slot][call parity][sender, relative]
 };
 constexpr std::size_t kTeamPushOffset = (kRingsOffset + sizeof(BcastRings) + 63) & ~std::size_t{63};
-constexpr std::size_t kInternalBytes = 128 * 1024;
+constexpr std::size_t kInternalBytes = 512 * 1024;
 // The PE's word on the wait board (core/wait_board.hpp), on the internal area's last line.
 constexpr std::size_t kWaitSlotOffset = kInternalBytes - sizeof(WaitSlot);
 static_assert(kTeamPushOffset + sizeof(TeamPushArea) <= kWaitSlotOffset);
