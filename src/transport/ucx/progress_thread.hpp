@@ -21,9 +21,10 @@ class ProgressThread {
   // Every call into the worker holds `worker_mu` (the transport's lock; the worker is
   // SERIALIZED); the worker needs UCP_FEATURE_WAKEUP. `progress(arg)` is the transport's
   // progress call (ucp_worker_progress and what must follow it), returning its count.
-  // `app` records the application's own polls: while it polls continually (a wait spinning, a
-  // blocking call), the thread stays out of the way and checks back every 200 us, so that a
-  // PE waiting for a peer does not also pay for this thread's wake-up and the worker's lock on
+  // `app` records the application's own use of the worker (app_polls.hpp): while it is in the
+  // library (it polled continually, or a wait began, within the last 200 us), the thread stays
+  // out of the way and looks back after 200 us, then twice as long each time up to 1 ms, so that
+  // a PE waiting for a peer does not also pay for this thread's wake-up and the worker's lock on
   // every message; once the application computes, or its wait sleeps between polls, the thread
   // serves every message as it arrives. Throws std::runtime_error when the worker has no event
   // descriptor.
