@@ -3,12 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <string_view>
 #include <thread>
-#include <functional>
 
 #include "bootstrap/launch_env.hpp"
 #include "bootstrap/store.hpp"
@@ -28,8 +28,6 @@ std::string kernel_boot_id() {
   std::getline(f, id);
   return id;
 }
-}  // namespace
-namespace {
 
 std::string hostname() {
   char h[256] = {};

@@ -46,9 +46,9 @@ void ProgressThread::run() noexcept {
     const std::uint64_t now = now_ns();
     if (app_->waits_began(now) || app_->spinning(now)) {
       // The application is in the library (a wait, a blocking call, a leader-channel
-      // transfer) and drives the worker itself: stay out of its way (no wake-up per message, no lock traffic), and look back
-      // less often the longer it goes on (each look is a switch that, where PEs outnumber
-      // CPUs, takes the CPU from a PE).
+      // transfer) and drives the worker itself: stay out of its way (no wake-up per message,
+      // no lock traffic), and look back less often the longer it goes on (each look is a
+      // switch that, where PEs outnumber CPUs, takes the CPU from a PE).
       const timespec nap{0, static_cast<long>(nap_ns)};
       ::ppoll(&wake, 1, &nap, nullptr);
       nap_ns = std::min<std::uint64_t>(nap_ns * 2, AppPolls::kLongestNapNs);

@@ -201,11 +201,9 @@ void UcxTransport::quiet(int pe) noexcept {
     if (p.am_acked < p.am_owed) {
       send_batch(p, true);
       owed.emplace_back(&p, p.am_owed);
-    } else {
-      send_batch(p);  // signals only, or nothing
     }
   }
-  send_batches();
+  send_batches();  // the rest (signals only, or nothing)
   drive_until(lk, [&] {
     for (const auto& [p, sent] : owed)
       if (p->am_acked < sent) return false;
@@ -226,9 +224,9 @@ void UcxTransport::quiet(int pe) noexcept {
 }
 
 void UcxTransport::progress(bool continual) noexcept {
-  const bool spinning = continual && app_polls_.spinning(app_polls_.polled());
+  if (continual) app_polls_.polled();  // keeps the progress thread away (app_polls.hpp)
   std::lock_guard<std::mutex> lk(mu_);
-  progress_worker(spinning);
+  progress_worker(continual);  // a continual poll may defer acknowledgements to its next call
 }
 
 void UcxTransport::peer_failed(int pe, ucs_status_t st, const char* what) noexcept {
