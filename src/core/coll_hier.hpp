@@ -148,17 +148,18 @@ void broadcast(G& g, void* dest, const void* source, std::size_t bytes, int root
 }
 
 // ---- reductions --------------------------------------------------------------------------------
-// Leaders: the host's part into dest (member order), then all hosts' parts combined; members
-// copy the leader's dest.
+// Leaders: the host's part (`mine`: the leader's source when it is alone on its host, else
+// dest, holding its members' sources combined in member order) and all other hosts' parts
+// combined into buf (dest; it may be mine); members copy the leader's dest.
 template <class G>
-void allreduce_leaders(G& g, char* buf, std::size_t nelems, std::size_t elem, core::Combine combine) {
+void allreduce_leaders(G& g, char* buf, const char* mine, std::size_t nelems, std::size_t elem, core::Combine combine) {
   const HostLayout& l = g.layout();
   const int hosts = l.hosts(), me = l.my_host;
   const std::size_t bytes = nelems * elem;
   std::vector<xchan::Msg> sends, recvs;
   if (choose(g.rt(), bytes, hosts) == Algo::kDirect) {
     std::vector<std::vector<char>> parts(static_cast<std::size_t>(hosts));
-    parts[static_cast<std::size_t>(me)].assign(buf, buf + bytes);
+    parts[static_cast<std::size_t>(me)].assign(mine, mine + bytes);
     for (int h = 0; h < hosts; ++h) {
       if (h == me) continue;
       sends.push_back(msg(g, h));
@@ -172,21 +173,26 @@ void allreduce_leaders(G& g, char* buf, std::size_t nelems, std::size_t elem, co
     for (int h = 2; h < hosts; ++h) combine(buf, buf, parts[static_cast<std::size_t>(h)].data(), nelems);
     return;
   }
-  // Ring: segment s is elements [s * nelems / hosts, (s + 1) * nelems / hosts).
-  auto seg = [&](int s) {
+  // Ring: segment s is elements [s * nelems / hosts, (s + 1) * nelems / hosts), at `base`.
+  auto seg_in = [&](const char* base, int s) {
     s = ((s % hosts) + hosts) % hosts;
     const std::size_t lo = nelems * static_cast<std::size_t>(s) / static_cast<std::size_t>(hosts);
     const std::size_t hi = nelems * static_cast<std::size_t>(s + 1) / static_cast<std::size_t>(hosts);
-    return xchan::Piece{buf + lo * elem, (hi - lo) * elem};
+    return xchan::Piece{const_cast<char*>(base) + lo * elem, (hi - lo) * elem};
   };
+  auto seg = [&](int s) { return seg_in(buf, s); };
+  // Every segment but me's is combined here once, from mine and what the previous host sends,
+  // and me's is sent once from mine and written by the allgather, so buf need not hold a copy
+  // of mine first.
   const int next = (me + 1) % hosts, prev = (me + hosts - 1) % hosts;
   for (int k = 0; k < hosts - 1; ++k) {  // reduce-scatter: this host ends with segment me + 1
     sends.assign(1, msg(g, next));
-    const xchan::Piece out = seg(me - k), in = seg(me - k - 1);
+    const xchan::Piece out = k == 0 ? seg_in(mine, me) : seg(me - k), in = seg(me - k - 1);
     sends[0].add(out.p, out.n);
     recvs.assign(1, msg(g, prev));
     recvs[0].add(in.p, in.n);
     recvs[0].combine = combine;
+    recvs[0].first = seg_in(mine, me - k - 1).p;
     recvs[0].elem = elem;
     xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
   }
@@ -209,8 +215,9 @@ void reduce(G& g, void* dest, const void* source, std::size_t nelems, std::size_
   g.node_sync();
   if (l.is_leader()) {
     char* out = static_cast<char*>(dest);
+    const char* mine = out;
     if (local.size() == 1) {
-      if (dest != source) std::memmove(dest, source, bytes);
+      mine = static_cast<const char*>(source);
     } else {
       // Chunk by chunk (kept in cache); out may alias this PE's source (the first operand).
       constexpr std::size_t kChunk = 16 * 1024;
@@ -221,7 +228,7 @@ void reduce(G& g, void* dest, const void* source, std::size_t nelems, std::size_
         for (std::size_t k = 2; k < local.size(); ++k) combine(out + off, out + off, g.at(source, local[k]) + off, m);
       }
     }
-    allreduce_leaders(g, out, nelems, elem, combine);
+    allreduce_leaders(g, out, mine, nelems, elem, combine);
   }
   g.node_sync();
   if (!l.is_leader()) std::memcpy(dest, g.at(dest, l.leader(l.my_host)), bytes);

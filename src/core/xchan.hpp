@@ -43,13 +43,15 @@ struct Piece {
 };
 
 // One message to or from another leader: its bytes are the pieces, in order. A received
-// message with `combine` set is reduced into its one piece (piece = piece OP data, elements of
-// `elem` bytes) instead of copied.
+// message with `combine` set is reduced into its one piece instead of copied: piece = first OP
+// data, elements of `elem` bytes, where `first` (as long as the piece; it may be the piece
+// itself, the default) holds the left operand.
 struct Msg {
   int pe = -1;   // the other leader's world PE
   int key = -1;  // its key in the channel
   std::vector<Piece> pieces;
   core::Combine combine = nullptr;
+  const char* first = nullptr;  // the left operand of combine (null: the piece itself)
   std::size_t elem = 1;
   // progress
   std::size_t total = 0, done = 0, piece = 0, piece_off = 0;
@@ -138,7 +140,7 @@ void take_chunk(Runtime& rt, A& a, Msg& m, std::size_t c, const char* what) noex
   const char* ring = rt.heap_at(rt.my_pe(), a.ring_off(a.my_key(), m.key) + static_cast<std::size_t>(pr.taken % a.ring_bytes()));
   if (m.combine) {
     char* out = m.pieces[0].p + m.done;
-    m.combine(out, out, ring, c / m.elem);
+    m.combine(out, (m.first ? m.first : m.pieces[0].p) + m.done, ring, c / m.elem);
     m.done += c;
   } else {
     walk(m, c, [&](char* p, std::size_t k, std::size_t at) { std::memcpy(p, ring + at, k); });
