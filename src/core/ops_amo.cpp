@@ -45,7 +45,7 @@ template <class U>
 // node-local path stays as small as it was before there was a remote one. With UCX over TCP
 // the target's CPU performs the operation, with the same CPU atomics, so it is atomic with
 // respect to the target's node-local peers too (see docs/design.md for RDMA NICs). The
-// transport returns the old value (no fetch_to: the _nbi forms complete at once here too).
+// transport returns the old value (amo_far_nbi: stores it by the next quiet instead).
 template <class U>
 [[gnu::noinline]] U amo_far(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func) noexcept {
   const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
@@ -111,17 +111,35 @@ SHMEM_AMO_INSTANCES_(kFetchXor)
 SHMEM_AMO_INSTANCES_(kXor)
 #undef SHMEM_AMO_INSTANCES_
 
-// Node-local fetching atomics complete at once; the result is stored immediately.
+// The nonblocking fetching forms. Node-local: complete at once, the result stored immediately
+// (the caller's object may be a float: no typed store). Another host's PE: the transport
+// returns at once and stores the old value into *fetch by the next quiet.
+template <class U>
+void amo_nbi(Ctx* ctx, AmoOp op, U* fetch, void* dest, U value, U cond, int pe, const char* func) noexcept {
+  if (ctx->world == nullptr && static_cast<unsigned>(pe) < static_cast<unsigned>(ctx->rt->n_pes()) &&
+      ctx->rt->translate(dest, pe) != nullptr) {
+    const U old = amo<U>(ctx, op, dest, value, cond, pe, func);
+    std::memcpy(fetch, &old, sizeof old);
+    return;
+  }
+  const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
+  if (reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0) misaligned<U>(ctx, dest, func);
+  if (t.local) {  // a team context's PE on this node
+    const U old = amo_on<U>(op, reinterpret_cast<U*>(t.local), value, cond);
+    std::memcpy(fetch, &old, sizeof old);
+    return;
+  }
+  ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, fetch, func);
+}
+
 void amo32_nbi(Ctx* ctx, AmoOp op, std::uint32_t* fetch, void* dest, std::uint32_t value, std::uint32_t cond,
                int pe, const char* func) noexcept {
-  const std::uint32_t old = amo<std::uint32_t>(ctx, op, dest, value, cond, pe, func);
-  std::memcpy(fetch, &old, sizeof old);  // the caller's object may be a float: no typed store
+  amo_nbi<std::uint32_t>(ctx, op, fetch, dest, value, cond, pe, func);
 }
 
 void amo64_nbi(Ctx* ctx, AmoOp op, std::uint64_t* fetch, void* dest, std::uint64_t value, std::uint64_t cond,
                int pe, const char* func) noexcept {
-  const std::uint64_t old = amo<std::uint64_t>(ctx, op, dest, value, cond, pe, func);
-  std::memcpy(fetch, &old, sizeof old);
+  amo_nbi<std::uint64_t>(ctx, op, fetch, dest, value, cond, pe, func);
 }
 
 }  // namespace shmem::core

@@ -1,13 +1,15 @@
 /*
  * pe_amo.c - every atomic of the spec's tables for every type (standard, extended, bitwise),
  * plain, ctx (SHMEM_CTX_DEFAULT) and _nbi fetching forms, and the deprecated 1.4 names, on a
- * shmem_malloc'd target and on a static target, at the right neighbour and at self.
+ * shmem_malloc'd target and on a static target, at the right neighbour and at self; and
+ * thousands of fetching nbi atomics in flight at once, completed by one quiet.
  *
  * Exactly one PE (the left neighbour, or the owner itself) operates on each PE's variable, so
  * the caller keeps a local model of the remote value: every fetched value must equal the model,
  * and after a barrier the owner checks that its variable holds the model's final value.
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "pe_check.h"
 
@@ -210,6 +212,52 @@ SHMEM_AMO_DEPRECATED_EXT_TYPE_TABLE(DEFINE_DEP_EXT)
 #define RUN_DEP_STD(T, N) RUN(dep_std, dep, T, N)
 #define RUN_DEP_EXT(T, N) RUN(dep_ext, depx, T, N)
 
+/* Many fetching nbi atomics in flight at once (more than a transport keeps pending before it
+ * waits for the oldest), completed by one quiet: each PE's stream of fetch_inc_nbi (64-bit) and
+ * fetch_add_nbi (32-bit, ctx form) to its right neighbour must fetch every value of the
+ * sequence exactly once (nbi AMOs are unordered among themselves), and the owner's counters
+ * must end at the streams' totals. */
+#define IN_FLIGHT 3000
+static int cmp_long(const void* a, const void* b) {
+  const long x = *(const long*)a, y = *(const long*)b;
+  return (x > y) - (x < y);
+}
+static int cmp_int(const void* a, const void* b) {
+  const int x = *(const int*)a, y = *(const int*)b;
+  return (x > y) - (x < y);
+}
+static void amo_in_flight(void) {
+  static long lcount;
+  static int icount;
+  static long lgot[IN_FLIGHT];
+  static int igot[IN_FLIGHT];
+  const int me = shmem_my_pe(), n = shmem_n_pes(), tgt = (me + 1) % n;
+  lcount = 0;
+  icount = 0;
+  for (int k = 0; k < IN_FLIGHT; ++k) lgot[k] = igot[k] = -1;
+  shmem_barrier_all();
+  for (int k = 0; k < IN_FLIGHT; ++k) {
+    shmem_long_atomic_fetch_inc_nbi(&lgot[k], &lcount, tgt);
+    shmem_ctx_int_atomic_fetch_add_nbi(SHMEM_CTX_DEFAULT, &igot[k], &icount, 2, tgt);
+  }
+  shmem_quiet();
+  qsort(lgot, IN_FLIGHT, sizeof lgot[0], cmp_long);
+  qsort(igot, IN_FLIGHT, sizeof igot[0], cmp_int);
+  int lbad = 0, ibad = 0;
+  for (int k = 0; k < IN_FLIGHT; ++k) {
+    lbad += lgot[k] != k;
+    ibad += igot[k] != 2 * k;
+  }
+  CHECKF(lbad == 0, "%d of %d fetch_inc_nbi in flight fetched a wrong value (sorted: first %ld, last %ld)", lbad,
+         IN_FLIGHT, lgot[0], lgot[IN_FLIGHT - 1]);
+  CHECKF(ibad == 0, "%d of %d ctx_int_fetch_add_nbi in flight fetched a wrong value (sorted: first %d, last %d)", ibad,
+         IN_FLIGHT, igot[0], igot[IN_FLIGHT - 1]);
+  shmem_barrier_all();
+  CHECK_EQ(lcount, (long)IN_FLIGHT);
+  CHECK_EQ(icount, 2 * IN_FLIGHT);
+  shmem_barrier_all();
+}
+
 int main(void) {
   shmem_init();
   heap_var = shmem_malloc(16);
@@ -221,6 +269,7 @@ int main(void) {
   SHMEM_AMO_BIT_TYPE_TABLE(RUN_BIT)
   SHMEM_AMO_DEPRECATED_STD_TYPE_TABLE(RUN_DEP_STD)
   SHMEM_AMO_DEPRECATED_EXT_TYPE_TABLE(RUN_DEP_EXT)
+  amo_in_flight();
 
   shmem_free(heap_var);
   if (shmem_my_pe() == 0 && pe_check_failures_ == 0) printf("pe_amo: all AMO forms OK\n");

@@ -152,29 +152,75 @@ std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op
     reply = value;
     operand = cond;
   }
-  std::uint32_t operand32 = static_cast<std::uint32_t>(operand), reply32 = static_cast<std::uint32_t>(reply);
   const bool wide = width == 8;
   const bool wants_reply = amo_fetches(amo_op) || code == UCP_ATOMIC_OP_SWAP || code == UCP_ATOMIC_OP_CSWAP;
+  // Operand and reply live in `f`: on this stack frame for the blocking forms (the call waits
+  // for completion), on the heap for a fetching nbi form, which returns at once.
+  PendingFetch here;
+  std::unique_ptr<PendingFetch> later;
+  if (fetch_to && wants_reply) later = std::make_unique<PendingFetch>();
+  PendingFetch& f = later ? *later : here;
+  f.operand = operand;
+  f.reply = reply;
+  f.operand32 = static_cast<std::uint32_t>(operand);
+  f.reply32 = static_cast<std::uint32_t>(reply);
+  f.fetch_to = fetch_to;
+  f.width = width;
+  f.pe = pe;
+  f.what = what;
   ucp_request_param_t prm{};
   prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
   prm.datatype = ucp_dt_make_contig(wide ? 8 : 4);
   if (wants_reply) {
     prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-    prm.reply_buffer = wide ? static_cast<void*>(&reply) : static_cast<void*>(&reply32);
+    prm.reply_buffer = wide ? static_cast<void*>(&f.reply) : static_cast<void*>(&f.reply32);
   }
-  // Operand and reply live on this stack frame, so the call waits for completion even when
-  // the caller asked for the nonblocking form (the spec allows completing it early).
   std::unique_lock<std::mutex> lk(mu_);
   issued();
   send_batch(p);  // our puts to this PE go first
   if (!wants_reply) p.dirty = dirty_ = true;  // complete once the target answers (a flush)
-  ucs_status_ptr_t r = ucp_atomic_op_nbx(p.ep, code, wide ? static_cast<void*>(&operand) : static_cast<void*>(&operand32),
+  ucs_status_ptr_t r = ucp_atomic_op_nbx(p.ep, code, wide ? static_cast<void*>(&f.operand) : static_cast<void*>(&f.operand32),
                                          1, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
+  if (later && r != nullptr && !UCS_PTR_IS_ERR(r)) {
+    later->request = r;
+    fetches_.push_back(std::move(later));
+    if (fetches_.size() > kMaxPendingFetches) {  // bounded: store what has completed, else wait
+      reap_fetches(lk, -1, false);
+      if (fetches_.size() > kMaxPendingFetches / 2) reap_fetches(lk, -1, true);
+    }
+    return 0;
+  }
   complete(lk, r, false, what, pe);
   lk.unlock();
-  const std::uint64_t old = wide ? reply : reply32;
-  if (fetch_to) std::memcpy(fetch_to, wide ? static_cast<const void*>(&reply) : static_cast<const void*>(&reply32), width);
+  const std::uint64_t old = wide ? f.reply : f.reply32;
+  if (fetch_to) std::memcpy(fetch_to, wide ? static_cast<const void*>(&f.reply) : static_cast<const void*>(&f.reply32), width);
   return amo_fetches(amo_op) ? old : 0;
+}
+
+void UcxTransport::reap_fetches(std::unique_lock<std::mutex>& lk, int pe, bool wait) noexcept {
+  auto mine = [&](const PendingFetch& f) { return pe < 0 || f.pe == pe; };
+  if (wait)
+    drive_until(lk, [&] {
+      for (const auto& f : fetches_)
+        if (mine(*f) && ucp_request_check_status(f->request) == UCS_INPROGRESS) return false;
+      return true;
+    });
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < fetches_.size(); ++i) {
+    PendingFetch& f = *fetches_[i];
+    const ucs_status_t st = mine(f) ? ucp_request_check_status(f.request) : UCS_INPROGRESS;
+    if (st == UCS_INPROGRESS) {
+      fetches_[kept++] = std::move(fetches_[i]);
+      continue;
+    }
+    ucp_request_free(f.request);
+    if (st != UCS_OK) {
+      lk.unlock();
+      fail(f.what, f.pe, st);
+    }
+    std::memcpy(f.fetch_to, f.width == 8 ? static_cast<const void*>(&f.reply) : static_cast<const void*>(&f.reply32), f.width);
+  }
+  fetches_.resize(kept);
 }
 
 void UcxTransport::fence() noexcept {
@@ -221,6 +267,7 @@ void UcxTransport::quiet(int pe) noexcept {
     peers_[static_cast<std::size_t>(pe)].dirty = false;
   }
   complete(lk, r, false, "shmem_quiet", pe);
+  if (!fetches_.empty()) reap_fetches(lk, pe, true);  // nonblocking fetching atomics: their values
 }
 
 void UcxTransport::progress(bool continual) noexcept {
@@ -469,6 +516,13 @@ UcxTransport::~UcxTransport() {
     }
     p.ep = nullptr;
   }
+  // Fetching nbi atomics that no quiet completed (finalize quiets, so only after a failure):
+  // their endpoints are closed, so they end now, cancelled.
+  for (auto& f : fetches_) {
+    for (int i = 0; i < 1000000 && ucp_request_check_status(f->request) == UCS_INPROGRESS; ++i) progress_worker(false);
+    ucp_request_free(f->request);
+  }
+  fetches_.clear();
   mem_[0].reset();
   mem_[1].reset();
 }

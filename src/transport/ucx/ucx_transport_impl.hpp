@@ -43,6 +43,19 @@ struct Peer {
   PutBatch batch;                // small puts to it not yet sent (am_put.hpp)
 };
 
+// A fetching atomic issued in its nonblocking form (shmem_*_atomic_fetch_*_nbi to another
+// host): its operand and reply buffers, which UCX reads and writes until the request completes,
+// and where the old value goes then (by the next quiet at the latest).
+struct PendingFetch {
+  std::uint64_t operand = 0, reply = 0;
+  std::uint32_t operand32 = 0, reply32 = 0;
+  void* fetch_to = nullptr;
+  std::size_t width = 8;
+  int pe = -1;
+  const char* what = nullptr;
+  ucs_status_ptr_t request = nullptr;
+};
+
 class UcxTransport final : public RemoteTransport {
  public:
   explicit UcxTransport(const Setup& s);
@@ -113,6 +126,13 @@ class UcxTransport final : public RemoteTransport {
   void drive_until(std::unique_lock<std::mutex>& lk, Done&& done) noexcept;
 
   [[noreturn]] void fail(const char* op, int pe, ucs_status_t st) noexcept;
+
+  // Nonblocking fetching atomics in flight (under mu_). reap_fetches stores the old value of
+  // every completed one (of `pe`'s, or all with pe < 0) and forgets it; with `wait`, it first
+  // drives the worker until all of them have completed (quiet).
+  void reap_fetches(std::unique_lock<std::mutex>& lk, int pe, bool wait) noexcept;
+  static constexpr std::size_t kMaxPendingFetches = 1024;  // more in flight: the oldest are waited for
+  std::vector<std::unique_ptr<PendingFetch>> fetches_;
 
   // ---- am_put.cpp: our active messages (am_put and am_add take mu_; the rest run with it held) ----
   // A small put: into the peer's batch, which then holds the data (the source may be reused
