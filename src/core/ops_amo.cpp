@@ -1,4 +1,5 @@
-// Node-local atomics: lock-free hardware atomics on the peer's mapped word (std::atomic_ref).
+// Node-local atomics: lock-free hardware atomics on the peer's mapped word (amo_apply in
+// transport/amo_op.hpp, std::atomic_ref).
 #include <atomic>
 #include <cstring>
 
@@ -7,33 +8,6 @@
 
 namespace shmem::core {
 namespace {
-
-template <class U>
-U amo_on(AmoOp op, U* word, U value, U cond) noexcept {
-  std::atomic_ref<U> a(*word);
-  constexpr auto order = std::memory_order_seq_cst;
-  switch (op) {
-    case AmoOp::kFetch: return a.load(order);
-    case AmoOp::kSet: a.store(value, order); return 0;
-    case AmoOp::kSwap: return a.exchange(value, order);
-    case AmoOp::kCompareSwap: {
-      U expected = cond;
-      a.compare_exchange_strong(expected, value, order);
-      return expected;  // the old value, whether or not it matched
-    }
-    case AmoOp::kFetchInc: return a.fetch_add(1, order);
-    case AmoOp::kInc: a.fetch_add(1, order); return 0;
-    case AmoOp::kFetchAdd: return a.fetch_add(value, order);
-    case AmoOp::kAdd: a.fetch_add(value, order); return 0;
-    case AmoOp::kFetchAnd: return a.fetch_and(value, order);
-    case AmoOp::kAnd: a.fetch_and(value, order); return 0;
-    case AmoOp::kFetchOr: return a.fetch_or(value, order);
-    case AmoOp::kOr: a.fetch_or(value, order); return 0;
-    case AmoOp::kFetchXor: return a.fetch_xor(value, order);
-    case AmoOp::kXor: a.fetch_xor(value, order); return 0;
-  }
-  return 0;
-}
 
 template <class U>
 [[noreturn, gnu::noinline, gnu::cold]] void misaligned(Ctx* ctx, void* dest, const char* func) noexcept {
@@ -50,7 +24,7 @@ template <class U>
 [[gnu::noinline]] U amo_far(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func) noexcept {
   const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
   if (reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0) misaligned<U>(ctx, dest, func);
-  if (t.local) return amo_on<U>(op, reinterpret_cast<U*>(t.local), value, cond);
+  if (t.local) return amo_apply<U>(op, reinterpret_cast<U*>(t.local), value, cond);
   return static_cast<U>(ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, nullptr, func));
 }
 
@@ -63,7 +37,7 @@ template <class U>
   if (__builtin_expect(ctx->world == nullptr && static_cast<unsigned>(pe) < static_cast<unsigned>(ctx->rt->n_pes()), 1)) {
     if (char* p = ctx->rt->translate(dest, pe); __builtin_expect(p != nullptr, 1)) {
       if (__builtin_expect(reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0, 0)) misaligned<U>(ctx, dest, func);
-      return amo_on<U>(op, reinterpret_cast<U*>(p), value, cond);
+      return amo_apply<U>(op, reinterpret_cast<U*>(p), value, cond);
     }
   }
   return amo_far<U>(ctx, op, dest, value, cond, pe, func);
@@ -125,7 +99,7 @@ void amo_nbi(Ctx* ctx, AmoOp op, U* fetch, void* dest, U value, U cond, int pe, 
   const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
   if (reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0) misaligned<U>(ctx, dest, func);
   if (t.local) {  // a team context's PE on this node
-    const U old = amo_on<U>(op, reinterpret_cast<U*>(t.local), value, cond);
+    const U old = amo_apply<U>(op, reinterpret_cast<U*>(t.local), value, cond);
     std::memcpy(fetch, &old, sizeof old);
     return;
   }

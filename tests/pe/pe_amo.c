@@ -217,7 +217,7 @@ SHMEM_AMO_DEPRECATED_EXT_TYPE_TABLE(DEFINE_DEP_EXT)
  * fetch_add_nbi (32-bit, ctx form) to its right neighbour must fetch every value of the
  * sequence exactly once (nbi AMOs are unordered among themselves), and the owner's counters
  * must end at the streams' totals. */
-#define IN_FLIGHT 3000
+#define IN_FLIGHT 70000 /* past the 65536 a transport may leave unanswered per peer */
 static int cmp_long(const void* a, const void* b) {
   const long x = *(const long*)a, y = *(const long*)b;
   return (x > y) - (x < y);

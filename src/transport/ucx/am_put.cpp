@@ -1,10 +1,12 @@
 // The UCX transport's own active messages to peers whose RMA UCX emulates (am_put.hpp says why
 // and holds the wire format): the sender's batches of small puts and non-fetching adds, the
-// target's handlers that apply them, and the acknowledgements that let quiet complete them.
+// target's handlers that apply them, the acknowledgements that let quiet complete them, and the
+// batched nonblocking fetching atomics with their answers.
 // Everything here runs with the transport's mutex held (the handlers from within
 // ucp_worker_progress).
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 
@@ -32,6 +34,19 @@ void UcxTransport::am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t val
   ++p.am_sent;
   if (owed) p.am_owed = p.am_sent;
   send_batch(p);  // with the puts before it, in one message
+}
+
+void UcxTransport::am_fetch(Peer& p, Seg seg, std::uint64_t off, AmoOp op, std::size_t width, std::uint64_t value,
+                            std::uint64_t cond, void* fetch_to) noexcept {
+  const AmFetchArgs args{value, cond, static_cast<std::uint32_t>(op), static_cast<std::uint32_t>(width)};
+  std::lock_guard<std::mutex> lk(mu_);
+  issued();
+  if (!p.batch.fits(sizeof args)) send_batch(p);
+  if (p.batch.empty()) batched_.push_back(p.pe);
+  p.batch.add(static_cast<std::uint8_t>(seg), off, &args, sizeof args, kRecordFetch);
+  p.am_owed = ++p.am_sent;
+  p.fetch_slots.push_back(Peer::FetchSlot{fetch_to, static_cast<std::uint32_t>(width)});
+  ++p.fetch_sent;
 }
 
 namespace {
@@ -103,16 +118,44 @@ ucs_status_t UcxTransport::on_am_put(void* arg, const void* header, size_t heade
     t->fail("an incoming put (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
   std::size_t bad_seg = 0, bad_len = 0;
   std::uint64_t bad_off = 0;
+  Peer& from = t->peers_[h.from];
+  std::unique_ptr<FetchReplyOut> reply;  // the old values of this batch's fetches
+  bool bad_fetch = false;
   const bool ok = for_each_put(
       data, length, h.count,
       [&](std::size_t seg, std::uint64_t off, std::size_t len, std::uint8_t kind) {
         bad_seg = seg, bad_off = off, bad_len = len;
+        if (kind == kRecordFetch)
+          return seg <= 1 && len == sizeof(AmFetchArgs) && t->seg_size_[seg] >= 8 && off <= t->seg_size_[seg] - 8;
         return seg <= 1 && off <= t->seg_size_[seg] && len <= t->seg_size_[seg] - off &&
                (kind == kRecordPut || ((len == 4 || len == 8) && off % len == 0));
       },
       [&](std::size_t seg, std::uint64_t off, const void* src, std::size_t len, std::uint8_t kind) {
         char* at = t->seg_base_[seg] + off;
-        if (kind == kRecordPut) {
+        if (kind == kRecordFetch) {
+          if (bad_fetch) return;
+          AmFetchArgs a{};
+          std::memcpy(&a, src, sizeof a);
+          const auto op = static_cast<AmoOp>(a.op);
+          if (a.op > static_cast<std::uint32_t>(AmoOp::kXor) || !amo_fetches(op) || (a.width != 4 && a.width != 8) ||
+              off % a.width != 0) {
+            bad_fetch = true;
+            return;
+          }
+          if (!reply) {
+            reply = std::make_unique<FetchReplyOut>();
+            reply->header = AmFetchReply{from.fetch_applied, static_cast<std::uint32_t>(t->setup_.me), 0};
+            reply->peer = &from;
+            reply->ep = param->reply_ep;
+          }
+          const std::uint64_t old =
+              a.width == 8 ? amo_apply<std::uint64_t>(op, reinterpret_cast<std::uint64_t*>(at), a.value, a.cond)
+                           : amo_apply<std::uint32_t>(op, reinterpret_cast<std::uint32_t*>(at),
+                                                      static_cast<std::uint32_t>(a.value),
+                                                      static_cast<std::uint32_t>(a.cond));
+          reply->values.push_back(old);
+          ++from.fetch_applied;
+        } else if (kind == kRecordPut) {
           std::memcpy(at, src, len);
         } else if (len == 8) {
           std::uint64_t v = 0;
@@ -124,13 +167,80 @@ ucs_status_t UcxTransport::on_am_put(void* arg, const void* header, size_t heade
           std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t*>(at)).fetch_add(v);
         }
       });
-  if (!ok) {
+  if (!ok || bad_fetch) {
     const std::string what = "an incoming put from PE " + std::to_string(h.from) + " (" + std::to_string(bad_len) +
                              " bytes at offset " + std::to_string(bad_off) + " of segment " + std::to_string(bad_seg) +
-                             ": outside this PE's segments, a misaligned add, or a malformed batch)";
+                             ": outside this PE's segments, a misaligned atomic, or a malformed batch)";
     t->fail(what.c_str(), -1, UCS_ERR_INVALID_PARAM);
   }
+  if (reply) {
+    reply->header.count = static_cast<std::uint32_t>(reply->values.size());
+    t->fetch_replies_.push_back(std::move(reply));
+  }
   t->applied_from(h.from, h.count, (h.flags & kAckNow) != 0, param->reply_ep);
+  return UCS_OK;
+}
+
+namespace {
+
+void fetch_reply_sent(void* request, ucs_status_t st, void* user) {
+  auto* r = static_cast<FetchReplyOut*>(user);
+  if (st != UCS_OK && st != UCS_ERR_CANCELED) r->peer->owner->peer_failed(r->peer->pe, st, "answering atomics");
+  delete r;
+  ucp_request_free(request);
+}
+
+}  // namespace
+
+void UcxTransport::send_fetch_replies() noexcept {
+  for (auto& out : fetch_replies_) {
+    FetchReplyOut* r = out.release();
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+    prm.cb.send = fetch_reply_sent;
+    prm.user_data = r;
+    prm.flags = UCP_AM_SEND_FLAG_EAGER;
+    ucs_status_ptr_t s = ucp_am_send_nbx(r->ep, kAmFetchReplyId, &r->header, sizeof r->header, r->values.data(),
+                                         r->values.size() * sizeof(std::uint64_t), &prm);
+    if (UCS_PTR_IS_ERR(s)) {
+      const int pe = r->peer->pe;
+      delete r;
+      peer_failed(pe, UCS_PTR_STATUS(s), "answering atomics");
+    } else if (s == nullptr) {
+      delete r;  // sent at once; the callback is not called
+    }
+  }
+  fetch_replies_.clear();
+}
+
+// The sender's side of a fetch answer: the old values, in the order the fetches were issued.
+ucs_status_t UcxTransport::on_am_fetch_reply(void* arg, const void* header, size_t header_length, void* data,
+                                             size_t length, const ucp_am_recv_param_t* param) {
+  auto* t = static_cast<UcxTransport*>(arg);
+  AmFetchReply h{};
+  if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+    t->fail("an incoming atomics answer (malformed message: a different build of the library?)", -1,
+            UCS_ERR_INVALID_PARAM);
+  std::memcpy(&h, header, sizeof h);
+  if (h.from >= t->peers_.size() || !t->setup_.remote[h.from])
+    t->fail("an incoming atomics answer (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
+  Peer& p = t->peers_[h.from];
+  if (h.first != p.fetch_done || h.count > p.fetch_slots.size() || length != std::size_t{h.count} * sizeof(std::uint64_t))
+    t->fail("an incoming atomics answer (not the one expected next)", static_cast<int>(h.from), UCS_ERR_INVALID_PARAM);
+  const char* v = static_cast<const char*>(data);
+  for (std::uint32_t i = 0; i < h.count; ++i) {
+    std::uint64_t old = 0;
+    std::memcpy(&old, v + std::size_t{i} * sizeof old, sizeof old);
+    const Peer::FetchSlot slot = p.fetch_slots.front();
+    p.fetch_slots.pop_front();
+    if (slot.width == 8) {
+      std::memcpy(slot.to, &old, 8);
+    } else {
+      const auto old32 = static_cast<std::uint32_t>(old);
+      std::memcpy(slot.to, &old32, 4);
+    }
+  }
+  p.fetch_done += h.count;
   return UCS_OK;
 }
 

@@ -37,13 +37,34 @@ inline constexpr unsigned kAmAckId = 0x5e02;
 // per fragment is small next to the data.
 inline constexpr std::size_t kAmPutMax = 16384;
 
-// A batch's records are puts (kRecordPut) or non-fetching atomic adds (kRecordAdd: the
+// A batch's records are puts (kRecordPut), non-fetching atomic adds (kRecordAdd: the
 // library's own signals — barrier rounds, the collectives' leader channel, put_signal's and
 // signal_add's adds — of a 4- or 8-byte addend, applied with a CPU atomic). An add closes the
 // batch: it goes out at once, in the same message as the puts before it, so data and its
-// signal cost one message, and is acknowledged with the puts (quiet needs no UCX flush).
+// signal cost one message, and is acknowledged with the puts (quiet needs no UCX flush); or
+// nonblocking fetching atomics (kRecordFetch, below).
 inline constexpr std::uint8_t kRecordPut = 0;
 inline constexpr std::uint8_t kRecordAdd = 1;
+// A fetching atomic in its nonblocking form (kRecordFetch: shmem_*_atomic_fetch_*_nbi, swap,
+// compare_swap, fetch): its data is an AmFetchArgs. It does not close the batch, so a stream
+// of them travels many to a message; the target applies them in order (amo_apply) and answers
+// each batch that held any with one AmFetchReply: the old values, in record order, counted
+// from `first` (the fetches from that sender it had applied before the batch). The sender
+// stores each value where the call asked, and quiet waits for every answer.
+inline constexpr std::uint8_t kRecordFetch = 2;
+inline constexpr unsigned kAmFetchReplyId = 0x5e03;
+struct AmFetchArgs {
+  std::uint64_t value;
+  std::uint64_t cond;
+  std::uint32_t op;     // AmoOp, a fetching one (amo_fetches)
+  std::uint32_t width;  // 4 or 8; the record's offset is a multiple of it
+};
+static_assert(sizeof(AmFetchArgs) == 24);
+struct AmFetchReply {  // the header; the payload is `count` 64-bit old values
+  std::uint64_t first;
+  std::uint32_t from;  // the PE that applied them
+  std::uint32_t count;
+};
 
 // The active message's header: who sent the batch, how many records it holds, and whether the
 // sender waits for the acknowledgement (its quiet: kAckNow). A target acknowledges what it
@@ -123,7 +144,7 @@ bool for_each_put(const void* payload, std::size_t length, std::uint32_t count, 
     if (length - pos < sizeof rec) return false;
     std::memcpy(&rec, p + pos, sizeof rec);
     const std::size_t step = am_record_bytes(rec.len);
-    if (step > length - pos || rec.kind > kRecordAdd || !valid(rec.seg, rec.off, rec.len, rec.kind)) return false;
+    if (step > length - pos || rec.kind > kRecordFetch || !valid(rec.seg, rec.off, rec.len, rec.kind)) return false;
     apply(rec.seg, rec.off, p + pos + sizeof rec, rec.len, rec.kind);
     pos += step;
   }

@@ -154,6 +154,18 @@ std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op
   }
   const bool wide = width == 8;
   const bool wants_reply = amo_fetches(amo_op) || code == UCP_ATOMIC_OP_SWAP || code == UCP_ATOMIC_OP_CSWAP;
+  if (p.am_put && fetch_to && wants_reply && (width == 4 || width == 8)) {  // batched, answered by the target
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      if (p.fetch_sent - p.fetch_done >= kMaxAmFetches) {  // bounded: wait for the older half's answers
+        send_batch(p, true);
+        const std::uint64_t enough = p.fetch_sent - kMaxAmFetches / 2;
+        drive_until(lk, [&] { return p.fetch_done >= enough; });
+      }
+    }
+    am_fetch(p, seg, off, amo_op, width, value, cond, fetch_to);
+    return 0;
+  }
   // Operand and reply live in `f`: on this stack frame for the blocking forms (the call waits
   // for completion), on the heap for a fetching nbi form, which returns at once.
   PendingFetch here;
@@ -241,18 +253,23 @@ void UcxTransport::quiet(int pe) noexcept {
   // with the last batch), up to the last one that quiet completes (the library's own signals
   // after it are not waited for: signal_add). Other threads may go on issuing: their later puts
   // are not waited for (they would be acknowledged only lazily, or by their own quiet).
-  std::vector<std::pair<const Peer*, std::uint64_t>> owed;
+  // And every nonblocking fetch issued so far has been answered (its value stored).
+  struct Owed {
+    const Peer* p;
+    std::uint64_t sent, fetches;
+  };
+  std::vector<Owed> owed;
   for (Peer& p : peers_) {
     if (pe >= 0 && p.pe != pe) continue;
-    if (p.am_acked < p.am_owed) {
+    if (p.am_acked < p.am_owed || p.fetch_done < p.fetch_sent) {
       send_batch(p, true);
-      owed.emplace_back(&p, p.am_owed);
+      owed.push_back(Owed{&p, p.am_owed, p.fetch_sent});
     }
   }
   send_batches();  // the rest (signals only, or nothing)
   drive_until(lk, [&] {
-    for (const auto& [p, sent] : owed)
-      if (p->am_acked < sent) return false;
+    for (const Owed& o : owed)
+      if (o.p->am_acked < o.sent || o.p->fetch_done < o.fetches) return false;
     return true;
   });
   // UCP's own operations (large puts, nbi gets, non-fetching atomics), when there were any.
@@ -324,6 +341,7 @@ void UcxTransport::rma(Call call, int pe, Seg seg, std::uint64_t off, void* buf,
 unsigned UcxTransport::progress_worker(bool may_defer, bool flush_batches) noexcept {
   if (flush_batches) send_batches();
   const unsigned n = ucp_worker_progress(worker_.get());
+  if (!fetch_replies_.empty()) send_fetch_replies();
   if (!ack_due_.empty() && !tearing_down_ && (!may_defer || n == 0 || ++ack_deferred_ >= kAckDeferCalls)) {
     ack_deferred_ = 0;
     send_acks();
@@ -425,6 +443,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   seg_size_[1] = s.data_size;
   set_am_handler(kAmPutId, on_am_put);
   set_am_handler(kAmAckId, on_am_ack);
+  set_am_handler(kAmFetchReplyId, on_am_fetch_reply);
 
   PeerBlob mine;
   void* bases[2] = {s.heap_base, s.data_base};

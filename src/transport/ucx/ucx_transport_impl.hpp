@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -41,6 +42,23 @@ struct Peer {
   ucp_ep_h ack_ep = nullptr;     // ... and the endpoint the puts came by
   bool dirty = false;            // a UCP operation to it since the last quiet needs a flush
   PutBatch batch;                // small puts to it not yet sent (am_put.hpp)
+  // Nonblocking fetching atomics to it (kRecordFetch): where each old value goes, oldest first,
+  // and how many were issued and answered; and (as a target) how many from it were applied.
+  struct FetchSlot {
+    void* to;
+    std::uint32_t width;
+  };
+  std::deque<FetchSlot> fetch_slots;
+  std::uint64_t fetch_sent = 0, fetch_done = 0, fetch_applied = 0;
+};
+
+// The answer to a batch's fetches, on its way back to their sender (UCX reads it until the send
+// completes).
+struct FetchReplyOut {
+  AmFetchReply header{};
+  std::vector<std::uint64_t> values;
+  Peer* peer = nullptr;
+  ucp_ep_h ep = nullptr;
 };
 
 // A fetching atomic issued in its nonblocking form (shmem_*_atomic_fetch_*_nbi to another
@@ -138,6 +156,11 @@ class UcxTransport final : public RemoteTransport {
   // A small put: into the peer's batch, which then holds the data (the source may be reused
   // at once, as a blocking put requires).
   void am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes) noexcept;
+  // A nonblocking fetching atomic: appended to the peer's batch (which goes out when full or
+  // at the next progress call); its old value is stored at fetch_to when the answer comes.
+  void am_fetch(Peer& p, Seg seg, std::uint64_t off, AmoOp op, std::size_t width, std::uint64_t value,
+                std::uint64_t cond, void* fetch_to) noexcept;
+  static constexpr std::uint64_t kMaxAmFetches = 65536;  // unanswered per peer: more wait for answers
   // A non-fetching add: appended to the peer's batch, which then goes out (am_put.hpp).
   // `owed` false: the library's own signal (signal_add), which quiet does not wait for.
   void am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width, bool owed = true) noexcept;
@@ -154,6 +177,12 @@ class UcxTransport final : public RemoteTransport {
                                 const ucp_am_recv_param_t* param);
   static ucs_status_t on_am_ack(void* arg, const void* header, size_t header_length, void*, size_t,
                                 const ucp_am_recv_param_t*);
+  static ucs_status_t on_am_fetch_reply(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                        const ucp_am_recv_param_t*);
+  // The answers to the fetches of the batches applied in one ucp_worker_progress call, sent
+  // after it returns (before the acknowledgements).
+  void send_fetch_replies() noexcept;
+  std::vector<std::unique_ptr<FetchReplyOut>> fetch_replies_;  // under mu_
   // Counts an applied put or add from `from` and has it acknowledged (on the endpoint it came by).
   void applied_from(std::uint32_t from, std::uint64_t count, bool ack_now, ucp_ep_h reply_ep) noexcept;
 
