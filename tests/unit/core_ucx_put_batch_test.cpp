@@ -1,5 +1,5 @@
 // The wire format of the UCX transport's batched small puts (src/transport/ucx/am_put.hpp):
-// what a batch holds (puts and adds) comes back out in order, a full batch says so, and a payload that is cut
+// what a batch holds (puts, adds and fetching atomics) comes back out in order, a full batch says so, and a payload that is cut
 // short, holds a different number of records than its header says, or names memory the
 // target rejects is refused (the records before the bad one are applied, none after it).
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "transport/amo_op.hpp"
 #include "transport/ucx/am_put.hpp"
 
 using shmem::transport::ucx::am_record_bytes;
@@ -75,6 +76,51 @@ TEST(UcxPutBatch, AddsFollowTheirPuts) {
   EXPECT_EQ(got[0], (Put{0, 128, "payload!", shmem::transport::ucx::kRecordPut}));
   EXPECT_EQ(got[1], (Put{0, 64, std::string(reinterpret_cast<const char*>(&addend), 8), kRecordAdd}));
   EXPECT_EQ(got[2], (Put{1, 4, std::string(reinterpret_cast<const char*>(&addend32), 4), kRecordAdd}));
+}
+
+// Fetching atomics (kRecordFetch) travel among the puts, their arguments intact, in order, and
+// do not end the batch.
+TEST(UcxPutBatch, FetchesKeepTheirArgumentsAndOrder) {
+  using shmem::transport::ucx::AmFetchArgs;
+  using shmem::transport::ucx::kRecordFetch;
+  PutBatch b;
+  const AmFetchArgs inc{0, 0, static_cast<std::uint32_t>(shmem::AmoOp::kFetchInc), 8};
+  const AmFetchArgs cas{0x1122334455667788ull, 42, static_cast<std::uint32_t>(shmem::AmoOp::kCompareSwap), 4};
+  b.add(0, 0, "data", 4);
+  b.add(0, 64, &inc, sizeof inc, kRecordFetch);
+  b.add(1, 12, &cas, sizeof cas, kRecordFetch);
+  b.add(0, 8, "more", 4);
+  ASSERT_EQ(b.count(), 4u);
+  std::vector<Put> got;
+  ASSERT_TRUE(decode(b.data(), b.size(), b.count(), &got));
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[1], (Put{0, 64, std::string(reinterpret_cast<const char*>(&inc), sizeof inc), kRecordFetch}));
+  EXPECT_EQ(got[2], (Put{1, 12, std::string(reinterpret_cast<const char*>(&cas), sizeof cas), kRecordFetch}));
+  AmFetchArgs back{};
+  std::memcpy(&back, got[2].data.data(), sizeof back);
+  EXPECT_EQ(back.value, cas.value);
+  EXPECT_EQ(back.cond, 42u);
+  EXPECT_EQ(back.op, static_cast<std::uint32_t>(shmem::AmoOp::kCompareSwap));
+  EXPECT_EQ(back.width, 4u);
+  EXPECT_EQ(got[3].data, "more");
+}
+
+// amo_apply (transport/amo_op.hpp), which the target runs for each fetch: old values and results.
+TEST(UcxPutBatch, AmoApplyReturnsTheOldValue) {
+  std::uint64_t w = 10;
+  EXPECT_EQ(shmem::amo_apply<std::uint64_t>(shmem::AmoOp::kFetchAdd, &w, 5, 0), 10u);
+  EXPECT_EQ(w, 15u);
+  EXPECT_EQ(shmem::amo_apply<std::uint64_t>(shmem::AmoOp::kCompareSwap, &w, 99, 14), 15u);  // no match
+  EXPECT_EQ(w, 15u);
+  EXPECT_EQ(shmem::amo_apply<std::uint64_t>(shmem::AmoOp::kCompareSwap, &w, 99, 15), 15u);
+  EXPECT_EQ(w, 99u);
+  std::uint32_t v = 0xf0;
+  EXPECT_EQ(shmem::amo_apply<std::uint32_t>(shmem::AmoOp::kFetchXor, &v, 0xff, 0), 0xf0u);
+  EXPECT_EQ(v, 0x0fu);
+  EXPECT_EQ(shmem::amo_apply<std::uint32_t>(shmem::AmoOp::kSwap, &v, 7, 0), 0x0fu);
+  EXPECT_EQ(shmem::amo_apply<std::uint32_t>(shmem::AmoOp::kFetch, &v, 0, 0), 7u);
+  EXPECT_EQ(shmem::amo_apply<std::uint32_t>(shmem::AmoOp::kInc, &v, 0, 0), 0u);  // non-fetching: 0
+  EXPECT_EQ(v, 8u);
 }
 
 TEST(UcxPutBatch, FullBatchSaysSo) {
