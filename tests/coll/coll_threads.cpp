@@ -3,8 +3,8 @@
 //  1. shmem_init_thread(SHMEM_THREAD_MULTIPLE) provides MULTIPLE (and query_thread agrees).
 //  2. 4 threads per PE, each with its own context (created by the thread: options 0, PRIVATE,
 //     SERIALIZED, PRIVATE|SERIALIZED), put to every PE, fetch-add a per-thread counter on every
-//     PE, mark the fetched ticket (fetch-inc of seen[ticket], which must return 0: no ticket is
-//     handed out twice), quiet, and get back what they put. Afterwards every counter, every
+//     PE, mark the fetched ticket (fetch_inc_nbi of seen[ticket], which must have fetched 0 by
+//     the quiet: no ticket is handed out twice), quiet, and get back what they put. Afterwards every counter, every
 //     ticket mark and every mailbox holds an exact value.
 //  3. The same threads then run collectives concurrently, each on its own team (created before
 //     the threads start): broadcast, sum reduction, fcollect, alltoall and team_sync, with
@@ -53,11 +53,11 @@ void rma_phase(int t) {
       shmem_ctx_long_put(ctx, g_slots[g_me][t], vals, kNe, pe);
       const long ticket = shmem_ctx_long_atomic_fetch_add(ctx, &g_counters[t], 1, pe);
       CHECKF(ticket >= 0 && ticket < tickets, "thread %d: ticket %ld from PE %d out of range", t, ticket, pe);
-      if (ticket >= 0 && ticket < tickets) {
-        const int prev = shmem_ctx_int_atomic_fetch_inc(ctx, &g_seen[t][ticket], pe);
-        CHECKF(prev == 0, "thread %d: ticket %ld of PE %d handed out twice", t, ticket, pe);
-      }
+      int prev = -1;  // the nonblocking form: its value is there after the quiet
+      if (ticket >= 0 && ticket < tickets) shmem_ctx_int_atomic_fetch_inc_nbi(ctx, &prev, &g_seen[t][ticket], pe);
       shmem_ctx_quiet(ctx);
+      if (ticket >= 0 && ticket < tickets)
+        CHECKF(prev == 0, "thread %d: ticket %ld of PE %d handed out twice (fetch_inc_nbi got %d)", t, ticket, pe, prev);
       shmem_ctx_long_get(ctx, back, g_slots[g_me][t], kNe, pe);
       for (int i = 0; i < kNe; ++i)
         CHECKF(back[i] == vals[i], "thread %d: get from PE %d [%d] = %ld, expected %ld", t, pe, i, back[i], vals[i]);
