@@ -341,7 +341,7 @@ void UcxTransport::rma(Call call, int pe, Seg seg, std::uint64_t off, void* buf,
 unsigned UcxTransport::progress_worker(bool may_defer, bool flush_batches) noexcept {
   if (flush_batches) send_batches();
   const unsigned n = ucp_worker_progress(worker_.get());
-  if (!fetch_replies_.empty()) send_fetch_replies();
+  if (!fetch_replies_.empty() && !tearing_down_) send_fetch_replies();  // before the acknowledgements
   if (!ack_due_.empty() && !tearing_down_ && (!may_defer || n == 0 || ++ack_deferred_ >= kAckDeferCalls)) {
     ack_deferred_ = 0;
     send_acks();

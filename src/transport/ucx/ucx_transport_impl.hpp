@@ -1,8 +1,9 @@
 #pragma once
 // The UCX transport's class, shared by its two source files: ucx_transport.cpp (set-up and
 // teardown, UCP puts, gets and atomics, fence, quiet, progress) and am_put.cpp (our own active
-// messages to peers on an emulated lane: batches of small puts, non-fetching adds and their
-// acknowledgements, whose wire format is am_put.hpp). Private to the plugin, whose symbols
+// messages to peers on an emulated lane: batches of small puts, non-fetching adds and
+// nonblocking fetching atomics, their acknowledgements and the fetches' answers, whose wire
+// format is am_put.hpp). Private to the plugin, whose symbols
 // are hidden.
 #include <ucp/api/ucp.h>
 
