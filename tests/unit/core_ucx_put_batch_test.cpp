@@ -105,6 +105,39 @@ TEST(UcxPutBatch, FetchesKeepTheirArgumentsAndOrder) {
   EXPECT_EQ(got[3].data, "more");
 }
 
+// Gets (kRecordGet) travel the same way; a batch counts the answers its asks will need and
+// refuses an ask whose answer would take it past kMaxBytes.
+TEST(UcxPutBatch, GetsCountTheirAnswers) {
+  using shmem::transport::ucx::AmGetArgs;
+  using shmem::transport::ucx::answer_bytes;
+  using shmem::transport::ucx::kAmGetMax;
+  using shmem::transport::ucx::kRecordGet;
+  EXPECT_EQ(answer_bytes(false, 4), 8u);  // a fetch: 64 bits, whatever its width
+  EXPECT_EQ(answer_bytes(true, 0), 0u);
+  EXPECT_EQ(answer_bytes(true, 5), 8u);
+  EXPECT_EQ(answer_bytes(true, 16), 16u);
+  PutBatch b;
+  const AmGetArgs small{5}, big{kAmGetMax};
+  ASSERT_TRUE(b.fits_ask(sizeof small, answer_bytes(true, small.bytes)));
+  b.add(0, 40, &small, sizeof small, kRecordGet);
+  b.asks(answer_bytes(true, small.bytes));
+  ASSERT_TRUE(b.fits_ask(sizeof big, answer_bytes(true, big.bytes)));
+  b.add(1, 0, &big, sizeof big, kRecordGet);
+  b.asks(answer_bytes(true, big.bytes));
+  EXPECT_EQ(b.answer_size(), 8u + kAmGetMax);
+  ASSERT_TRUE(b.fits_ask(sizeof big, answer_bytes(true, big.bytes)));  // 8 + 2 x 16 KiB <= 34 KiB
+  b.add(1, 0, &big, sizeof big, kRecordGet);
+  b.asks(answer_bytes(true, big.bytes));
+  EXPECT_FALSE(b.fits_ask(sizeof big, answer_bytes(true, big.bytes)));  // a third would not
+  EXPECT_TRUE(b.fits(8));                                                // though a put still does
+  std::vector<Put> got;
+  ASSERT_TRUE(decode(b.data(), b.size(), b.count(), &got));
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0], (Put{0, 40, std::string(reinterpret_cast<const char*>(&small), sizeof small), kRecordGet}));
+  b.clear();
+  EXPECT_EQ(b.answer_size(), 0u);
+}
+
 // amo_apply (transport/amo_op.hpp), which the target runs for each fetch: old values and results.
 TEST(UcxPutBatch, AmoApplyReturnsTheOldValue) {
   std::uint64_t w = 10;

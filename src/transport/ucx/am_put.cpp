@@ -1,7 +1,7 @@
 // The UCX transport's own active messages to peers whose RMA UCX emulates (am_put.hpp says why
 // and holds the wire format): the sender's batches of small puts and non-fetching adds, the
 // target's handlers that apply them, the acknowledgements that let quiet complete them, and the
-// batched nonblocking fetching atomics with their answers.
+// records that ask for an answer (nonblocking fetching atomics and small gets) with their answers.
 // Everything here runs with the transport's mutex held (the handlers from within
 // ucp_worker_progress).
 #include <atomic>
@@ -41,12 +41,26 @@ void UcxTransport::am_fetch(Peer& p, Seg seg, std::uint64_t off, AmoOp op, std::
   const AmFetchArgs args{value, cond, static_cast<std::uint32_t>(op), static_cast<std::uint32_t>(width)};
   std::lock_guard<std::mutex> lk(mu_);
   issued();
-  if (!p.batch.fits(sizeof args)) send_batch(p);
+  if (!p.batch.fits_ask(sizeof args, answer_bytes(false, width))) send_batch(p);
   if (p.batch.empty()) batched_.push_back(p.pe);
   p.batch.add(static_cast<std::uint8_t>(seg), off, &args, sizeof args, kRecordFetch);
+  p.batch.asks(answer_bytes(false, width));
   p.am_owed = ++p.am_sent;
-  p.fetch_slots.push_back(Peer::FetchSlot{fetch_to, static_cast<std::uint32_t>(width)});
-  ++p.fetch_sent;
+  p.ask_slots.push_back(Peer::AskSlot{fetch_to, static_cast<std::uint32_t>(width), false});
+  ++p.ask_sent;
+}
+
+void UcxTransport::am_get(Peer& p, Seg seg, std::uint64_t off, void* dst, std::size_t bytes) noexcept {
+  const AmGetArgs args{bytes};
+  std::lock_guard<std::mutex> lk(mu_);
+  issued();
+  if (!p.batch.fits_ask(sizeof args, answer_bytes(true, bytes))) send_batch(p);
+  if (p.batch.empty()) batched_.push_back(p.pe);
+  p.batch.add(static_cast<std::uint8_t>(seg), off, &args, sizeof args, kRecordGet);
+  p.batch.asks(answer_bytes(true, bytes));
+  p.am_owed = ++p.am_sent;
+  p.ask_slots.push_back(Peer::AskSlot{dst, static_cast<std::uint32_t>(bytes), true});
+  ++p.ask_sent;
 }
 
 namespace {
@@ -119,20 +133,43 @@ ucs_status_t UcxTransport::on_am_put(void* arg, const void* header, size_t heade
   std::size_t bad_seg = 0, bad_len = 0;
   std::uint64_t bad_off = 0;
   Peer& from = t->peers_[h.from];
-  std::unique_ptr<FetchReplyOut> reply;  // the old values of this batch's fetches
+  std::unique_ptr<AnswerOut> reply;  // the answers to this batch's asks
   bool bad_fetch = false;
+  auto answer = [&](const void* bytes, std::size_t n, std::size_t padded) {
+    if (!reply) {
+      reply = std::make_unique<AnswerOut>();
+      reply->header = AmAnswer{from.ask_applied, static_cast<std::uint32_t>(t->setup_.me), 0};
+      reply->peer = &from;
+      reply->ep = param->reply_ep;
+    }
+    const std::size_t at = reply->payload.size();
+    reply->payload.resize(at + padded);
+    if (n) std::memcpy(reply->payload.data() + at, bytes, n);
+    ++reply->header.count;
+    ++from.ask_applied;
+  };
   const bool ok = for_each_put(
       data, length, h.count,
       [&](std::size_t seg, std::uint64_t off, std::size_t len, std::uint8_t kind) {
         bad_seg = seg, bad_off = off, bad_len = len;
         if (kind == kRecordFetch)
           return seg <= 1 && len == sizeof(AmFetchArgs) && t->seg_size_[seg] >= 8 && off <= t->seg_size_[seg] - 8;
+        if (kind == kRecordGet) return seg <= 1 && len == sizeof(AmGetArgs) && off <= t->seg_size_[seg];
         return seg <= 1 && off <= t->seg_size_[seg] && len <= t->seg_size_[seg] - off &&
                (kind == kRecordPut || ((len == 4 || len == 8) && off % len == 0));
       },
       [&](std::size_t seg, std::uint64_t off, const void* src, std::size_t len, std::uint8_t kind) {
         char* at = t->seg_base_[seg] + off;
-        if (kind == kRecordFetch) {
+        if (kind == kRecordGet) {
+          if (bad_fetch) return;
+          AmGetArgs g{};
+          std::memcpy(&g, src, sizeof g);
+          if (g.bytes > kAmGetMax || g.bytes > t->seg_size_[seg] - off) {
+            bad_fetch = true;
+            return;
+          }
+          answer(at, g.bytes, answer_bytes(true, g.bytes));
+        } else if (kind == kRecordFetch) {
           if (bad_fetch) return;
           AmFetchArgs a{};
           std::memcpy(&a, src, sizeof a);
@@ -142,19 +179,12 @@ ucs_status_t UcxTransport::on_am_put(void* arg, const void* header, size_t heade
             bad_fetch = true;
             return;
           }
-          if (!reply) {
-            reply = std::make_unique<FetchReplyOut>();
-            reply->header = AmFetchReply{from.fetch_applied, static_cast<std::uint32_t>(t->setup_.me), 0};
-            reply->peer = &from;
-            reply->ep = param->reply_ep;
-          }
           const std::uint64_t old =
               a.width == 8 ? amo_apply<std::uint64_t>(op, reinterpret_cast<std::uint64_t*>(at), a.value, a.cond)
                            : amo_apply<std::uint32_t>(op, reinterpret_cast<std::uint32_t*>(at),
                                                       static_cast<std::uint32_t>(a.value),
                                                       static_cast<std::uint32_t>(a.cond));
-          reply->values.push_back(old);
-          ++from.fetch_applied;
+          answer(&old, sizeof old, sizeof old);
         } else if (kind == kRecordPut) {
           std::memcpy(at, src, len);
         } else if (len == 8) {
@@ -173,74 +203,80 @@ ucs_status_t UcxTransport::on_am_put(void* arg, const void* header, size_t heade
                              ": outside this PE's segments, a misaligned atomic, or a malformed batch)";
     t->fail(what.c_str(), -1, UCS_ERR_INVALID_PARAM);
   }
-  if (reply) {
-    reply->header.count = static_cast<std::uint32_t>(reply->values.size());
-    t->fetch_replies_.push_back(std::move(reply));
-  }
+  if (reply) t->answers_.push_back(std::move(reply));
   t->applied_from(h.from, h.count, (h.flags & kAckNow) != 0, param->reply_ep);
   return UCS_OK;
 }
 
 namespace {
 
-void fetch_reply_sent(void* request, ucs_status_t st, void* user) {
-  auto* r = static_cast<FetchReplyOut*>(user);
-  if (st != UCS_OK && st != UCS_ERR_CANCELED) r->peer->owner->peer_failed(r->peer->pe, st, "answering atomics");
+void answer_sent(void* request, ucs_status_t st, void* user) {
+  auto* r = static_cast<AnswerOut*>(user);
+  if (st != UCS_OK && st != UCS_ERR_CANCELED) r->peer->owner->peer_failed(r->peer->pe, st, "answering gets or atomics");
   delete r;
   ucp_request_free(request);
 }
 
 }  // namespace
 
-void UcxTransport::send_fetch_replies() noexcept {
-  for (auto& out : fetch_replies_) {
-    FetchReplyOut* r = out.release();
+void UcxTransport::send_answers() noexcept {
+  for (auto& out : answers_) {
+    AnswerOut* r = out.release();
     ucp_request_param_t prm{};
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-    prm.cb.send = fetch_reply_sent;
+    prm.cb.send = answer_sent;
     prm.user_data = r;
     prm.flags = UCP_AM_SEND_FLAG_EAGER;
-    ucs_status_ptr_t s = ucp_am_send_nbx(r->ep, kAmFetchReplyId, &r->header, sizeof r->header, r->values.data(),
-                                         r->values.size() * sizeof(std::uint64_t), &prm);
+    ucs_status_ptr_t s = ucp_am_send_nbx(r->ep, kAmAnswerId, &r->header, sizeof r->header, r->payload.data(),
+                                         r->payload.size(), &prm);
     if (UCS_PTR_IS_ERR(s)) {
       const int pe = r->peer->pe;
       delete r;
-      peer_failed(pe, UCS_PTR_STATUS(s), "answering atomics");
+      peer_failed(pe, UCS_PTR_STATUS(s), "answering gets or atomics");
     } else if (s == nullptr) {
       delete r;  // sent at once; the callback is not called
     }
   }
-  fetch_replies_.clear();
+  answers_.clear();
 }
 
-// The sender's side of a fetch answer: the old values, in the order the fetches were issued.
-ucs_status_t UcxTransport::on_am_fetch_reply(void* arg, const void* header, size_t header_length, void* data,
-                                             size_t length, const ucp_am_recv_param_t* param) {
+// The sender's side of an answer: the asks' answers, in the order they were issued.
+ucs_status_t UcxTransport::on_am_answer(void* arg, const void* header, size_t header_length, void* data,
+                                        size_t length, const ucp_am_recv_param_t* param) {
   auto* t = static_cast<UcxTransport*>(arg);
-  AmFetchReply h{};
+  AmAnswer h{};
   if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
-    t->fail("an incoming atomics answer (malformed message: a different build of the library?)", -1,
+    t->fail("an incoming answer to gets or atomics (malformed message: a different build of the library?)", -1,
             UCS_ERR_INVALID_PARAM);
   std::memcpy(&h, header, sizeof h);
   if (h.from >= t->peers_.size() || !t->setup_.remote[h.from])
-    t->fail("an incoming atomics answer (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
+    t->fail("an incoming answer to gets or atomics (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
   Peer& p = t->peers_[h.from];
-  if (h.first != p.fetch_done || h.count > p.fetch_slots.size() || length != std::size_t{h.count} * sizeof(std::uint64_t))
-    t->fail("an incoming atomics answer (not the one expected next)", static_cast<int>(h.from), UCS_ERR_INVALID_PARAM);
+  std::size_t want = 0;
+  if (h.first == p.ask_done && h.count <= p.ask_slots.size())
+    for (std::uint32_t i = 0; i < h.count; ++i) want += answer_bytes(p.ask_slots[i].get, p.ask_slots[i].bytes);
+  if (h.first != p.ask_done || h.count > p.ask_slots.size() || length != want)
+    t->fail("an incoming answer to gets or atomics (not the one expected next)", static_cast<int>(h.from),
+            UCS_ERR_INVALID_PARAM);
   const char* v = static_cast<const char*>(data);
   for (std::uint32_t i = 0; i < h.count; ++i) {
-    std::uint64_t old = 0;
-    std::memcpy(&old, v + std::size_t{i} * sizeof old, sizeof old);
-    const Peer::FetchSlot slot = p.fetch_slots.front();
-    p.fetch_slots.pop_front();
-    if (slot.width == 8) {
-      std::memcpy(slot.to, &old, 8);
+    const Peer::AskSlot slot = p.ask_slots.front();
+    p.ask_slots.pop_front();
+    if (slot.get) {
+      if (slot.bytes) std::memcpy(slot.to, v, slot.bytes);
     } else {
-      const auto old32 = static_cast<std::uint32_t>(old);
-      std::memcpy(slot.to, &old32, 4);
+      std::uint64_t old = 0;
+      std::memcpy(&old, v, sizeof old);
+      if (slot.bytes == 8) {
+        std::memcpy(slot.to, &old, 8);
+      } else {
+        const auto old32 = static_cast<std::uint32_t>(old);
+        std::memcpy(slot.to, &old32, 4);
+      }
     }
+    v += answer_bytes(slot.get, slot.bytes);
   }
-  p.fetch_done += h.count;
+  p.ask_done += h.count;
   return UCS_OK;
 }
 

@@ -42,17 +42,21 @@ inline constexpr std::size_t kAmPutMax = 16384;
 // signal_add's adds — of a 4- or 8-byte addend, applied with a CPU atomic). An add closes the
 // batch: it goes out at once, in the same message as the puts before it, so data and its
 // signal cost one message, and is acknowledged with the puts (quiet needs no UCX flush); or
-// nonblocking fetching atomics (kRecordFetch, below).
+// records that ask for an answer (kRecordFetch, kRecordGet, below).
 inline constexpr std::uint8_t kRecordPut = 0;
 inline constexpr std::uint8_t kRecordAdd = 1;
-// A fetching atomic in its nonblocking form (kRecordFetch: shmem_*_atomic_fetch_*_nbi, swap,
-// compare_swap, fetch): its data is an AmFetchArgs. It does not close the batch, so a stream
-// of them travels many to a message; the target applies them in order (amo_apply) and answers
-// each batch that held any with one AmFetchReply: the old values, in record order, counted
-// from `first` (the fetches from that sender it had applied before the batch). The sender
-// stores each value where the call asked, and quiet waits for every answer.
+// Records that ask for an answer: a fetching atomic in its nonblocking form (kRecordFetch:
+// shmem_*_atomic_fetch_*_nbi, swap, compare_swap, fetch; its data is an AmFetchArgs) and a
+// small nonblocking get (kRecordGet: shmem_getmem_nbi, each element of an iget; its data is an
+// AmGetArgs). They do not close the batch, so a stream of them travels many to a message; the
+// target applies them in order (fetches with amo_apply, the CPU atomics of node-local PEs) and
+// answers each batch that held any with one AmAnswer: for each such record, in record order, an
+// answer of answer_bytes() (the old value as 64 bits, or the bytes read, padded to 8), counted
+// from `first` (the asks from that sender it had answered before the batch). The sender
+// stores each answer where the call asked, and quiet waits for every answer.
 inline constexpr std::uint8_t kRecordFetch = 2;
-inline constexpr unsigned kAmFetchReplyId = 0x5e03;
+inline constexpr std::uint8_t kRecordGet = 3;
+inline constexpr unsigned kAmAnswerId = 0x5e03;
 struct AmFetchArgs {
   std::uint64_t value;
   std::uint64_t cond;
@@ -60,11 +64,19 @@ struct AmFetchArgs {
   std::uint32_t width;  // 4 or 8; the record's offset is a multiple of it
 };
 static_assert(sizeof(AmFetchArgs) == 24);
-struct AmFetchReply {  // the header; the payload is `count` 64-bit old values
+struct AmGetArgs {
+  std::uint64_t bytes;  // read from the record's offset, at most kAmGetMax
+};
+// Nonblocking gets up to this size take the AM path (larger ones, and blocking gets, are UCP
+// gets); one batch's answers are at most PutBatch::kMaxBytes.
+inline constexpr std::size_t kAmGetMax = 16384;
+struct AmAnswer {  // the header; the payload is the answers
   std::uint64_t first;
-  std::uint32_t from;  // the PE that applied them
+  std::uint32_t from;  // the PE that applied the records
   std::uint32_t count;
 };
+// Bytes of one answer in an AmAnswer's payload: a fetch's (8) or a get's of `bytes`.
+constexpr std::size_t answer_bytes(bool get, std::size_t bytes) { return get ? (bytes + 7) / 8 * 8 : 8; }
 
 // The active message's header: who sent the batch, how many records it holds, and whether the
 // sender waits for the acknowledgement (its quiet: kAckNow). A target acknowledges what it
@@ -109,8 +121,16 @@ class PutBatch {
   std::uint32_t count() const noexcept { return count_; }
   const char* data() const noexcept { return buf_.data(); }
   std::size_t size() const noexcept { return buf_.size(); }
-  // Whether a put of `len` bytes fits next to what is there.
+  // Whether a put of `len` bytes fits next to what is there; and whether a record asking for
+  // an answer of `answer` bytes does (record and answer: one batch's answers stay within
+  // kMaxBytes too).
   bool fits(std::size_t len) const noexcept { return buf_.size() + am_record_bytes(len) <= kMaxBytes; }
+  bool fits_ask(std::size_t len, std::size_t answer) const noexcept {
+    return fits(len) && answer_bytes_ + answer <= kMaxBytes;
+  }
+  // Counts an answer the batch's last record asks for.
+  void asks(std::size_t answer) noexcept { answer_bytes_ += answer; }
+  std::size_t answer_size() const noexcept { return answer_bytes_; }
   // Appends a put, or an add of the len-byte addend at src (the caller checked fits()).
   void add(std::uint8_t seg, std::uint64_t off, const void* src, std::size_t len, std::uint8_t kind = kRecordPut) {
     if (buf_.capacity() < kMaxBytes) buf_.reserve(kMaxBytes);
@@ -124,11 +144,13 @@ class PutBatch {
   void clear() noexcept {
     buf_.clear();
     count_ = 0;
+    answer_bytes_ = 0;
   }
 
  private:
   std::vector<char> buf_;
   std::uint32_t count_ = 0;
+  std::size_t answer_bytes_ = 0;
 };
 
 // Calls apply(seg, off, data, len, kind) for each of the `count` records in a batch's payload,
@@ -144,7 +166,7 @@ bool for_each_put(const void* payload, std::size_t length, std::uint32_t count, 
     if (length - pos < sizeof rec) return false;
     std::memcpy(&rec, p + pos, sizeof rec);
     const std::size_t step = am_record_bytes(rec.len);
-    if (step > length - pos || rec.kind > kRecordFetch || !valid(rec.seg, rec.off, rec.len, rec.kind)) return false;
+    if (step > length - pos || rec.kind > kRecordGet || !valid(rec.seg, rec.off, rec.len, rec.kind)) return false;
     apply(rec.seg, rec.off, p + pos + sizeof rec, rec.len, rec.kind);
     pos += step;
   }

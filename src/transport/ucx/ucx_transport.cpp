@@ -127,7 +127,20 @@ void UcxTransport::put(int pe, Seg seg, std::uint64_t off, const void* src, std:
 
 void UcxTransport::get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_t bytes, bool nbi,
                        const char* op) noexcept {
+  Peer& p = peers_[static_cast<std::size_t>(pe)];
+  if (p.am_put && nbi && bytes <= kAmGetMax) {  // batched, answered by the target
+    bound_asks(p);
+    return am_get(p, seg, off, dst, bytes);
+  }
   rma(ucp_get_nbx, pe, seg, off, dst, bytes, nbi, op);
+}
+
+void UcxTransport::bound_asks(Peer& p) noexcept {
+  std::unique_lock<std::mutex> lk(mu_);
+  if (p.ask_sent - p.ask_done < kMaxAsks) return;
+  send_batch(p, true);
+  const std::uint64_t enough = p.ask_sent - kMaxAsks / 2;
+  drive_until(lk, [&] { return p.ask_done >= enough; });
 }
 
 void UcxTransport::signal_add(int pe, Seg seg, std::uint64_t off, std::uint64_t value, const char* op) noexcept {
@@ -155,14 +168,7 @@ std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op
   const bool wide = width == 8;
   const bool wants_reply = amo_fetches(amo_op) || code == UCP_ATOMIC_OP_SWAP || code == UCP_ATOMIC_OP_CSWAP;
   if (p.am_put && fetch_to && wants_reply && (width == 4 || width == 8)) {  // batched, answered by the target
-    {
-      std::unique_lock<std::mutex> lk(mu_);
-      if (p.fetch_sent - p.fetch_done >= kMaxAmFetches) {  // bounded: wait for the older half's answers
-        send_batch(p, true);
-        const std::uint64_t enough = p.fetch_sent - kMaxAmFetches / 2;
-        drive_until(lk, [&] { return p.fetch_done >= enough; });
-      }
-    }
+    bound_asks(p);
     am_fetch(p, seg, off, amo_op, width, value, cond, fetch_to);
     return 0;
   }
@@ -261,15 +267,15 @@ void UcxTransport::quiet(int pe) noexcept {
   std::vector<Owed> owed;
   for (Peer& p : peers_) {
     if (pe >= 0 && p.pe != pe) continue;
-    if (p.am_acked < p.am_owed || p.fetch_done < p.fetch_sent) {
+    if (p.am_acked < p.am_owed || p.ask_done < p.ask_sent) {
       send_batch(p, true);
-      owed.push_back(Owed{&p, p.am_owed, p.fetch_sent});
+      owed.push_back(Owed{&p, p.am_owed, p.ask_sent});
     }
   }
   send_batches();  // the rest (signals only, or nothing)
   drive_until(lk, [&] {
     for (const Owed& o : owed)
-      if (o.p->am_acked < o.sent || o.p->fetch_done < o.fetches) return false;
+      if (o.p->am_acked < o.sent || o.p->ask_done < o.fetches) return false;
     return true;
   });
   // UCP's own operations (large puts, nbi gets, non-fetching atomics), when there were any.
@@ -341,7 +347,7 @@ void UcxTransport::rma(Call call, int pe, Seg seg, std::uint64_t off, void* buf,
 unsigned UcxTransport::progress_worker(bool may_defer, bool flush_batches) noexcept {
   if (flush_batches) send_batches();
   const unsigned n = ucp_worker_progress(worker_.get());
-  if (!fetch_replies_.empty() && !tearing_down_) send_fetch_replies();  // before the acknowledgements
+  if (!answers_.empty() && !tearing_down_) send_answers();  // before the acknowledgements
   if (!ack_due_.empty() && !tearing_down_ && (!may_defer || n == 0 || ++ack_deferred_ >= kAckDeferCalls)) {
     ack_deferred_ = 0;
     send_acks();
@@ -443,7 +449,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   seg_size_[1] = s.data_size;
   set_am_handler(kAmPutId, on_am_put);
   set_am_handler(kAmAckId, on_am_ack);
-  set_am_handler(kAmFetchReplyId, on_am_fetch_reply);
+  set_am_handler(kAmAnswerId, on_am_answer);
 
   PeerBlob mine;
   void* bases[2] = {s.heap_base, s.data_base};

@@ -43,21 +43,23 @@ struct Peer {
   ucp_ep_h ack_ep = nullptr;     // ... and the endpoint the puts came by
   bool dirty = false;            // a UCP operation to it since the last quiet needs a flush
   PutBatch batch;                // small puts to it not yet sent (am_put.hpp)
-  // Nonblocking fetching atomics to it (kRecordFetch): where each old value goes, oldest first,
-  // and how many were issued and answered; and (as a target) how many from it were applied.
-  struct FetchSlot {
+  // Records that ask it for an answer (am_put.hpp: nonblocking fetching atomics and small
+  // nonblocking gets): where each answer goes, oldest first, and how many were issued and
+  // answered; and (as a target) how many from it were answered.
+  struct AskSlot {
     void* to;
-    std::uint32_t width;
+    std::uint32_t bytes;  // a fetch's width, or a get's size
+    bool get;
   };
-  std::deque<FetchSlot> fetch_slots;
-  std::uint64_t fetch_sent = 0, fetch_done = 0, fetch_applied = 0;
+  std::deque<AskSlot> ask_slots;
+  std::uint64_t ask_sent = 0, ask_done = 0, ask_applied = 0;
 };
 
-// The answer to a batch's fetches, on its way back to their sender (UCX reads it until the send
-// completes).
-struct FetchReplyOut {
-  AmFetchReply header{};
-  std::vector<std::uint64_t> values;
+// The answers to a batch's asks, on their way back to its sender (UCX reads them until the
+// send completes).
+struct AnswerOut {
+  AmAnswer header{};
+  std::vector<char> payload;
   Peer* peer = nullptr;
   ucp_ep_h ep = nullptr;
 };
@@ -161,7 +163,11 @@ class UcxTransport final : public RemoteTransport {
   // at the next progress call); its old value is stored at fetch_to when the answer comes.
   void am_fetch(Peer& p, Seg seg, std::uint64_t off, AmoOp op, std::size_t width, std::uint64_t value,
                 std::uint64_t cond, void* fetch_to) noexcept;
-  static constexpr std::uint64_t kMaxAmFetches = 65536;  // unanswered per peer: more wait for answers
+  // A nonblocking get of up to kAmGetMax bytes: the same, its data stored at dst on the answer.
+  void am_get(Peer& p, Seg seg, std::uint64_t off, void* dst, std::size_t bytes) noexcept;
+  // Before an ask: more than kMaxAsks unanswered to the peer wait for the older half's answers.
+  void bound_asks(Peer& p) noexcept;
+  static constexpr std::uint64_t kMaxAsks = 65536;  // unanswered per peer
   // A non-fetching add: appended to the peer's batch, which then goes out (am_put.hpp).
   // `owed` false: the library's own signal (signal_add), which quiet does not wait for.
   void am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width, bool owed = true) noexcept;
@@ -178,12 +184,12 @@ class UcxTransport final : public RemoteTransport {
                                 const ucp_am_recv_param_t* param);
   static ucs_status_t on_am_ack(void* arg, const void* header, size_t header_length, void*, size_t,
                                 const ucp_am_recv_param_t*);
-  static ucs_status_t on_am_fetch_reply(void* arg, const void* header, size_t header_length, void* data, size_t length,
+  static ucs_status_t on_am_answer(void* arg, const void* header, size_t header_length, void* data, size_t length,
                                         const ucp_am_recv_param_t*);
-  // The answers to the fetches of the batches applied in one ucp_worker_progress call, sent
+  // The answers to the asks of the batches applied in one ucp_worker_progress call, sent
   // after it returns (before the acknowledgements).
-  void send_fetch_replies() noexcept;
-  std::vector<std::unique_ptr<FetchReplyOut>> fetch_replies_;  // under mu_
+  void send_answers() noexcept;
+  std::vector<std::unique_ptr<AnswerOut>> answers_;  // under mu_
   // Counts an applied put or add from `from` and has it acknowledged (on the endpoint it came by).
   void applied_from(std::uint32_t from, std::uint64_t count, bool ack_now, ucp_ep_h reply_ep) noexcept;
 
