@@ -6,9 +6,11 @@
  * Each run fills the symmetric buffer with a sentinel (put regions) and the PE's own pattern
  * (get region), issues every put form into the target's regions and every get form from the
  * target's get region, then checks every element it owns: each region written by exactly the
- * PE that targets it, every gap and the zero-length region still the sentinel.
+ * PE that targets it, every gap and the zero-length region still the sentinel. Also: tens of
+ * thousands of nonblocking gets in flight, completed by one quiet (run_many_gets).
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "pe_check.h"
 
@@ -462,9 +464,56 @@ static void run_large(unsigned char* sym, size_t bytes, const char* mem) {
   free(exp);
 }
 
+/* Many nonblocking gets in flight at once, completed by one quiet: NGETS 8-byte gets of the
+ * right neighbour's pattern (more than a transport leaves unanswered per peer before it waits),
+ * then gets of sizes around the transports' limits (1 byte to past 16 KiB), each checked in
+ * full after the quiet; a put to the neighbour issued before the gets must be seen by a get of
+ * the same words after it (one PE's operations to one target keep their order here). */
+#define NGETS 70000
+static long many_src[NGETS], many_dst[NGETS];
+static unsigned char odd_src[40000], odd_dst[40000];
+static void run_many_gets(void) {
+  const int me = shmem_my_pe(), n = shmem_n_pes(), tgt = (me + 1) % n;
+  for (long i = 0; i < NGETS; ++i) many_src[i] = 1000000L * me + i;
+  for (size_t i = 0; i < sizeof odd_src; ++i) odd_src[i] = (unsigned char)(me * 31 + i * 7);
+  memset(many_dst, 0xff, sizeof many_dst);
+  memset(odd_dst, 0, sizeof odd_dst);
+  shmem_barrier_all();
+  for (long i = 0; i < NGETS; ++i) shmem_getmem_nbi(&many_dst[i], &many_src[(i * 7) % NGETS], sizeof(long), tgt);
+  static const size_t sizes[] = {1, 7, 8, 100, 4095, 16384, 16385};
+  size_t at = 0;
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+    shmem_getmem_nbi(odd_dst + at, odd_src + at + 3, sizes[k], tgt);
+    at += sizes[k] + 3;
+  }
+  shmem_quiet();
+  long bad = 0, first = -1;
+  for (long i = 0; i < NGETS; ++i)
+    if (many_dst[i] != 1000000L * tgt + (i * 7) % NGETS && bad++ == 0) first = i;
+  CHECKF(bad == 0, "%ld of %d getmem_nbi in flight wrong, first at %ld (%ld)", bad, NGETS, first,
+         first >= 0 ? many_dst[first] : 0L);
+  at = 0;
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+    size_t wrong = 0;
+    for (size_t i = 0; i < sizes[k]; ++i) wrong += odd_dst[at + i] != (unsigned char)(tgt * 31 + (at + 3 + i) * 7);
+    CHECKF(wrong == 0, "getmem_nbi of %zu bytes: %zu wrong", sizes[k], wrong);
+    at += sizes[k] + 3;
+  }
+  shmem_barrier_all();
+  /* Put, then nonblocking get of the same words, then quiet: the get sees the put. Each PE
+   * writes only the words of its own index in its neighbour's array. */
+  long mine[4] = {-1, -2, -3, 1000L * me}, back[4] = {0, 0, 0, 0};
+  shmem_long_put(&many_src[4 * me], mine, 4, tgt);
+  shmem_getmem_nbi(back, &many_src[4 * me], sizeof back, tgt);
+  shmem_quiet();
+  for (int i = 0; i < 4; ++i) CHECK_EQ(back[i], mine[i]);
+  shmem_barrier_all();
+}
+
 int main(void) {
   shmem_init();
   const int me = shmem_my_pe();
+  run_many_gets();
 
   void* heap = shmem_malloc(BUF * MAX_ELEM);
   CHECK(heap != NULL);
