@@ -36,31 +36,29 @@ void UcxTransport::am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t val
   send_batch(p);  // with the puts before it, in one message
 }
 
+void UcxTransport::am_ask(Peer& p, Seg seg, std::uint64_t off, const void* args, std::size_t args_bytes,
+                          std::uint8_t kind, void* to, std::size_t bytes) noexcept {
+  const bool get = kind == kRecordGet;
+  std::lock_guard<std::mutex> lk(mu_);
+  issued();
+  if (!p.batch.fits_ask(args_bytes, answer_bytes(get, bytes))) send_batch(p);
+  if (p.batch.empty()) batched_.push_back(p.pe);
+  p.batch.add(static_cast<std::uint8_t>(seg), off, args, args_bytes, kind);
+  p.batch.asks(answer_bytes(get, bytes));
+  p.am_owed = ++p.am_sent;
+  p.ask_slots.push_back(Peer::AskSlot{to, static_cast<std::uint32_t>(bytes), get});
+  ++p.ask_sent;
+}
+
 void UcxTransport::am_fetch(Peer& p, Seg seg, std::uint64_t off, AmoOp op, std::size_t width, std::uint64_t value,
                             std::uint64_t cond, void* fetch_to) noexcept {
   const AmFetchArgs args{value, cond, static_cast<std::uint32_t>(op), static_cast<std::uint32_t>(width)};
-  std::lock_guard<std::mutex> lk(mu_);
-  issued();
-  if (!p.batch.fits_ask(sizeof args, answer_bytes(false, width))) send_batch(p);
-  if (p.batch.empty()) batched_.push_back(p.pe);
-  p.batch.add(static_cast<std::uint8_t>(seg), off, &args, sizeof args, kRecordFetch);
-  p.batch.asks(answer_bytes(false, width));
-  p.am_owed = ++p.am_sent;
-  p.ask_slots.push_back(Peer::AskSlot{fetch_to, static_cast<std::uint32_t>(width), false});
-  ++p.ask_sent;
+  am_ask(p, seg, off, &args, sizeof args, kRecordFetch, fetch_to, width);
 }
 
 void UcxTransport::am_get(Peer& p, Seg seg, std::uint64_t off, void* dst, std::size_t bytes) noexcept {
   const AmGetArgs args{bytes};
-  std::lock_guard<std::mutex> lk(mu_);
-  issued();
-  if (!p.batch.fits_ask(sizeof args, answer_bytes(true, bytes))) send_batch(p);
-  if (p.batch.empty()) batched_.push_back(p.pe);
-  p.batch.add(static_cast<std::uint8_t>(seg), off, &args, sizeof args, kRecordGet);
-  p.batch.asks(answer_bytes(true, bytes));
-  p.am_owed = ++p.am_sent;
-  p.ask_slots.push_back(Peer::AskSlot{dst, static_cast<std::uint32_t>(bytes), true});
-  ++p.ask_sent;
+  am_ask(p, seg, off, &args, sizeof args, kRecordGet, dst, bytes);
 }
 
 namespace {

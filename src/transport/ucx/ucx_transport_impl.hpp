@@ -165,6 +165,10 @@ class UcxTransport final : public RemoteTransport {
                 std::uint64_t cond, void* fetch_to) noexcept;
   // A nonblocking get of up to kAmGetMax bytes: the same, its data stored at dst on the answer.
   void am_get(Peer& p, Seg seg, std::uint64_t off, void* dst, std::size_t bytes) noexcept;
+  // Both: appends the record (`args_bytes` of arguments, of `kind`) and the slot its answer goes
+  // to (`bytes`: the fetch's width or the get's size).
+  void am_ask(Peer& p, Seg seg, std::uint64_t off, const void* args, std::size_t args_bytes, std::uint8_t kind,
+              void* to, std::size_t bytes) noexcept;
   // Before an ask: more than kMaxAsks unanswered to the peer wait for the older half's answers.
   void bound_asks(Peer& p) noexcept;
   static constexpr std::uint64_t kMaxAsks = 65536;  // unanswered per peer
