@@ -19,13 +19,19 @@ template <class U>
 // node-local path stays as small as it was before there was a remote one. With UCX over TCP
 // the target's CPU performs the operation, with the same CPU atomics, so it is atomic with
 // respect to the target's node-local peers too (see docs/design.md for RDMA NICs). The
-// transport returns the old value (amo_far_nbi: stores it by the next quiet instead).
+// transport returns the old value; with `fetch_to` (the fetching _nbi forms) it returns at once
+// instead and stores the old value there by the next quiet (a node-local word: at once).
 template <class U>
-[[gnu::noinline]] U amo_far(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func) noexcept {
+[[gnu::noinline]] U amo_far(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func,
+                            void* fetch_to = nullptr) noexcept {
   const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
   if (reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0) misaligned<U>(ctx, dest, func);
-  if (t.local) return amo_apply<U>(op, reinterpret_cast<U*>(t.local), value, cond);
-  return static_cast<U>(ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, nullptr, func));
+  if (t.local) {
+    const U old = amo_apply<U>(op, reinterpret_cast<U*>(t.local), value, cond);
+    if (fetch_to) std::memcpy(fetch_to, &old, sizeof old);  // the caller's object may be a float
+    return old;
+  }
+  return static_cast<U>(ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, fetch_to, func));
 }
 
 // Node-local (a world-context PE whose segment is mapped): a CPU atomic on the mapped word;
@@ -85,35 +91,15 @@ SHMEM_AMO_INSTANCES_(kFetchXor)
 SHMEM_AMO_INSTANCES_(kXor)
 #undef SHMEM_AMO_INSTANCES_
 
-// The nonblocking fetching forms. Node-local: complete at once, the result stored immediately
-// (the caller's object may be a float: no typed store). Another host's PE: the transport
-// returns at once and stores the old value into *fetch by the next quiet.
-template <class U>
-void amo_nbi(Ctx* ctx, AmoOp op, U* fetch, void* dest, U value, U cond, int pe, const char* func) noexcept {
-  if (ctx->world == nullptr && static_cast<unsigned>(pe) < static_cast<unsigned>(ctx->rt->n_pes()) &&
-      ctx->rt->translate(dest, pe) != nullptr) {
-    const U old = amo<U>(ctx, op, dest, value, cond, pe, func);
-    std::memcpy(fetch, &old, sizeof old);
-    return;
-  }
-  const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
-  if (reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0) misaligned<U>(ctx, dest, func);
-  if (t.local) {  // a team context's PE on this node
-    const U old = amo_apply<U>(op, reinterpret_cast<U*>(t.local), value, cond);
-    std::memcpy(fetch, &old, sizeof old);
-    return;
-  }
-  ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, fetch, func);
-}
-
+// The nonblocking fetching forms (amo_far with the result's address).
 void amo32_nbi(Ctx* ctx, AmoOp op, std::uint32_t* fetch, void* dest, std::uint32_t value, std::uint32_t cond,
                int pe, const char* func) noexcept {
-  amo_nbi<std::uint32_t>(ctx, op, fetch, dest, value, cond, pe, func);
+  amo_far<std::uint32_t>(ctx, op, dest, value, cond, pe, func, fetch);
 }
 
 void amo64_nbi(Ctx* ctx, AmoOp op, std::uint64_t* fetch, void* dest, std::uint64_t value, std::uint64_t cond,
                int pe, const char* func) noexcept {
-  amo_nbi<std::uint64_t>(ctx, op, fetch, dest, value, cond, pe, func);
+  amo_far<std::uint64_t>(ctx, op, dest, value, cond, pe, func, fetch);
 }
 
 }  // namespace shmem::core
