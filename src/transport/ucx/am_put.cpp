@@ -65,16 +65,35 @@ namespace {
 
 // A batch on its way: UCX reads the header and the data until the send completes.
 struct BatchInFlight {
+  static constexpr const char* kWhat = "shmem_put";
   AmBatchHeader header;
   PutBatch batch;
   Peer* peer;
 };
 
-void batch_sent(void* request, ucs_status_t st, void* user) {
-  auto* b = static_cast<BatchInFlight*>(user);
-  if (st != UCS_OK && st != UCS_ERR_CANCELED) b->peer->owner->peer_failed(b->peer->pe, st, "shmem_put");
-  delete b;
+// Sends an active message whose header and data live in *m (a BatchInFlight or an AnswerOut,
+// heap-allocated), and deletes m once UCX no longer reads it: at once when the send completed
+// or failed immediately, else when it completes (a failure then is the peer's, reported as
+// T::kWhat). Returns the immediate failure, or UCS_OK.
+template <class T>
+void owned_sent(void* request, ucs_status_t st, void* user) {
+  auto* m = static_cast<T*>(user);
+  if (st != UCS_OK && st != UCS_ERR_CANCELED) m->peer->owner->peer_failed(m->peer->pe, st, T::kWhat);
+  delete m;
   ucp_request_free(request);
+}
+template <class T>
+ucs_status_t send_owned(ucp_ep_h ep, unsigned id, T* m, const void* header, std::size_t header_bytes, const void* data,
+                        std::size_t bytes, std::uint32_t flags) noexcept {
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+  prm.cb.send = owned_sent<T>;
+  prm.user_data = m;
+  prm.flags = flags;
+  ucs_status_ptr_t r = ucp_am_send_nbx(ep, id, header, header_bytes, data, bytes, &prm);
+  if (r != nullptr && !UCS_PTR_IS_ERR(r)) return UCS_OK;  // the callback deletes m
+  delete m;
+  return UCS_PTR_STATUS(r);
 }
 
 }  // namespace
@@ -85,19 +104,11 @@ void UcxTransport::send_batch(Peer& p, bool ack_now) noexcept {
       BatchInFlight{{static_cast<std::uint32_t>(setup_.me), p.batch.count(), ack_now ? kAckNow : 0u, 0}, {}, &p};
   if (!b) fail("shmem_put (no memory for a batch of puts)", p.pe, UCS_ERR_NO_MEMORY);
   std::swap(b->batch, p.batch);
-  ucp_request_param_t prm{};
-  prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-  prm.cb.send = batch_sent;
-  prm.user_data = b;
   // REPLY: the target acknowledges on the endpoint the batch came by, which exists even
   // before the target has created its own endpoint to us (a put during init's barrier).
-  prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
-  ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, kAmPutId, &b->header, sizeof b->header, b->batch.data(), b->batch.size(), &prm);
-  if (UCS_PTR_IS_ERR(r)) {
-    delete b;
-    fail("shmem_put", p.pe, UCS_PTR_STATUS(r));
-  }
-  if (r == nullptr) delete b;  // sent at once; the callback is not called
+  const ucs_status_t st = send_owned(p.ep, kAmPutId, b, &b->header, sizeof b->header, b->batch.data(), b->batch.size(),
+                                     UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY);
+  if (st != UCS_OK) fail("shmem_put", p.pe, st);
 }
 
 void UcxTransport::send_batches() noexcept {
@@ -206,34 +217,13 @@ ucs_status_t UcxTransport::on_am_put(void* arg, const void* header, size_t heade
   return UCS_OK;
 }
 
-namespace {
-
-void answer_sent(void* request, ucs_status_t st, void* user) {
-  auto* r = static_cast<AnswerOut*>(user);
-  if (st != UCS_OK && st != UCS_ERR_CANCELED) r->peer->owner->peer_failed(r->peer->pe, st, "answering gets or atomics");
-  delete r;
-  ucp_request_free(request);
-}
-
-}  // namespace
-
 void UcxTransport::send_answers() noexcept {
   for (auto& out : answers_) {
     AnswerOut* r = out.release();
-    ucp_request_param_t prm{};
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-    prm.cb.send = answer_sent;
-    prm.user_data = r;
-    prm.flags = UCP_AM_SEND_FLAG_EAGER;
-    ucs_status_ptr_t s = ucp_am_send_nbx(r->ep, kAmAnswerId, &r->header, sizeof r->header, r->payload.data(),
-                                         r->payload.size(), &prm);
-    if (UCS_PTR_IS_ERR(s)) {
-      const int pe = r->peer->pe;
-      delete r;
-      peer_failed(pe, UCS_PTR_STATUS(s), "answering gets or atomics");
-    } else if (s == nullptr) {
-      delete r;  // sent at once; the callback is not called
-    }
+    const int pe = r->peer->pe;
+    const ucs_status_t st = send_owned(r->ep, kAmAnswerId, r, &r->header, sizeof r->header, r->payload.data(),
+                                       r->payload.size(), UCP_AM_SEND_FLAG_EAGER);
+    if (st != UCS_OK) peer_failed(pe, st, AnswerOut::kWhat);
   }
   answers_.clear();
 }

@@ -58,6 +58,7 @@ struct Peer {
 // The answers to a batch's asks, on their way back to its sender (UCX reads them until the
 // send completes).
 struct AnswerOut {
+  static constexpr const char* kWhat = "answering gets or atomics";
   AmAnswer header{};
   std::vector<char> payload;
   Peer* peer = nullptr;
