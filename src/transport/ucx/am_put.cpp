@@ -98,6 +98,18 @@ ucs_status_t send_owned(ucp_ep_h ep, unsigned id, T* m, const void* header, std:
 
 }  // namespace
 
+template <class H>
+H UcxTransport::incoming(const void* header, std::size_t header_length, bool well_formed, const char* what) noexcept {
+  H h{};
+  if (header_length != sizeof h || !well_formed)
+    fail((std::string(what) + " (malformed message: a different build of the library?)").c_str(), -1,
+         UCS_ERR_INVALID_PARAM);
+  std::memcpy(&h, header, sizeof h);
+  if (h.from >= peers_.size() || !setup_.remote[h.from])
+    fail((std::string(what) + " (from no remote PE)").c_str(), -1, UCS_ERR_INVALID_PARAM);
+  return h;
+}
+
 void UcxTransport::send_batch(Peer& p, bool ack_now) noexcept {
   if (p.batch.empty() && !ack_now) return;
   auto* b = new (std::nothrow)
@@ -133,12 +145,10 @@ void UcxTransport::applied_from(std::uint32_t from, std::uint64_t count, bool ac
 ucs_status_t UcxTransport::on_am_put(void* arg, const void* header, size_t header_length, void* data, size_t length,
                                      const ucp_am_recv_param_t* param) {
   auto* t = static_cast<UcxTransport*>(arg);
-  AmBatchHeader h{};
-  if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
-    t->fail("an incoming put (malformed message: a different build of the library?)", -1, UCS_ERR_INVALID_PARAM);
-  std::memcpy(&h, header, sizeof h);
-  if (h.from >= t->peers_.size() || !t->setup_.remote[h.from] || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
-    t->fail("an incoming put (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
+  const auto h = t->incoming<AmBatchHeader>(header, header_length,
+                                            !(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) &&
+                                                (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP),
+                                            "an incoming put");
   std::size_t bad_seg = 0, bad_len = 0;
   std::uint64_t bad_off = 0;
   Peer& from = t->peers_[h.from];
@@ -232,13 +242,8 @@ void UcxTransport::send_answers() noexcept {
 ucs_status_t UcxTransport::on_am_answer(void* arg, const void* header, size_t header_length, void* data,
                                         size_t length, const ucp_am_recv_param_t* param) {
   auto* t = static_cast<UcxTransport*>(arg);
-  AmAnswer h{};
-  if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
-    t->fail("an incoming answer to gets or atomics (malformed message: a different build of the library?)", -1,
-            UCS_ERR_INVALID_PARAM);
-  std::memcpy(&h, header, sizeof h);
-  if (h.from >= t->peers_.size() || !t->setup_.remote[h.from])
-    t->fail("an incoming answer to gets or atomics (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
+  const auto h = t->incoming<AmAnswer>(header, header_length, !(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV),
+                                       "an incoming answer to gets or atomics");
   Peer& p = t->peers_[h.from];
   std::size_t want = 0;
   if (h.first == p.ask_done && h.count <= p.ask_slots.size())
@@ -288,13 +293,7 @@ void UcxTransport::send_acks() noexcept {
 ucs_status_t UcxTransport::on_am_ack(void* arg, const void* header, size_t header_length, void*, size_t,
                                      const ucp_am_recv_param_t*) {
   auto* t = static_cast<UcxTransport*>(arg);
-  AmAck a{};
-  if (header_length != sizeof a)
-    t->fail("an incoming put acknowledgement (malformed message: a different build of the library?)", -1,
-            UCS_ERR_INVALID_PARAM);
-  std::memcpy(&a, header, sizeof a);
-  if (a.from >= t->peers_.size() || !t->setup_.remote[a.from])
-    t->fail("an incoming put acknowledgement (from no remote PE)", -1, UCS_ERR_INVALID_PARAM);
+  const auto a = t->incoming<AmAck>(header, header_length, true, "an incoming put acknowledgement");
   Peer& p = t->peers_[a.from];
   if (a.applied > p.am_acked) p.am_acked = a.applied;
   return UCS_OK;

@@ -195,6 +195,10 @@ class UcxTransport final : public RemoteTransport {
   // after it returns (before the acknowledgements).
   void send_answers() noexcept;
   std::vector<std::unique_ptr<AnswerOut>> answers_;  // under mu_
+  // The header H (with a `from`) of an incoming message of ours, once its size, `well_formed`
+  // and its sender (a remote PE of the job) are checked; else the job ends, naming `what`.
+  template <class H>
+  H incoming(const void* header, std::size_t header_length, bool well_formed, const char* what) noexcept;
   // Counts an applied put or add from `from` and has it acknowledged (on the endpoint it came by).
   void applied_from(std::uint32_t from, std::uint64_t count, bool ack_now, ucp_ep_h reply_ep) noexcept;
 
