@@ -39,8 +39,13 @@ void UcxTransport::am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t val
 void UcxTransport::am_ask(Peer& p, Seg seg, std::uint64_t off, const void* args, std::size_t args_bytes,
                           std::uint8_t kind, void* to, std::size_t bytes) noexcept {
   const bool get = kind == kRecordGet;
-  std::lock_guard<std::mutex> lk(mu_);
+  std::unique_lock<std::mutex> lk(mu_);
   issued();
+  if (p.ask_sent - p.ask_done >= kMaxAsks) {  // bounded: wait for the older half's answers
+    send_batch(p, true);
+    const std::uint64_t enough = p.ask_sent - kMaxAsks / 2;
+    drive_until(lk, [&] { return p.ask_done >= enough; });
+  }
   if (!p.batch.fits_ask(args_bytes, answer_bytes(get, bytes))) send_batch(p);
   if (p.batch.empty()) batched_.push_back(p.pe);
   p.batch.add(static_cast<std::uint8_t>(seg), off, args, args_bytes, kind);

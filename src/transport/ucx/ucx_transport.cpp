@@ -129,19 +129,11 @@ void UcxTransport::get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_
                        const char* op) noexcept {
   Peer& p = peers_[static_cast<std::size_t>(pe)];
   if (p.am_put && nbi && bytes <= kAmGetMax) {  // batched, answered by the target
-    bound_asks(p);
     return am_get(p, seg, off, dst, bytes);
   }
   rma(ucp_get_nbx, pe, seg, off, dst, bytes, nbi, op);
 }
 
-void UcxTransport::bound_asks(Peer& p) noexcept {
-  std::unique_lock<std::mutex> lk(mu_);
-  if (p.ask_sent - p.ask_done < kMaxAsks) return;
-  send_batch(p, true);
-  const std::uint64_t enough = p.ask_sent - kMaxAsks / 2;
-  drive_until(lk, [&] { return p.ask_done >= enough; });
-}
 
 void UcxTransport::signal_add(int pe, Seg seg, std::uint64_t off, std::uint64_t value, const char* op) noexcept {
   Peer& p = peers_[static_cast<std::size_t>(pe)];
@@ -168,7 +160,6 @@ std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op
   const bool wide = width == 8;
   const bool wants_reply = amo_fetches(amo_op) || code == UCP_ATOMIC_OP_SWAP || code == UCP_ATOMIC_OP_CSWAP;
   if (p.am_put && fetch_to && wants_reply && (width == 4 || width == 8)) {  // batched, answered by the target
-    bound_asks(p);
     am_fetch(p, seg, off, amo_op, width, value, cond, fetch_to);
     return 0;
   }
@@ -388,18 +379,6 @@ void UcxTransport::complete(std::unique_lock<std::mutex>& lk, ucs_status_ptr_t r
   }
 }
 
-template <class Done>
-void UcxTransport::drive_until(std::unique_lock<std::mutex>& lk, Done&& done) noexcept {
-  unsigned spins = 0;
-  while (!done()) {
-    app_polls_.polled();
-    if (progress_worker(true) == 0 && ++spins % 256 == 0) {
-      lk.unlock();
-      sched_yield();
-      lk.lock();
-    }
-  }
-}
 
 void UcxTransport::fail(const char* op, int pe, ucs_status_t st) noexcept {
   std::string msg = std::string(op ? op : "UCX operation");

@@ -5,6 +5,7 @@
 // nonblocking fetching atomics, their acknowledgements and the fetches' answers, whose wire
 // format is am_put.hpp). Private to the plugin, whose symbols
 // are hidden.
+#include <sched.h>
 #include <ucp/api/ucp.h>
 
 #include <atomic>
@@ -167,11 +168,10 @@ class UcxTransport final : public RemoteTransport {
   // A nonblocking get of up to kAmGetMax bytes: the same, its data stored at dst on the answer.
   void am_get(Peer& p, Seg seg, std::uint64_t off, void* dst, std::size_t bytes) noexcept;
   // Both: appends the record (`args_bytes` of arguments, of `kind`) and the slot its answer goes
-  // to (`bytes`: the fetch's width or the get's size).
+  // to (`bytes`: the fetch's width or the get's size); with kMaxAsks unanswered to the peer it
+  // first waits for the older half's answers.
   void am_ask(Peer& p, Seg seg, std::uint64_t off, const void* args, std::size_t args_bytes, std::uint8_t kind,
               void* to, std::size_t bytes) noexcept;
-  // Before an ask: more than kMaxAsks unanswered to the peer wait for the older half's answers.
-  void bound_asks(Peer& p) noexcept;
   static constexpr std::uint64_t kMaxAsks = 65536;  // unanswered per peer
   // A non-fetching add: appended to the peer's batch, which then goes out (am_put.hpp).
   // `owed` false: the library's own signal (signal_add), which quiet does not wait for.
@@ -227,5 +227,18 @@ class UcxTransport final : public RemoteTransport {
   std::mutex mu_;  // the application's progress calls (progress_thread.hpp)
   std::string describe_;
 };
+
+template <class Done>
+void UcxTransport::drive_until(std::unique_lock<std::mutex>& lk, Done&& done) noexcept {
+  unsigned spins = 0;
+  while (!done()) {
+    app_polls_.polled();
+    if (progress_worker(true) == 0 && ++spins % 256 == 0) {
+      lk.unlock();
+      sched_yield();
+      lk.lock();
+    }
+  }
+}
 
 }  // namespace shmem::transport::ucx
