@@ -452,6 +452,7 @@ void back_to_back(const TeamDesc& td) {
   long* b = reinterpret_cast<long*>(g_dst);
   long* c = reinterpret_cast<long*>(g_dst) + 4096;  // fcollect target, away from b
   long bad = 0;
+  int first_bad = -1;
   // The only synchronisation: b (the first broadcast's dest) may still be read by the previous
   // test on some PE. Inside the loop, each reduction and fcollect orders the next broadcast.
   shmem_team_sync(td.team);
@@ -473,18 +474,26 @@ void back_to_back(const TeamDesc& td) {
     if (shmem_long_fcollect(td.team, c, b, 1) != 0) ++bad;
     for (int p = 0; p < n; ++p)
       if (c[p] != (n * f(k % ne) + (long)n * (n - 1) / 2) * 10 + p) ++bad;
-    if (bad) {
-      CHECKF(false, "%s back-to-back: wrong values at iteration %d", td.name.c_str(), k);
-      break;
+    // Reported once, and the loop goes on: its team mates make all 100 calls, so stopping
+    // here would leave them waiting (a hang instead of a failure).
+    if (bad && first_bad < 0) {
+      first_bad = k;
+      CHECKF(false, "%s back-to-back: wrong values at iteration %d (broadcast b[0] %ld, reduce a[0] %ld, fcollect c[0] %ld)",
+             td.name.c_str(), k, b[0], a[0], c[0]);
     }
   }
   // And 100 plain team syncs interleaved with reductions of a changing scalar.
-  for (int k = 0; k < 100 && !bad; ++k) {
+  // Every member makes all 100 calls here too, whatever it found above.
+  bool reported = false;
+  for (int k = 0; k < 100; ++k) {
     a[0] = k + me;
-    if (shmem_team_sync(td.team) != 0) ++bad;
-    if (shmem_long_max_reduce(td.team, b, a, 1) != 0) ++bad;
-    if (b[0] != k + n - 1) ++bad;
-    if (bad) CHECKF(false, "%s sync/max: wrong value at iteration %d (got %ld)", td.name.c_str(), k, b[0]);
+    const int rs = shmem_team_sync(td.team);
+    const int rr = shmem_long_max_reduce(td.team, b, a, 1);
+    const bool ok = rs == 0 && rr == 0 && b[0] == k + n - 1;
+    if (!ok && !reported) {
+      reported = true;
+      CHECKF(false, "%s sync/max: wrong value at iteration %d (got %ld)", td.name.c_str(), k, b[0]);
+    }
   }
 }
 
