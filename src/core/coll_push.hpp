@@ -130,16 +130,22 @@ class SetSlots {
   }
 };
 
-// Reduction of `bytes` (fitting the channel's slots): push the source to everyone, then
-// combine all contributions in member order 0, 1, ... (bit-identical results everywhere) into
-// a private buffer, and copy that to dest (which may be the source: it was pushed already).
+// Both algorithms read all of this member's source before its last fill: a member that has
+// every contribution may return and start its next call (a pushed broadcast into what is our
+// source here, say) while this one still waits, and must find our source already read.
+
+// Reduction of `bytes` (fitting the channel's slots): take a private copy of the source, push it
+// to everyone, then combine all contributions in member order 0, 1, ... (bit-identical results
+// everywhere) into a private buffer, and copy that to dest (which may be the source).
 template <class C>
 void reduce(C& ch, void* dest, const void* source, std::size_t nelems, std::size_t elem, core::Combine combine) noexcept {
   const int n = ch.size(), me = ch.me();
   const std::size_t bytes = nelems * elem;
-  for (int k = 1; k < n; ++k) ch.fill(ch.claim((me + k) % n), Kind::kReduce, source, bytes);
+  alignas(64) char mine[capacity(2)];
+  if (bytes) std::memcpy(mine, source, bytes);
+  for (int k = 1; k < n; ++k) ch.fill(ch.claim((me + k) % n), Kind::kReduce, mine, bytes);
   alignas(64) char result[capacity(2)];
-  auto contribution = [&](int i) -> const void* { return i == me ? source : ch.await(i, Kind::kReduce); };
+  auto contribution = [&](int i) -> const void* { return i == me ? mine : ch.await(i, Kind::kReduce); };
   const void* first = contribution(0);
   combine(result, first, contribution(1), nelems);
   for (int i = 2; i < n; ++i) combine(result, result, contribution(i), nelems);
@@ -157,11 +163,11 @@ void gather(C& ch, Kind kind, void* dest, const void* source, std::size_t block,
   const int n = ch.size(), me = ch.me();
   char* out = static_cast<char*>(dest);
   auto block_for = [&](int pe) { return static_cast<const char*>(source) + static_cast<std::size_t>(pe) * stride; };
+  if (block) std::memmove(out + static_cast<std::size_t>(me) * block, block_for(me), block);
   for (int k = 1; k < n; ++k) {
     const int to = (me + k) % n;
     ch.fill(ch.claim(to), kind, block_for(to), block);
   }
-  if (block) std::memmove(out + static_cast<std::size_t>(me) * block, block_for(me), block);
   for (int k = 1; k < n; ++k) {
     const int from = (me + n - k) % n;
     const char* data = ch.await(from, kind);
