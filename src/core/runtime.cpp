@@ -320,6 +320,7 @@ void Runtime::start_transport(const std::vector<char>& remote) {
   s.data_size = data_->size;
   s.thread_level = thread_level_;
   s.progress_thread = cfg_.progress_thread;
+  s.pes_outnumber_cpus = wait_.oversubscribed;
   StoreExchange ex([this](const std::string& tag, const std::string& mine) { return store_allgather(tag, mine); });
   s.exchange = &ex;
   s.fatal = [this](const std::string& msg) {
@@ -336,6 +337,7 @@ void Runtime::start_transport(const std::vector<char>& remote) {
   if (remote_->waits_need_progress()) {
     wait_.poll = [](void* t, bool continual) { static_cast<transport::RemoteTransport*>(t)->progress(continual); };
     wait_.poll_arg = remote_.get();
+    wait_.idle = [](void* t, long max_ns) { static_cast<transport::RemoteTransport*>(t)->idle(max_ns); };
     wait_.activity = remote_->activity();
   }
   int nlocal = 1;

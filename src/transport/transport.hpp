@@ -7,6 +7,8 @@
 // Addresses are (segment, offset) pairs: the offset of a symmetric object within the owner's
 // heap or static-data segment, which is the same on every PE. Data-path calls are noexcept;
 // a failure ends the job through Setup::fatal with the operation, the PE and the cause.
+#include <sched.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -39,6 +41,9 @@ struct Setup {
   std::size_t data_size = 0;
   int thread_level = 0;            // the spec's numbering; 3 = SHMEM_THREAD_MULTIPLE
   std::string progress_thread = "auto";  // auto | on | off
+  // PEs of the job on this kernel outnumber its CPUs: a yield then most likely goes to another
+  // PE, so idle() always yields.
+  bool pes_outnumber_cpus = false;
   Exchange* exchange = nullptr;
   // Ends the job with `message` (never returns). Called from any thread.
   std::function<void(const std::string& message)> fatal;
@@ -81,6 +86,13 @@ class RemoteTransport {
   // that sleeps between polls (after core/wait.hpp's kYieldOnlyS), which must not keep a
   // progress thread away.
   virtual void progress(bool continual) noexcept = 0;
+  // A wait that has nothing to do but wait for the network gives its CPU away: sched_yield,
+  // or, where the transport found yields to cost a time slice, a sleep of at most `max_ns`
+  // that its next event ends early (what it waits for from another host then wakes it).
+  virtual void idle(long max_ns) noexcept {
+    (void)max_ns;
+    sched_yield();
+  }
   // A word the application's waits bump as they begin (relaxed; core/wait.hpp), or nullptr: a
   // progress thread reads in it that the application is in the library even when its waits
   // find their data already there and never poll (which they do when the thread delivered it,

@@ -12,6 +12,7 @@
 // worker, so the progress thread, waits that poll, and application threads may all drive it.
 #include "transport/ucx/ucx_transport.hpp"
 
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 
@@ -290,6 +291,38 @@ void UcxTransport::progress(bool continual) noexcept {
   progress_worker(continual);  // a continual poll may defer acknowledgements to its next call
 }
 
+void UcxTransport::idle(long max_ns) noexcept {
+  std::unique_lock<std::mutex> lk(mu_, std::defer_lock);
+  give_cpu(lk, max_ns);
+}
+
+void UcxTransport::give_cpu(std::unique_lock<std::mutex>& lk, long max_ns) noexcept {
+  const bool held = lk.owns_lock();
+  if (worker_fd_ < 0 || setup_.pes_outnumber_cpus || !yields_.contended(now_ns())) {
+    if (held) lk.unlock();
+    yields_.yield();
+    if (held) lk.lock();
+    return;
+  }
+  if (!told_contended_.exchange(true, std::memory_order_relaxed) && setup_.log)
+    setup_.log(1, "yields cost a time slice here (another process holds this CPU): waits for other hosts now sleep "
+                  "on UCX's event descriptor, woken by the network");
+  if (!held) lk.lock();
+  // Everything due goes out first (deferred acknowledgements included: a peer may wait for
+  // them), then the worker is armed; BUSY means events arrived meanwhile: no sleep.
+  while (progress_worker(false) != 0) {
+  }
+  const bool armed = ucp_worker_arm(worker_.get()) == UCS_OK;
+  lk.unlock();
+  if (armed) {
+    app_polls_.polled();  // the progress thread stays away: this PE serves what wakes it
+    pollfd fd{worker_fd_, POLLIN, 0};
+    const timespec ts{max_ns / 1000000000L, max_ns % 1000000000L};
+    ::ppoll(&fd, 1, &ts, nullptr);
+  }
+  if (held) lk.lock();
+}
+
 void UcxTransport::peer_failed(int pe, ucs_status_t st, const char* what) noexcept {
   if (closing_.load(std::memory_order_acquire)) return;
   fail(what, pe, st);
@@ -422,6 +455,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   st = ucp_worker_create(ctx_.get(), &wp, &w);
   if (st != UCS_OK) throw_status("ucp_worker_create", st);
   worker_.reset(w);
+  if (ucp_worker_get_efd(worker_.get(), &worker_fd_) != UCS_OK) worker_fd_ = -1;  // then waits only yield
   seg_base_[0] = static_cast<char*>(s.heap_base);
   seg_size_[0] = s.heap_size;
   seg_base_[1] = static_cast<char*>(s.data_base);

@@ -21,6 +21,7 @@
 #include "transport/ucx/am_put.hpp"
 #include "transport/ucx/handles.hpp"
 #include "transport/ucx/progress_thread.hpp"
+#include "transport/ucx/yield_cost.hpp"
 
 namespace shmem::transport::ucx {
 
@@ -97,6 +98,7 @@ class UcxTransport final : public RemoteTransport {
   void fence() noexcept override;
   void quiet(int pe) noexcept override;
   void progress(bool continual) noexcept override;
+  void idle(long max_ns) noexcept override;
   std::atomic<std::uint32_t>* activity() noexcept override { return app_polls_.activity(); }
   bool waits_need_progress() const noexcept override { return software_; }
 
@@ -149,6 +151,15 @@ class UcxTransport final : public RemoteTransport {
   void drive_until(std::unique_lock<std::mutex>& lk, Done&& done) noexcept;
 
   [[noreturn]] void fail(const char* op, int pe, ucs_status_t st) noexcept;
+
+  // Gives the CPU away while a wait for the network has nothing to do (yield_cost.hpp):
+  // sched_yield while yields are cheap, else a sleep on the worker's event descriptor of at most
+  // max_ns. `lk` (on mu_) may be held or not, and is again in that state on return.
+  void give_cpu(std::unique_lock<std::mutex>& lk, long max_ns) noexcept;
+  static constexpr long kDriveSleepNs = 200 * 1000;  // drive_until's sleeps (woken by events)
+  YieldCost yields_;
+  std::atomic<bool> told_contended_{false};  // the log line about it went out
+  int worker_fd_ = -1;  // the worker's event descriptor (owned by the worker), or -1
 
   // Nonblocking fetching atomics in flight (under mu_). reap_fetches stores the old value of
   // every completed one (of `pe`'s, or all with pe < 0) and forgets it; with `wait`, it first
@@ -233,11 +244,7 @@ void UcxTransport::drive_until(std::unique_lock<std::mutex>& lk, Done&& done) no
   unsigned spins = 0;
   while (!done()) {
     app_polls_.polled();
-    if (progress_worker(true) == 0 && ++spins % 256 == 0) {
-      lk.unlock();
-      sched_yield();
-      lk.lock();
-    }
+    if (progress_worker(true) == 0 && ++spins % 256 == 0) give_cpu(lk, kDriveSleepNs);
   }
 }
 
