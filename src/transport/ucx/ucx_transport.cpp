@@ -312,13 +312,15 @@ void UcxTransport::give_cpu(std::unique_lock<std::mutex>& lk, long max_ns) noexc
   // them), then the worker is armed; BUSY means events arrived meanwhile: no sleep.
   while (progress_worker(false) != 0) {
   }
-  const bool armed = ucp_worker_arm(worker_.get()) == UCS_OK;
+  const ucs_status_t armed = ucp_worker_arm(worker_.get());
   lk.unlock();
-  if (armed) {
+  if (armed == UCS_OK) {
     app_polls_.polled();  // the progress thread stays away: this PE serves what wakes it
     pollfd fd{worker_fd_, POLLIN, 0};
     const timespec ts{max_ns / 1000000000L, max_ns % 1000000000L};
     ::ppoll(&fd, 1, &ts, nullptr);
+  } else if (armed != UCS_ERR_BUSY) {
+    sched_yield();  // the worker cannot be armed: never spin without giving the CPU away
   }
   if (held) lk.lock();
 }
