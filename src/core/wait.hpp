@@ -104,14 +104,12 @@ struct WaitPolicy {
     if (next > spin_iterations) next = spin_iterations;
     if (next != budget) spin_budget.store(next, std::memory_order_relaxed);
   }
-  // One hand-over of the CPU after the spin: sched_yield, or the transport's idle (above)
-  // unless PEs of the job outnumber the CPUs of this kernel (the CPU then most likely goes to
-  // another PE, which is what the yield is for: sleeping on the network instead measured
-  // 1.2-1.6x slower small broadcasts at 4 hosts x 1 PE on 2 CPUs) or another PE of this node
-  // last waited on this CPU (it is then likely what this wait needs). Under SHMEM_WAIT_SPIN
-  // always sched_yield.
+  // One hand-over of the CPU after the spin: the transport's idle (above; it decides whether
+  // yields cost a time slice here, and never sleeps where PEs outnumber the kernel's CPUs),
+  // unless another PE of this node last waited on this CPU (it is then likely what this wait
+  // needs: yield to it) or SHMEM_WAIT_SPIN fixed the waits (always sched_yield).
   void give_cpu() const noexcept {
-    if (idle && adaptive && !oversubscribed && !board.look().peer_here) {
+    if (idle && adaptive && !board.look().peer_here) {
       idle(poll_arg, kIdleNs);
     } else {
       sched_yield();

@@ -42,7 +42,8 @@ struct Setup {
   int thread_level = 0;            // the spec's numbering; 3 = SHMEM_THREAD_MULTIPLE
   std::string progress_thread = "auto";  // auto | on | off
   // PEs of the job on this kernel outnumber its CPUs: a yield then most likely goes to another
-  // PE, so idle() always yields.
+  // PE, which is what it is for, so idle() always yields (sleeping on the network instead
+  // measured 1.2-1.6x slower small broadcasts at 4 hosts x 1 PE on 2 CPUs).
   bool pes_outnumber_cpus = false;
   Exchange* exchange = nullptr;
   // Ends the job with `message` (never returns). Called from any thread.
