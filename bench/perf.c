@@ -120,7 +120,7 @@ static void op_barrier(long n, void *arg) {
   for (long i = 0; i < n; i++) shmem_barrier_all();
 }
 
-enum bw_kind { BW_PUT, BW_GET, BW_MEMCPY };
+enum bw_kind { BW_PUT, BW_PUT_NBI, BW_GET, BW_MEMCPY };
 struct bw_arg {
   enum bw_kind kind;
   int stream;
@@ -138,12 +138,13 @@ static void op_bw(long n, void *argp) {
     }
     switch (arg->kind) {
       case BW_PUT: shmem_putmem(win + off, lwin + off, MIB, 1); break;
+      case BW_PUT_NBI: shmem_putmem_nbi(win + off, lwin + off, MIB, 1); break;
       case BW_GET: shmem_getmem(lwin + off, win + off, MIB, 1); break;
       case BW_MEMCPY: memcpy(win + off, lwin + off, MIB); break;
     }
   }
   /* A put batch is complete only once quiet returns; count that in the batch time. */
-  if (arg->kind == BW_PUT) shmem_quiet();
+  if (arg->kind == BW_PUT || arg->kind == BW_PUT_NBI) shmem_quiet();
 }
 
 /* ---- measurement driver ------------------------------------------------------------------ */
@@ -310,6 +311,8 @@ int main(void) {
   report_bandwidth("put_bw_hot", (struct bw_arg){BW_PUT, 0}, 4);
   stream_cursor = 0;
   report_bandwidth("put_bw_stream", (struct bw_arg){BW_PUT, 1}, chunks);
+  stream_cursor = 0;
+  report_bandwidth("put_nbi_bw_stream", (struct bw_arg){BW_PUT_NBI, 1}, chunks);
   if (me == 0) {
     unsigned char probe[2] = {0, 0};
     shmem_getmem(&probe[0], win, 1, 1);

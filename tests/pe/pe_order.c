@@ -1,10 +1,13 @@
 /*
  * pe_order.c - memory ordering: fence (data put, fence, flag put: the receiver of the flag must
  * see the data), quiet (data put to one PE, quiet, flag to a third PE that then reads the data
- * from the first), and barrier_all / sync_all many times in a row with values checked between.
+ * from the first), the same with large nonblocking puts (128 KiB: UCP puts between hosts, not
+ * the transport's batched small puts) whose signal is given four ways, and barrier_all /
+ * sync_all many times in a row with values checked between.
  */
 #include <sched.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "pe_check.h"
 
@@ -16,6 +19,12 @@ static long fence_ack;
 static long quiet_data[DATA];
 static long quiet_flag;
 static long quiet_ack;
+enum { BIG = 16384 }; /* longs: 128 KiB, a large put */
+static long big_data[BIG];
+static long big_back[BIG];
+static long big_flag;
+static long big_ack;
+static uint64_t big_sig;
 static long slots[2];
 static long counters[2];
 
@@ -112,6 +121,77 @@ static void quiet_third_party(int iters) {
   shmem_barrier_all();
 }
 
+static int big_mismatch(const long* got, int it, int pe) {
+  for (int i = 0; i < BIG; ++i)
+    if (got[i] != data_value(it, pe, i)) return i;
+  return -1;
+}
+
+/* The fence ring with large nonblocking puts, their signal given four ways (a small put, a
+ * UCP atomic set, put_signal_nbi's signal, an atomic add); then put_nbi + quiet + a get of the
+ * same bytes back from the target. */
+static void big_ring(int iters) {
+  const int me = shmem_my_pe(), n = shmem_n_pes();
+  const int right = (me + 1) % n, left = (me - 1 + n) % n;
+  long* src = malloc(sizeof(long) * BIG);
+  long* got = malloc(sizeof(long) * BIG);
+  CHECKF(src && got, "no memory for %d longs", BIG);
+  big_flag = 0;
+  big_ack = 0;
+  big_sig = 0;
+  shmem_barrier_all();
+  for (int it = 1; it <= iters; ++it) {
+    shmem_long_wait_until(&big_ack, SHMEM_CMP_GE, it - 1);
+    for (int i = 0; i < BIG; ++i) src[i] = data_value(it, me, i);
+    switch (it % 4) {
+      case 0:
+        shmem_long_put_nbi(big_data, src, BIG, right);
+        shmem_fence();
+        shmem_long_p(&big_flag, it, right);
+        break;
+      case 1:
+        shmem_long_put_nbi(big_data, src, BIG / 2, right);
+        shmem_long_put_nbi(big_data + BIG / 2, src + BIG / 2, BIG / 2, right);
+        shmem_fence();
+        shmem_long_atomic_set(&big_flag, it, right);
+        break;
+      case 2:
+        shmem_putmem_signal_nbi(big_data, src, sizeof(long) * BIG, &big_sig, (uint64_t)it, SHMEM_SIGNAL_SET, right);
+        break;
+      default: /* the flag is it - 2: the iteration before signalled big_sig */
+        shmem_long_put_nbi(big_data, src, BIG, right);
+        shmem_fence();
+        shmem_long_atomic_add(&big_flag, 2, right);
+        break;
+    }
+    if (it % 4 == 2)
+      shmem_signal_wait_until(&big_sig, SHMEM_CMP_EQ, (uint64_t)it);
+    else
+      shmem_long_wait_until(&big_flag, SHMEM_CMP_EQ, it);
+    const int bad = big_mismatch(big_data, it, left);
+    CHECKF(bad < 0, "large-put fence iteration %d (form %d): element %d is %ld, expected %ld (data not visible "
+           "before the signal)", it, it % 4, bad, bad < 0 ? 0 : big_data[bad], bad < 0 ? 0 : data_value(it, left, bad));
+    if (bad >= 0) shmem_global_exit(1); /* the other PEs wait for this one's acknowledgements */
+    shmem_quiet(); /* our own puts of this iteration completed before the ack lets the left PE reuse the buffer */
+    shmem_long_atomic_inc(&big_ack, left);
+  }
+  shmem_long_wait_until(&big_ack, SHMEM_CMP_GE, iters);
+  shmem_barrier_all();
+  for (int it = 1; it <= iters / 4; ++it) {  /* quiet completes large nonblocking puts */
+    for (int i = 0; i < BIG; ++i) src[i] = data_value(it, me, i);
+    shmem_long_put_nbi(big_back, src, BIG, right);
+    shmem_quiet();
+    shmem_long_get(got, big_back, BIG, right);
+    const int bad = big_mismatch(got, it, me);
+    CHECKF(bad < 0, "large put_nbi + quiet iteration %d: element %d on PE %d is %ld, expected %ld", it, bad, right,
+           bad < 0 ? 0 : got[bad], bad < 0 ? 0 : data_value(it, me, bad));
+    if (bad >= 0) shmem_global_exit(1);
+  }
+  shmem_barrier_all();
+  free(src);
+  free(got);
+}
+
 /* barrier_all / sync_all in a row: double-buffered slots and counters, one barrier per round. */
 static void barriers(int iters) {
   const int me = shmem_my_pe(), n = shmem_n_pes();
@@ -145,6 +225,7 @@ int main(void) {
   const int iters = n > 4 ? 1000 : 3000;
   fence_ring(iters);
   quiet_third_party(iters);
+  big_ring(n > 4 ? 40 : 200);
   barriers(n > 4 ? 1000 : 2000);
   if (shmem_my_pe() == 0 && pe_check_failures_ == 0) printf("pe_order: OK\n");
   return pe_check_finish();
