@@ -9,6 +9,7 @@
 
 #include "core/coll_hier.hpp"
 #include "core/coll_wait.hpp"
+#include "core/set_layouts.hpp"
 
 namespace shmem::xset {
 namespace {
@@ -39,13 +40,14 @@ struct Group {
   const core::ActiveSet& set;
   const char* func;
   int self;  // this PE's index in the set
-  std::vector<int> worlds;
-  HostLayout l;
+  std::shared_ptr<const SetLayout> held;  // computed once per set (core/set_layouts.hpp)
+  const std::vector<int>& worlds;
+  const HostLayout& l;
   SetChan ch{r};
 
-  Group(Runtime& rt, const core::ActiveSet& s, int me, const char* f) : r(rt), set(s), func(f), self(me) {
-    for (int i = 0; i < s.size; ++i) worlds.push_back(s.start + (i << s.log_stride));
-    l = HostLayout::make(rt, worlds, me);
+  Group(Runtime& rt, const core::ActiveSet& s, int me, const char* f)
+      : r(rt), set(s), func(f), self(me), held(rt.set_layouts().get(rt, s.start, s.log_stride, s.size, me)),
+        worlds(held->worlds), l(held->layout) {
     if (l.hosts() > (1 << kXRounds) || l.mine().size() > (1u << kXRounds))
       core::fatal(func, "an active set spanning %d hosts with %zu PEs on this host: this version supports up to %d of "
                   "each", l.hosts(), l.mine().size(), 1 << kXRounds);

@@ -14,6 +14,7 @@
 #include "bootstrap/store.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "core/set_layouts.hpp"
 #include "core/team.hpp"
 #include "transport/transport.hpp"
 #include "transport/node.hpp"
@@ -165,6 +166,7 @@ void Runtime::agree_on_rings() {
 
 void Runtime::create_predefined_teams() {
   slots_ = std::make_unique<TeamSlots>();
+  set_layouts_ = std::make_unique<SetLayouts>();
   std::vector<int> all(static_cast<std::size_t>(npes_)), local;
   for (int pe = 0; pe < npes_; ++pe) {
     all[static_cast<std::size_t>(pe)] = pe;

@@ -26,6 +26,7 @@ namespace shmem {
 
 class Team;
 class TeamSlots;
+class SetLayouts;
 
 // A communication context. PE numbers given with a team context are team-relative:
 // `world` maps them (nullptr for world-team contexts, the common case).
@@ -208,6 +209,8 @@ class Runtime {
   Team* add_team(std::unique_ptr<Team> t);
   void remove_team(Team* t) noexcept;
   TeamSlots& team_slots() noexcept { return *slots_; }
+  // The host layouts of active sets that span hosts (core/set_layouts.hpp).
+  SetLayouts& set_layouts() noexcept { return *set_layouts_; }
   std::mutex& teams_mutex() noexcept { return teams_mu_; }
   std::string job_id() const { return job_id_; }
   std::uint64_t instance_id() const noexcept { return instance_id_; }
@@ -263,6 +266,7 @@ class Runtime {
   std::string secret_;
   std::mutex teams_mu_;
   std::unique_ptr<TeamSlots> slots_;
+  std::unique_ptr<SetLayouts> set_layouts_;
   std::vector<std::unique_ptr<Team>> teams_;
   Team* world_team_ = nullptr;
   Team* shared_team_ = nullptr;

@@ -341,6 +341,37 @@ static void test_tiny_stream(const Set* s) {
   shmem_barrier_all();
 }
 
+/* Every active set of at least 2 PEs the job allows, twice over (more sets than the library keeps
+ * layouts of: it keeps 4, a job of 4 PEs has 8; so cached and recomputed layouts both serve): a
+ * broadcast from the set's last member and a max_to_all, each checked; every PE walks the same
+ * list in the same order. */
+static void test_many_sets(void) {
+  static long word, got, lmax, pwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+  int count = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int log = 0; log < 3; ++log)
+      for (int start = 0; start < npes; ++start)
+        for (int size = 2; start + ((size - 1) << log) < npes; ++size) {
+          const Set set = make_set(start, log, size, "many sets");
+          const Set* s = &set;
+          ++count;
+          if (s->idx >= 0) {
+            word = 100L * count + s->idx;
+            got = FILL;
+            shmem_barrier(s->start, s->log, s->size, psync_bar[0]);
+            shmem_broadcast64(&got, &word, 1, s->size - 1, s->start, s->log, s->size, psync[1]);
+            if (s->idx != s->size - 1)
+              CHECKF(got == 100L * count + s->size - 1, "set %d (start %d, logstride %d, size %d): broadcast gave %ld, "
+                     "expected %ld", count, start, log, size, got, 100L * count + s->size - 1);
+            shmem_barrier(s->start, s->log, s->size, psync_bar[1]);
+            shmem_long_max_to_all(&lmax, &word, 1, s->start, s->log, s->size, pwrk, psync_b2b);
+            CHECKF(lmax == 100L * count + s->size - 1, "set %d (start %d, logstride %d, size %d): max_to_all gave %ld, "
+                   "expected %ld", count, start, log, size, lmax, 100L * count + s->size - 1);
+          }
+          shmem_barrier_all();
+        }
+}
+
 static void test_back_to_back(const Set* s) {
   enum { ITERS = 24, NE = 19 };
   const int n = s->size;
@@ -476,6 +507,11 @@ int main(void) {
     check_psync(psync[1], SHMEM_SYNC_SIZE, "after the set");
     shmem_barrier_all();
   }
+  test_many_sets();
+  check_psync(psync_bar[0], SHMEM_BARRIER_SYNC_SIZE, "after the many sets");
+  check_psync(psync_bar[1], SHMEM_BARRIER_SYNC_SIZE, "after the many sets");
+  check_psync(psync[1], SHMEM_SYNC_SIZE, "after the many sets");
+  check_psync(psync_b2b, SHMEM_REDUCE_SYNC_SIZE, "after the many sets");
   shmem_free(g_src);
   shmem_free(g_dst);
   shmem_free(g_wrk);
