@@ -30,6 +30,8 @@ class SetLayouts {
     int start = -1, log_stride = 0, size = 0;
     std::shared_ptr<const SetLayout> layout;
   };
+  // The kept layout of that set, or null (mu_ held).
+  std::shared_ptr<const SetLayout> find(int start, int log_stride, int size) const noexcept;
   static constexpr std::size_t kEntries = 4;
   std::mutex mu_;
   std::array<Entry, kEntries> entries_;

@@ -45,7 +45,7 @@ static_assert(kXHeaderBytes < kXSlotBytes / 2);
 
 // A ring never exceeds this, as the active-set channel's (x_set_ring_bytes): on the namespace
 // hosts of this repository's benchmark (TCP, 4 PEs on 2 CPUs) large team collectives ran up to
-// 1.5x faster with 256 KiB rings than with the 1 MiB slot's whole share (1016 KiB at 2 hosts,
+// 1.45x faster with 256 KiB rings than with the 1 MiB slot's whole share (1016 KiB at 2 hosts,
 // 338 KiB at 4), the data a leader has in flight being cold by the time it is copied; 256 KiB
 // in flight still covers 25 GB/s over a 10 us round trip.
 constexpr std::size_t kXMaxRingBytes = 256 * 1024;
