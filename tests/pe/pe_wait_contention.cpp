@@ -83,7 +83,9 @@ void test_vector_waits() {
   shmem_free(slots);
 }
 
-// Put-with-signal around the ring: the payload must be there when the signal is.
+// Put-with-signal around the ring: the payload must be there when the signal is. A PE checks
+// its payload between its wait and its own put: once it has passed the token on, the ring can
+// come round and its left neighbour may already have written the next round's payload.
 void test_signal_waits() {
   long* data = sym_calloc<long>(1);
   auto* sig = sym_calloc<std::uint64_t>(1);
@@ -93,11 +95,12 @@ void test_signal_waits() {
     if (me == 0) {
       shmem_long_put_signal(data, &v, 1, sig, static_cast<std::uint64_t>(r), SHMEM_SIGNAL_SET, right);
       CHECK_EQ(shmem_signal_wait_until(sig, SHMEM_CMP_EQ, static_cast<std::uint64_t>(r)), r);
+      CHECK_EQ_AT(*data, r * 1000 + left, "round %ld", r);
     } else {
       CHECK_EQ(shmem_signal_wait_until(sig, SHMEM_CMP_GE, static_cast<std::uint64_t>(r)), r);
+      CHECK_EQ_AT(*data, r * 1000 + left, "round %ld", r);
       shmem_long_put_signal(data, &v, 1, sig, static_cast<std::uint64_t>(r), SHMEM_SIGNAL_SET, right);
     }
-    CHECK_EQ_AT(*data, r * 1000 + left, "round %ld", r);
   }
   shmem_barrier_all();
   shmem_free(sig);
