@@ -17,7 +17,10 @@
 #   bg2      2 PEs on A,B; two busy processes on A,B (not pinned)
 #   bg4      2 PEs on A,B; four busy processes on A,B
 # The busy processes are `bash -c 'while :; do :; done'` loops under `timeout` (HOG_S seconds
-# at most), started before and stopped (by pid) after each scenario's runs, and on any exit.
+# at most), started before and stopped (by pid) after each library's run, and on any exit.
+# Around every run (busy processes stopped) a short cache-line ping-pong probes whether the two
+# CPUs are near or far apart just then; besides the medians over all rounds the script prints
+# the same comparison within each placement (the runs both of whose probes agree).
 # Each round runs every scenario once for each library, alternating which library goes first;
 # figures are the median over rounds of each run's median. The load average is recorded
 # before every run and printed with the figures. In the idle scenario the script also measures
@@ -28,6 +31,8 @@
 #   SCENARIOS="idle hog1 onecpu np4 np8 bg2 bg4"
 #   CPUS="A,B"             the two CPUs (default: the first two this script may run on)
 #   HOG_S=300              upper bound on a busy process's life (it is stopped earlier)
+#   HANDOFF_SPLIT_US=0.15  the hand-off probes around every run (below) read below this: the
+#                          two CPUs were "near", above: "far"
 #   CONTEND_REPS, CONTEND_REP_MS, CONTEND_ONLY   passed to contend (see bench/contend.c)
 #   OUT_DIR=docs/img       where contend.csv and contend.png go; PLOT=0 skips the plot
 #   CSV_OUT                CSV path (default OUT_DIR/contend.csv)
@@ -50,6 +55,7 @@ bench_find_build contend.sh "${1:-build}"
 rounds=${ROUNDS:-3}
 read -ra scenarios <<<"${SCENARIOS:-idle hog1 onecpu np4 np8 bg2 bg4}"
 hog_s=${HOG_S:-300}
+handoff_split=${HANDOFF_SPLIT_US:-0.15}
 out_dir=${OUT_DIR:-$root/docs/img}
 csv_out=${CSV_OUT:-$out_dir/contend.csv}
 osh_cc=${OSHMEM_OSHCC:-/usr/bin/oshcc}
@@ -95,8 +101,10 @@ bench_osh_env CONTEND_REPS CONTEND_REP_MS CONTEND_ONLY
 
 # ---- busy processes ----------------------------------------------------------------------
 hogs=()
+nbusy=0
 start_hogs() { # start_hogs COUNT CPULIST
   local i
+  nbusy=$((nbusy + $1))
   for ((i = 0; i < $1; i++)); do
     taskset -c "$2" timeout "$hog_s" bash -c 'while :; do :; done' &
     hogs+=($!)
@@ -129,8 +137,28 @@ osh_flags_contend() { # compare.sh's flags, plus --oversubscribe and --bind-to n
   printf '%s\n' --bind-to none
 }
 
+# The placement of the two CPUs right before and right after one library's run (no busy
+# processes running): a short cache-line ping-pong (bench/handoff.c, 3 batches of 10 ms) each
+# time. On a VM the host runs the two virtual CPUs near or far apart by periods of seconds (the
+# hand-off 0.05-0.07 or 0.25-0.29 us here), and every latency of a run follows; a run whose two
+# probes both read below HANDOFF_SPLIT_US is "near", both above "far", else "mixed".
+probe_handoff() {
+  local out
+  if out=$(HANDOFF_REPS=3 HANDOFF_REP_MS=10 taskset -c "$cpu_a,$cpu_b" timeout 30 "$tmp/handoff" 2>/dev/null); then
+    IFS=, read -r _ hv _ <<<"$out"
+    echo "$hv"
+  else
+    echo 0
+  fi
+}
+placement() { # placement H_BEFORE H_AFTER -> near | far | mixed
+  awk -v a="$1" -v b="$2" -v t="$handoff_split" 'BEGIN {
+    if (a <= 0 || b <= 0) print "mixed"; else if (a < t && b < t) print "near"; else if (a >= t && b >= t) print "far"; else print "mixed" }'
+}
+
 # scenario_setup NAME -> sets npes, pin (taskset CPU list), and starts the busy processes
 scenario_setup() {
+  nbusy=0
   npes=2 pin="$cpu_a,$cpu_b"
   case $1 in
     hog1) start_hogs 1 "$cpu_b" ;;
@@ -156,14 +184,13 @@ label() { case $1 in ours) echo ours ;; osh) echo OSHMEM ;; esac; }
 ncpu=$(nproc)
 echo "== CPUs A=$cpu_a B=$cpu_b (of $ncpu this script may use); load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# raw.csv: scenario,lib,round,metric,npes,value_us,best_us,load
-echo "scenario,lib,round,metric,npes,value_us,best_us,load" >"$tmp/raw.csv"
+# raw.csv: scenario,lib,round,metric,npes,value_us,best_us,load,placement
+echo "scenario,lib,round,metric,npes,value_us,best_us,load,placement" >"$tmp/raw.csv"
 failed=0
 for ((r = 1; r <= rounds; r++)); do
   order=("${libs[@]}")
   if ((r % 2 == 0 && ${#libs[@]} == 2)); then order=(osh ours); fi
   for s in "${scenarios[@]}"; do
-    scenario_setup "$s"
     if [[ $s == idle ]]; then
       load0=$(cut -d' ' -f1 /proc/loadavg)
       if taskset -c "$cpu_a,$cpu_b" timeout 60 "$tmp/handoff" >"$tmp/handoff.$r.out" 2>"$tmp/handoff.$r.err"; then
@@ -174,22 +201,26 @@ for ((r = 1; r <= rounds; r++)); do
       fi
     fi
     for lib in "${order[@]}"; do
+      h0=$(probe_handoff)
+      scenario_setup "$s"
       load0=$(cut -d' ' -f1 /proc/loadavg)
       rc=0
       t0=$(date +%s%N)
       run_one "$lib" >"$tmp/$s.$lib.$r.csv" 2>"$tmp/$s.$lib.$r.err" || rc=$?
-      echo "== round $r/$rounds, $s ($npes PEs on CPUs $pin, ${#hogs[@]} busy): $(label "$lib")," \
-        "$((($(date +%s%N) - t0) / 1000000)) ms, load average $load0"
+      stop_hogs
+      h1=$(probe_handoff)
+      place=$(placement "$h0" "$h1")
+      echo "== round $r/$rounds, $s ($npes PEs on CPUs $pin, $nbusy busy): $(label "$lib")," \
+        "$((($(date +%s%N) - t0) / 1000000)) ms, load average $load0, hand-off $h0 / $h1 us ($place)"
       if ((rc != 0)); then
         echo "   $(label "$lib") FAILED (exit $rc):"
         tail -10 "$tmp/$s.$lib.$r.err" | sed 's/^/   | /'
         [[ $lib == osh ]] || failed=1
       fi
       awk -F, -v s="$s" -v lib="$lib" -v r="$r" -v load="$load0" \
-        '/^#/ || /^metric,/ || NF != 4 { next } { print s "," lib "," r "," $0 "," load }' \
+        -v place="$place" '/^#/ || /^metric,/ || NF != 4 { next } { print s "," lib "," r "," $0 "," load "," place }' \
         "$tmp/$s.$lib.$r.csv" >>"$tmp/raw.csv"
     done
-    stop_hogs
   done
 done
 
@@ -282,6 +313,43 @@ awk -F, '
     for (a = 2; a <= n; a++) { v = x[a]; for (b = a - 1; b >= 1 && x[b] > v; b--) x[b + 1] = x[b]; x[b + 1] = v }
     med = (n % 2) ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
     printf "idle ping-pong / hand-off round by round:%s (median %.2f)\n", s, med
+  }' "$tmp/raw.csv"
+
+# Within one placement: each scenario/metric compared over the runs whose two hand-off probes
+# agreed (near or far; "mixed" runs are left out), medians over those runs.
+awk -F, '
+  function f(x) { return sprintf(x >= 100 ? "%.1f" : (x >= 1 ? "%.2f" : "%.3f"), x) }
+  function med(key, m,   a, b, x) {
+    for (a = 2; a <= m; a++) { x = V[key, a]; for (b = a - 1; b >= 1 && V[key, b] > x; b--) V[key, b + 1] = V[key, b]; V[key, b + 1] = x }
+    return (m % 2) ? V[key, (m + 1) / 2] : (V[key, m / 2] + V[key, m / 2 + 1]) / 2
+  }
+  NR == 1 || $2 == "hw" { next }
+  {
+    k = $1 "," $4 "," $5
+    if (!(k in seen)) { seen[k] = 1; order[++count] = k }
+    run = $1 SUBSEP $2 SUBSEP $3
+    if (!(run in counted)) { counted[run] = 1; runs[$9]++ }
+    if ($9 != "near" && $9 != "far") next
+    key = $2 SUBSEP k SUBSEP $9
+    V[key, ++N[key]] = $6 + 0
+  }
+  END {
+    if (count == 0) exit
+    print ""
+    printf "within one placement (of %d runs, the hand-off probes around the run agreed for %d near and %d far; medians over those):\n", runs["near"] + runs["far"] + runs["mixed"], runs["near"], runs["far"]
+    printf "%-8s %3s %-11s %-5s %5s %9s %9s %6s\n", "scenario", "PEs", "metric", "place", "runs", "ours", "OSHMEM", "ratio"
+    met = 0; tot = 0
+    for (i = 1; i <= count; i++) {
+      k = order[i]; split(k, p, ",")
+      for (j = 1; j <= 2; j++) {
+        pl = (j == 1) ? "near" : "far"
+        ko = "ours" SUBSEP k SUBSEP pl; kt = "osh" SUBSEP k SUBSEP pl
+        if (!(ko in N) || !(kt in N)) continue
+        o = med(ko, N[ko]); t = med(kt, N[kt]); tot++; if (o <= t) met++
+        printf "%-8s %3s %-11s %-5s %2d/%-2d %9s %9s %6.2f %s\n", p[1], p[3], p[2], pl, N[ko], N[kt], f(o), f(t), t / o, (o <= t) ? "ok" : "SLOW"
+      }
+    }
+    if (tot) printf "within one placement, ours no slower than OSHMEM: %d of %d scenario/metric/placement triples\n", met, tot
   }' "$tmp/raw.csv"
 
 if [[ ${PLOT:-1} != 0 ]]; then
