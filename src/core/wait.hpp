@@ -27,6 +27,11 @@
 // which the board cannot see) every wait hands over at once, without asking; where PEs
 // outnumber CPUs a wait also skips the spin when the board shows all other PEs on this CPU.
 // And a PE that keeps finding another PE on its CPU moves to a CPU without PEs (hand_over()).
+// A wait that spins on naps instead (kNapNs at a time) once it is older than kContendedSpinNs,
+// while this PE counts as contended: a spinning wait of it lost its CPU to another task for
+// longer than kLostCpuNs in the last kContendedForNs (saw_gap(), nap_ns()). Two PEs that each
+// share a CPU with a busy process otherwise fall into running in turns, each spinning while the
+// other is off its CPU: a time slice per hand-off.
 // SHMEM_WAIT_SPIN fixes the budget (no adaptation). A watchdog (SHMEM_WAIT_TIMEOUT) turns a wait
 // that never completes into a report and a job abort instead of a silent hang.
 //
@@ -57,6 +62,10 @@ struct WaitPolicy {
   static constexpr unsigned kClockEvery = 16;        // spinning after the budget: read the clock this often
   static constexpr long kMoveAfterNs = 1000000;      // sharing a CPU with a PE this long: move
   static constexpr long kMoveEveryNs = 10000000;     // at most one move per 10 ms
+  static constexpr long kLostCpuNs = 500000;         // a gap this long between clock reads: the CPU was taken
+  static constexpr long kContendedForNs = 100000000;  // ... and then for this long the PE is contended
+  static constexpr long kContendedSpinNs = 50000;    // contended, a wait spins on this long, then naps
+  static constexpr long kNapNs = 20000;              // one nap (plus the kernel's timer slack)
 
   unsigned spin_iterations = kCap;  // the most pause iterations a wait spins before yielding
   unsigned spin_floor = 8;          // the least (from a calibration of the pause instruction)
@@ -75,6 +84,7 @@ struct WaitPolicy {
   WaitBoard board;                                  // where the node's PEs last waited
   mutable std::atomic<double> shared_since{0};      // since when a PE was seen on this CPU (0: not)
   mutable std::atomic<double> next_move{0};         // no move to another CPU before this
+  mutable std::atomic<double> contended_until{0};   // a wait lost its CPU recently: naps until then
 
   // Sets the budget from SHMEM_WAIT_SPIN (-1: automatic) once oversubscribed is known.
   void configure_spin(std::int64_t wait_spin) noexcept;
@@ -114,6 +124,22 @@ struct WaitPolicy {
     } else {
       sched_yield();
     }
+  }
+  // A spinning wait read the clock `gap` seconds after its previous read: longer than
+  // kLostCpuNs means another task had this CPU meanwhile, and this PE counts as contended for
+  // the next kContendedForNs (see nap_ns).
+  void saw_gap(double gap, double now) const noexcept {
+    if (adaptive && gap > static_cast<double>(kLostCpuNs) * 1e-9)
+      contended_until.store(now + static_cast<double>(kContendedForNs) * 1e-9, std::memory_order_relaxed);
+  }
+  // The nap of a wait that spins on (its peers are on other CPUs) after `waited` seconds: 0
+  // unless this PE counts as contended and the wait is older than kContendedSpinNs, else
+  // kNapNs. Spinning there would burn this PE's share of its CPU while the peer is off its own
+  // (the two would run in turns, a time slice per hand-off); a PE that naps lets the other
+  // task run now and, woken, preempts it (it has slept: the scheduler owes it time).
+  long nap_ns(double waited, double now) const noexcept {
+    if (!adaptive || waited <= static_cast<double>(kContendedSpinNs) * 1e-9) return 0;
+    return now < contended_until.load(std::memory_order_relaxed) ? kNapNs : 0;
   }
   // Where PEs outnumber CPUs, under SHMEM_WAIT_SPIN, and with SHMEM_THREAD_MULTIPLE.
   bool hands_over_at_once() const noexcept { return !adaptive || oversubscribed || threads_share; }
@@ -187,15 +213,16 @@ inline long sleep_step_ns(double waited) noexcept {
 }
 
 // After the spin: hands the CPU over (sched_yield) while WaitPolicy::hand_over() says so (asked
-// again every kRecheckNs), else spins on, until done(); sleeps (sleep(ns), which may return
-// early when woken) only once the wait is old. report(elapsed_seconds) is called if the
-// watchdog fires and must not return (it ends the job).
+// again every kRecheckNs), else spins on (napping where WaitPolicy::nap_ns() says so), until
+// done(); sleeps (sleep(ns), which may return early when woken) only once the wait is old.
+// report(elapsed_seconds) is called if the watchdog fires and must not return (it ends the job).
 template <class Done, class Report, class Sleep>
 inline void yield_or_spin_until(const WaitPolicy& pol, Done&& done, Report&& report, Sleep&& sleep) {
   const double start = wait_clock();
   bool yield = pol.hand_over(start);
   double recheck = start + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9;
   bool sleeps = false;  // the wait has begun to sleep between polls
+  double prev = start;
   for (unsigned i = 1;; ++i) {
     pol.progress(!sleeps);
     if (done()) return;
@@ -203,11 +230,16 @@ inline void yield_or_spin_until(const WaitPolicy& pol, Done&& done, Report&& rep
       const double now = wait_clock();
       const double waited = now - start;
       if (pol.timeout_s > 0 && waited > pol.timeout_s) report(waited);
-      if (const long ns = sleep_step_ns(waited)) {
+      if (!yield) pol.saw_gap(now - prev, now);
+      prev = now;
+      long ns = sleep_step_ns(waited);
+      if (ns == 0 && !yield) ns = pol.nap_ns(waited, now);
+      if (ns != 0) {
         pol.board.asleep();
         sleeps = true;
         sleep(ns);
         recheck = 0;  // publish again, and ask again, once awake
+        prev = wait_clock();
         continue;
       }
       if (now >= recheck) {

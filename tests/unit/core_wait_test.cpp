@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "core/cpus.hpp"
 #include "core/wait.hpp"
@@ -314,6 +315,49 @@ TEST(WaitYield, ReportsPastTheTimeoutAndSleepsOnlyWhenOld) {
   shmem::yield_or_spin_until(p, [&] { return ++calls == 3; }, [](double) { FAIL(); }, [&](long ns) { slept_ns += ns; });
   EXPECT_EQ(calls, 3);
   (void)slept_ns;
+}
+
+TEST(WaitNap, OnlyWhenContendedAndTheWaitIsOld) {
+  WaitPolicy p;
+  adaptive(p, 8, 4);
+  const double young = WaitPolicy::kContendedSpinNs * 1e-9 / 2, old = WaitPolicy::kContendedSpinNs * 2e-9;
+  const double now = 100.0;
+  EXPECT_EQ(p.nap_ns(old, now), 0);                     // never lost its CPU
+  p.saw_gap(WaitPolicy::kLostCpuNs * 1e-9 / 2, now);     // a short gap: a hiccup, not a lost CPU
+  EXPECT_EQ(p.nap_ns(old, now), 0);
+  p.saw_gap(WaitPolicy::kLostCpuNs * 2e-9, now);         // another task had the CPU
+  EXPECT_EQ(p.nap_ns(young, now), 0);
+  EXPECT_EQ(p.nap_ns(old, now), WaitPolicy::kNapNs);
+  EXPECT_EQ(p.nap_ns(old, now + WaitPolicy::kContendedForNs * 0.5e-9), WaitPolicy::kNapNs);
+  EXPECT_EQ(p.nap_ns(old, now + WaitPolicy::kContendedForNs * 2e-9), 0);  // contended long ago
+  WaitPolicy fixed;
+  fixed.configure_spin(16);  // SHMEM_WAIT_SPIN: no adaptation, no naps
+  fixed.saw_gap(1.0, now);
+  EXPECT_EQ(fixed.nap_ns(old, now), 0);
+}
+
+TEST(WaitNap, ASpinningWaitNapsOnlyWhileContended) {
+  // The board is not attached, so the wait spins on after its budget (peers elsewhere); done()
+  // comes true once the wait is old enough to nap, measured on the clock, not asserted on it.
+  for (const bool contended : {false, true}) {
+    WaitPolicy p;
+    adaptive(p, 8, 4);
+    if (contended) p.saw_gap(1.0, shmem::wait_clock());
+    const double start = shmem::wait_clock();
+    // Contended: until the first nap (bounded by a second); else for 4x the spin before a nap.
+    const double until = contended ? 1.0 : WaitPolicy::kContendedSpinNs * 4e-9;
+    std::vector<long> naps;
+    shmem::yield_or_spin_until(
+        p, [&] { return !naps.empty() || shmem::wait_clock() - start > until; }, [](double) { FAIL(); },
+        [&](long ns) { naps.push_back(ns); });
+    if (contended) {
+      ASSERT_EQ(naps.size(), 1u);
+      EXPECT_EQ(naps[0], WaitPolicy::kNapNs);
+    } else {
+      // A nap here only if this very test lost its CPU for longer than kLostCpuNs meanwhile.
+      EXPECT_TRUE(naps.empty() || p.contended_until.load() > 0);
+    }
+  }
 }
 
 TEST(CpuQuota, ParsesCgroupFormats) {
