@@ -230,8 +230,17 @@ if [[ -n ${RAW_DIR:-} ]]; then
   echo "== raw results copied to $RAW_DIR"
 fi
 
+# awk helpers of the summaries below: median(x, m) of x[1..m] (sorts x), fmt(x) for a table cell.
+awk_lib='
+  function median(x, m,   a, b, v) {
+    for (a = 2; a <= m; a++) { v = x[a]; for (b = a - 1; b >= 1 && x[b] > v; b--) x[b + 1] = x[b]; x[b + 1] = v }
+    return (m % 2) ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
+  }
+  function fmt(x) { return (x == "") ? "-" : sprintf(x >= 100 ? "%.1f" : (x >= 1 ? "%.2f" : "%.3f"), x) }
+'
+
 # ---- aggregate: scenario,lib,metric,npes,value_us (median over rounds),best_us,runs,load_min,load_max
-awk -F, '
+awk -F, "$awk_lib"'
   NR == 1 { next }
   {
     k = $1 "," $2 "," $4 "," $5
@@ -245,12 +254,9 @@ awk -F, '
     print "scenario,lib,metric,npes,value_us,best_us,runs,load_min,load_max"
     for (i = 1; i <= count; i++) {
       k = order[i]; m = n[k]
-      for (a = 2; a <= m; a++) {
-        x = v[k, a]
-        for (b = a - 1; b >= 1 && v[k, b] > x; b--) v[k, b + 1] = v[k, b]
-        v[k, b + 1] = x
-      }
-      med = (m % 2) ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2
+      delete x
+      for (a = 1; a <= m; a++) x[a] = v[k, a]
+      med = median(x, m)
       printf "%s,%.4f,%.4f,%d,%.2f,%.2f\n", k, med, best[k], m, lmin[k], lmax[k]
     }
   }' "$tmp/raw.csv" >"$tmp/all.csv"
@@ -270,8 +276,7 @@ fi
 echo "== $rounds round(s); us per operation, median over rounds; ratio = OSHMEM / ours (>= 1: ours"
 echo "   is no slower); load = load average before the runs (min-max); CSV: $csv_out"
 echo
-awk -F, '
-  function f(x) { return (x == "") ? "-" : sprintf(x >= 100 ? "%.1f" : (x >= 1 ? "%.2f" : "%.3f"), x) }
+awk -F, "$awk_lib"'
   NR == 1 { next }
   {
     k = $1 "," $3 "," $4
@@ -289,7 +294,7 @@ awk -F, '
       o = V["ours", k]; t = V["osh", k]
       r = "-"; ok = ""
       if (o > 0 && t > 0) { r = sprintf("%.2f", t / o); ok = (o <= t) ? "ok" : "SLOW"; tot++; if (o <= t) met++ }
-      printf "%-8s %3s %-11s %9s %9s %6s %-4s %.2f-%.2f\n", p[1], p[3], p[2], f(o), f(t), r, ok, lo[p[1]], hi[p[1]]
+      printf "%-8s %3s %-11s %9s %9s %6s %-4s %.2f-%.2f\n", p[1], p[3], p[2], fmt(o), fmt(t), r, ok, lo[p[1]], hi[p[1]]
     }
     print ""
     if (tot) printf "ours no slower than OSHMEM: %d of %d scenario/metric pairs\n", met, tot
@@ -302,7 +307,7 @@ awk -F, '
 # The same ratio round by round (the hand-off is measured right before each round's idle runs):
 # on a VM whose two CPUs the host places near or far apart from round to round, the medians
 # above may come from different placements.
-awk -F, '
+awk -F, "$awk_lib"'
   $1 == "idle" && $4 == "handoff" { hw[$3] = $6 }
   $1 == "idle" && $2 == "ours" && $4 == "pingpong" { pp[$3] = $6; if ($3 + 0 > last) last = $3 + 0 }
   END {
@@ -310,18 +315,15 @@ awk -F, '
     for (r = 1; r <= last; r++)
       if ((r in pp) && hw[r] > 0) { x[++n] = pp[r] / hw[r]; s = s sprintf(" %.2f", pp[r] / hw[r]) }
     if (n == 0) exit
-    for (a = 2; a <= n; a++) { v = x[a]; for (b = a - 1; b >= 1 && x[b] > v; b--) x[b + 1] = x[b]; x[b + 1] = v }
-    med = (n % 2) ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
-    printf "idle ping-pong / hand-off round by round:%s (median %.2f)\n", s, med
+    printf "idle ping-pong / hand-off round by round:%s (median %.2f)\n", s, median(x, n)
   }' "$tmp/raw.csv"
 
 # Within one placement: each scenario/metric compared over the runs whose two hand-off probes
 # agreed (near or far; "mixed" runs are left out), medians over those runs.
-awk -F, '
-  function f(x) { return sprintf(x >= 100 ? "%.1f" : (x >= 1 ? "%.2f" : "%.3f"), x) }
-  function med(key, m,   a, b, x) {
-    for (a = 2; a <= m; a++) { x = V[key, a]; for (b = a - 1; b >= 1 && V[key, b] > x; b--) V[key, b + 1] = V[key, b]; V[key, b + 1] = x }
-    return (m % 2) ? V[key, (m + 1) / 2] : (V[key, m / 2] + V[key, m / 2 + 1]) / 2
+awk -F, "$awk_lib"'
+  function med(key, m,   a, w) {
+    for (a = 1; a <= m; a++) w[a] = V[key, a]
+    return median(w, m)
   }
   NR == 1 || $2 == "hw" { next }
   {
@@ -346,7 +348,7 @@ awk -F, '
         ko = "ours" SUBSEP k SUBSEP pl; kt = "osh" SUBSEP k SUBSEP pl
         if (!(ko in N) || !(kt in N)) continue
         o = med(ko, N[ko]); t = med(kt, N[kt]); tot++; if (o <= t) met++
-        printf "%-8s %3s %-11s %-5s %2d/%-2d %9s %9s %6.2f %s\n", p[1], p[3], p[2], pl, N[ko], N[kt], f(o), f(t), t / o, (o <= t) ? "ok" : "SLOW"
+        printf "%-8s %3s %-11s %-5s %2d/%-2d %9s %9s %6.2f %s\n", p[1], p[3], p[2], pl, N[ko], N[kt], fmt(o), fmt(t), t / o, (o <= t) ? "ok" : "SLOW"
       }
     }
     if (tot) printf "within one placement, ours no slower than OSHMEM: %d of %d scenario/metric/placement triples\n", met, tot
