@@ -2,7 +2,9 @@
 # contend.sh - small-message latencies when the PEs do not each have a CPU to themselves: runs
 # bench/contend.c (ping-pong, barrier, 8-byte broadcast / reduction / fcollect) against this
 # project's shmem and against Open MPI's OSHMEM, side by side, in each scenario below; prints
-# one table, writes a CSV and plots it (bench/plot_contend.py).
+# one table, writes a CSV and plots it (bench/plot_contend.py). Right after contend.c, in the
+# same scenario, our run also times the ping-pong through the device API, in a kernel
+# (bench/contend_device.cpp, metric dev_pingpong, compared with OSHMEM's host ping-pong).
 #
 #   bench/contend.sh [BUILD_DIR]     BUILD_DIR defaults to "build" (relative to the current
 #                                    directory, else to the repository root); it must hold a
@@ -33,7 +35,8 @@
 #   HOG_S=300              upper bound on a busy process's life (it is stopped earlier)
 #   HANDOFF_SPLIT_US=0.15  the hand-off probes around every run (below) read below this: the
 #                          two CPUs were "near", above: "far"
-#   CONTEND_REPS, CONTEND_REP_MS, CONTEND_ONLY   passed to contend (see bench/contend.c)
+#   CONTEND_REPS, CONTEND_REP_MS, CONTEND_ONLY   passed to contend (see bench/contend.c);
+#                          CONTEND_ONLY without dev_pingpong skips the device-API ping-pong
 #   OUT_DIR=docs/img       where contend.csv and contend.png go; PLOT=0 skips the plot
 #   CSV_OUT                CSV path (default OUT_DIR/contend.csv)
 #   RAW_DIR                if set, every run's raw CSV is copied there
@@ -121,8 +124,13 @@ on_exit() { stop_hogs; rm -rf -- "$tmp"; }
 trap on_exit EXIT
 
 # ---- build -------------------------------------------------------------------------------
-echo "== building bench/contend.c and bench/handoff.c"
+echo "== building bench/contend.c, bench/contend_device.cpp and bench/handoff.c"
 "$our_cc" "${cflags[@]}" -std=c11 "$root/bench/contend.c" -o "$tmp/contend.ours"
+device_bench=0
+if [[ -z ${CONTEND_ONLY:-} || ,$CONTEND_ONLY, == *,dev_pingpong,* ]]; then
+  "${our_cc%/*}/oshc++" "${cflags[@]}" -std=c++20 "$root/bench/contend_device.cpp" -o "$tmp/contend_device.ours"
+  device_bench=1
+fi
 cc "${cflags[@]}" -std=c11 "$root/bench/handoff.c" -o "$tmp/handoff"
 libs=(ours)
 bench_osh_build "$root/bench/contend.c" "$tmp/contend.osh"
@@ -171,7 +179,10 @@ scenario_setup() {
 }
 run_one() { # run_one LIB -> CSV on stdout
   case $1 in
-    ours) taskset -c "$pin" timeout 120 "$our_run" -n "$npes" "$tmp/contend.ours" ;;
+    ours)
+      taskset -c "$pin" timeout 120 "$our_run" -n "$npes" "$tmp/contend.ours" || return
+      ((device_bench == 0)) || taskset -c "$pin" timeout 120 "$our_run" -n "$npes" "$tmp/contend_device.ours"
+      ;;
     osh)
       local flags
       mapfile -t flags < <(osh_flags_contend "$npes")
@@ -298,6 +309,14 @@ awk -F, "$awk_lib"'
     }
     print ""
     if (tot) printf "ours no slower than OSHMEM: %d of %d scenario/metric pairs\n", met, tot
+    dtot = 0; dmet = 0; ds = ""
+    for (i = 1; i <= count; i++) {
+      k = order[i]; split(k, p, ",")
+      if (p[2] != "dev_pingpong") continue
+      o = V["ours", k]; t = V["osh", p[1] ",pingpong," p[3]]
+      if (o > 0 && t > 0) { dtot++; if (o <= t) dmet++; ds = ds sprintf(" %s %.2f", p[1], t / o) }
+    }
+    if (dtot) printf "device-API ping-pong no slower than the OSHMEM ping-pong: %d of %d scenarios (OSHMEM / ours:%s)\n", dmet, dtot, ds
     pp = V["ours", "idle,pingpong,2"]
     if (hw > 0 && pp > 0)
       printf "idle ping-pong half round trip %.3f us = %.2f x the cache-line hand-off (%.3f us; target <= 1.5 x)\n", pp, pp / hw, hw

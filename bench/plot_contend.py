@@ -6,7 +6,8 @@
 CSV columns: scenario,lib,metric,npes,value_us,best_us,runs,load_min,load_max (lib: ours,
 osh, hw). Writes one PNG (default docs/img/contend.png): one panel per metric, ours and
 OSHMEM side by side for each scenario, latency on a log scale, the load average range under
-each scenario's name; the idle panel of the ping-pong also shows the cache-line hand-off.
+each scenario's name; the ping-pong panel also shows the cache-line hand-off and, where the
+CSV has it, our device-API ping-pong (metric dev_pingpong).
 
 Needs matplotlib (Debian: apt-get install python3-matplotlib); without it, prints a message
 and exits 0 without plotting.
@@ -19,6 +20,7 @@ METRICS = [("pingpong", "ping-pong, half round trip"), ("barrier", "barrier_all"
            ("broadcast8", "broadcast, 8 B"), ("reduce8", "sum reduction, 8 B"),
            ("fcollect8", "fcollect, 8 B per PE")]
 LIBS = [("ours", "ours", "tab:blue"), ("osh", "Open MPI OSHMEM 4.1", "tab:red")]
+DEVICE_METRIC = "dev_pingpong"  # ours only, drawn in the ping-pong panel
 
 
 def main(argv):
@@ -54,16 +56,21 @@ def main(argv):
         if r["lib"] != "hw":
             npes[s] = r["npes"]
     fig, axes = plt.subplots(len(METRICS), 1, figsize=(10, 2.3 * len(METRICS)), sharex=True)
-    width = 0.38
     for ax, (m, title) in zip(axes, METRICS):
-        for i, (lib, legend, color) in enumerate(LIBS):
+        # (lib, metric, legend, color) per bar of a scenario; the ping-pong panel also has the
+        # device-API ping-pong (bench/contend_device.cpp, ours only) when the CSV has it
+        series = [(lib, m, legend, color) for lib, legend, color in LIBS]
+        if m == "pingpong" and any(mm == DEVICE_METRIC for (_, _, mm) in val):
+            series.insert(1, ("ours", DEVICE_METRIC, "ours, device API (in a kernel)", "tab:cyan"))
+        width = 0.76 / len(series)
+        for i, (lib, metric, legend, color) in enumerate(series):
             xs, ys = [], []
             for j, s in enumerate(scen):
-                v = val.get((s, lib, m))
+                v = val.get((s, lib, metric))
                 if v:
-                    xs.append(j + (i - 0.5) * width)
+                    xs.append(j + (i - (len(series) - 1) / 2) * width)
                     ys.append(v)
-            bars = ax.bar(xs, ys, width, label=legend, color=color)
+            ax.bar(xs, ys, width, label=legend, color=color)
             for x, y in zip(xs, ys):
                 ax.text(x, y * 1.08, ("%.2f" % y) if y < 10 else ("%.0f" % y), ha="center", va="bottom", fontsize=7)
         hw = val.get(("idle", "hw", "handoff"))
@@ -74,8 +81,9 @@ def main(argv):
         ax.set_ylabel("us")
         ax.set_title(title, fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
-        lo = min(v for (s, l, mm), v in val.items() if mm == m or (m == "pingpong" and mm == "handoff"))
-        hi = max(v for (s, l, mm), v in val.items() if mm == m)
+        mine = (m,) + ((DEVICE_METRIC,) if m == "pingpong" else ())
+        lo = min(v for (s, l, mm), v in val.items() if mm in mine or (m == "pingpong" and mm == "handoff"))
+        hi = max(v for (s, l, mm), v in val.items() if mm in mine)
         ax.set_ylim(lo / 2, hi * 4)
     axes[0].legend(fontsize=8, loc="upper left")
     axes[-1].set_xticks(range(len(scen)))

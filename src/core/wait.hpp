@@ -212,46 +212,77 @@ inline long sleep_step_ns(double waited) noexcept {
   return ns > static_cast<double>(WaitPolicy::kMaxSleepNs) ? WaitPolicy::kMaxSleepNs : static_cast<long>(ns);
 }
 
-// After the spin: hands the CPU over (sched_yield) while WaitPolicy::hand_over() says so (asked
-// again every kRecheckNs), else spins on (napping where WaitPolicy::nap_ns() says so), until
-// done(); sleeps (sleep(ns), which may return early when woken) only once the wait is old.
-// report(elapsed_seconds) is called if the watchdog fires and must not return (it ends the job).
-template <class Done, class Report, class Sleep>
-inline void yield_or_spin_until(const WaitPolicy& pol, Done&& done, Report&& report, Sleep&& sleep) {
-  const double start = wait_clock();
-  bool yield = pol.hand_over(start);
-  double recheck = start + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9;
-  bool sleeps = false;  // the wait has begun to sleep between polls
-  double prev = start;
-  for (unsigned i = 1;; ++i) {
-    pol.progress(!sleeps);
-    if (done()) return;
-    if (yield || i % WaitPolicy::kClockEvery == 0) {
+// After the spin, one pause at a time: the state of the wait between two looks at what it waits
+// for. Hands the CPU over (WaitPolicy::give_cpu) while WaitPolicy::hand_over() says so (asked
+// again every kRecheckNs), else spins on (napping where WaitPolicy::nap_ns() says so); sleeps
+// (sleep(ns), which may return early when woken) only once the wait is old. report(elapsed
+// seconds) is called if the watchdog fires and must not return (it ends the job). An object, so
+// that a wait whose loop lies outside the library (the device API's Backoff, through
+// src/stream/device_wait.cpp) takes the same steps as yield_or_spin_until.
+// `siblings`: other threads of this PE run and may be what the wait needs (a device kernel of
+// several threads, which the wait board cannot tell apart): hand over at once, by sched_yield.
+class WaitSteps {
+ public:
+  explicit WaitSteps(const WaitPolicy& pol, bool siblings = false) noexcept
+      : start_(wait_clock()),
+        prev_(start_),
+        recheck_(start_ + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9),
+        siblings_(siblings),
+        yield_(siblings || pol.hand_over(start_)) {}
+  // The wait has begun to sleep between polls (the transport's progress thread must then serve
+  // the peers: WaitPolicy::progress(false)).
+  bool sleeps() const noexcept { return sleeps_; }
+  template <class Report, class Sleep>
+  void pause(const WaitPolicy& pol, Report&& report, Sleep&& sleep) {
+    ++i_;
+    if (yield_ || i_ % WaitPolicy::kClockEvery == 0) {
       const double now = wait_clock();
-      const double waited = now - start;
+      const double waited = now - start_;
       if (pol.timeout_s > 0 && waited > pol.timeout_s) report(waited);
-      if (!yield) pol.saw_gap(now - prev, now);
-      prev = now;
+      if (!yield_) pol.saw_gap(now - prev_, now);
+      prev_ = now;
       long ns = sleep_step_ns(waited);
-      if (ns == 0 && !yield) ns = pol.nap_ns(waited, now);
+      if (ns == 0 && !yield_) ns = pol.nap_ns(waited, now);
       if (ns != 0) {
         pol.board.asleep();
-        sleeps = true;
+        sleeps_ = true;
         sleep(ns);
-        recheck = 0;  // publish again, and ask again, once awake
-        prev = wait_clock();
-        continue;
+        recheck_ = 0;  // publish again, and ask again, once awake
+        prev_ = wait_clock();
+        return;
       }
-      if (now >= recheck) {
-        yield = pol.hand_over(now);
-        recheck = now + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9;
+      if (now >= recheck_) {
+        if (!siblings_) yield_ = pol.hand_over(now);
+        recheck_ = now + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9;
       }
     }
-    if (yield) {
-      pol.give_cpu();
-    } else {
+    if (!yield_) {
       cpu_relax();
+    } else if (siblings_) {
+      sched_yield();
+    } else {
+      pol.give_cpu();
     }
+  }
+
+ private:
+  double start_;
+  double prev_;     // the previous clock read (a long gap since: the CPU was taken)
+  double recheck_;  // when to ask hand_over() again
+  unsigned i_ = 0;
+  bool siblings_;
+  bool yield_;
+  bool sleeps_ = false;
+};
+
+// After the spin: WaitSteps until done().
+template <class Done, class Report, class Sleep>
+inline void yield_or_spin_until(const WaitPolicy& pol, Done&& done, Report&& report, Sleep&& sleep) {
+  WaitSteps steps(pol);
+  for (;;) {
+    pol.progress(!steps.sleeps());
+    if (done()) return;
+    steps.pause(pol, report, sleep);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "core/runtime.hpp"
 #include "shmem/device/common.hpp"
 #include "stream/checks.hpp"
+#include "stream/device_owner.hpp"
 
 namespace shmem::stream {
 namespace {
@@ -25,8 +26,6 @@ static_assert(dd::kRemoteFetch == static_cast<int>(AmoOp::kFetch) && dd::kRemote
               dd::kRemoteFetchOr == static_cast<int>(AmoOp::kFetchOr) && dd::kRemoteOr == static_cast<int>(AmoOp::kOr) &&
               dd::kRemoteFetchXor == static_cast<int>(AmoOp::kFetchXor) && dd::kRemoteXor == static_cast<int>(AmoOp::kXor),
               "remote.hpp's RemoteAmo numbers the operations as AmoOp does");
-
-Runtime& owner(const device::State* s) noexcept { return *static_cast<Runtime*>(const_cast<void*>(s->runtime)); }
 
 // [addr, addr + bytes) inside one symmetric segment, on a PE of another host.
 bool far_operand(const Runtime& rt, const void* addr, std::size_t bytes, int pe) noexcept {

@@ -67,6 +67,7 @@ void Pool::run(int n, Job job, void* ctx) {
     throw;
   }
   r.left = n;
+  busy_.fetch_add(n, std::memory_order_relaxed);
   for (int i = 0; i < n; ++i) {
     Worker* w = got[static_cast<std::size_t>(i)];
     w->job = job;
@@ -91,6 +92,7 @@ void Pool::loop(Worker* w) noexcept {
     Run* const r = w->run;
     lk.unlock();
     job(ctx, index);
+    busy_.fetch_sub(1, std::memory_order_relaxed);
     lk.lock();
     idle_.push_back(w);
     if (--r->left == 0) r->done_cv.notify_one();

@@ -8,6 +8,7 @@
 // for a kernel of another stream or PE). How many threads a launch asks for is the launcher's
 // choice: size() (SHMEM_DEVICE_THREADS, default the hardware threads) bounds a normal launch.
 // Plain function pointers, mutexes and condition variables only (see stream.hpp on why).
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -23,6 +24,8 @@ class Pool {
   static Pool& get();  // the process's pool (leaked; threads joined by shutdown())
 
   int size() const noexcept { return size_; }
+  // Threads running a job now (a hint: relaxed; device waits ask it, device_wait.cpp).
+  int busy() const noexcept { return busy_.load(std::memory_order_relaxed); }
   // Throws std::system_error / std::bad_alloc if threads cannot be started (nothing ran then).
   void run(int n, Job job, void* ctx);
   // Ends and joins the idle threads (at exit; a later run() starts new ones).
@@ -48,6 +51,7 @@ class Pool {
   void loop(Worker* w) noexcept;
 
   int size_ = 1;
+  std::atomic<int> busy_{0};
   std::mutex mu_;  // guards everything below and every Worker's fields and Run::left
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<Worker*> idle_;

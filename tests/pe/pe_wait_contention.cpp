@@ -1,7 +1,8 @@
 // pe_wait_contention.cpp - every family of wait, many hand-offs in a row, with exact values:
 // point-to-point waits (wait_until and its all/any/some forms), signal waits, locks, barriers
 // and team syncs (world, a split team, an active set), collectives (team and active-set
-// broadcast, reduction, fcollect), stream waits and device-API waits (signal wait, barrier).
+// broadcast, reduction, fcollect), stream waits and device-API waits (signal wait, barrier, and
+// a wait between two kernel threads of one PE).
 //
 // Registered at 2, 4 and 8 PEs, both on the machine's CPUs and pinned to ONE CPU with taskset
 // (pinned_run.sh): the PE that a wait waits for is then often queued behind the waiter on the
@@ -10,6 +11,7 @@
 // per family), and the CTest timeout ends a hang.
 #include <shmemx.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <shmem/device/device.hpp>
@@ -277,6 +279,36 @@ void test_device_waits() {
   shmem_free(tok);
 }
 
+// Device API between two threads of one PE: the two blocks of a cooperative kernel pass a token
+// back and forth through a private word with device waits. Pinned to one CPU, each wait's peer
+// is the other thread of its own PE, queued behind it: a wait that spun on instead of handing
+// the CPU over would take a time slice per round.
+void test_device_sibling_waits() {
+  std::vector<long> word(1, 0);
+  long* w = word.data();
+  std::vector<long> bad(2, 0);
+  long* nbad = bad.data();
+  dev::LaunchOptions opt;
+  opt.cooperative = true;
+  const int rc = dev::launch(
+      nullptr, 2,
+      [=](const dev::Block& b) {
+        std::atomic_ref<long> a(*w);
+        for (long r = 1; r <= kRounds; ++r) {
+          const long mine = 2 * r - 1 + b.block_id;  // block 0 writes odd values, block 1 even
+          if (b.block_id == 1 && dev::wait_until(w, SHMEM_CMP_EQ, mine - 1) != mine - 1) ++nbad[1];
+          a.store(mine, std::memory_order_release);
+          if (b.block_id == 0 && dev::wait_until(w, SHMEM_CMP_EQ, mine + 1) != mine + 1) ++nbad[0];
+        }
+      },
+      opt);
+  CHECK_EQ(rc, 0);
+  CHECK_EQ(shmemx_stream_synchronize(nullptr), 0);
+  CHECK_EQ(bad[0] + bad[1], 0);
+  CHECK_EQ(word[0], 2 * kRounds);
+  shmem_barrier_all();
+}
+
 }  // namespace
 
 int main() {
@@ -293,6 +325,7 @@ int main() {
   test_collectives();
   test_stream_waits();
   test_device_waits();
+  test_device_sibling_waits();
   CHECK_EQ(shmemx_stream_destroy_all(), 0);
   if (me == 0 && pe_check_failures_ == 0) printf("pe_wait_contention: OK (%d PEs)\n", npes);
   return pe_check_finish();

@@ -360,6 +360,37 @@ TEST(WaitNap, ASpinningWaitNapsOnlyWhileContended) {
   }
 }
 
+// The steps of a device-API wait while other kernel threads of its PE run (siblings): they
+// hand the CPU over with sched_yield at every pause, never through the transport's idle and
+// never by a nap, and never ask the board. The same wait without siblings, on a policy that
+// hands over at once, goes through idle.
+TEST(WaitSteps, SiblingsYieldAtEveryPauseWithoutBoardIdleOrNap) {
+  for (const bool siblings : {false, true}) {
+    shmem::WaitSlot mine, other;
+    WaitPolicy p;
+    adaptive(p, 8, 4);
+    p.threads_share = true;  // without siblings: hand over at once, through give_cpu
+    p.board.attach(&mine, {{&other, true}});
+    int idles = 0;
+    p.idle = [](void* arg, long) { ++*static_cast<int*>(arg); };
+    p.poll_arg = &idles;
+    p.saw_gap(1.0, shmem::wait_clock());  // contended: a spinning wait would nap
+    shmem::WaitSteps steps(p, siblings);
+    std::vector<long> naps;
+    const double start = shmem::wait_clock();
+    for (int i = 0; i < 64 || shmem::wait_clock() - start < WaitPolicy::kContendedSpinNs * 4e-9; ++i)
+      steps.pause(p, [](double) { FAIL(); }, [&](long ns) { naps.push_back(ns); });
+    EXPECT_FALSE(steps.sleeps());
+    EXPECT_TRUE(naps.empty());  // a yielding wait never naps; it sleeps only at 10 ms
+    if (siblings) {
+      EXPECT_EQ(idles, 0);
+      EXPECT_EQ(mine.cpu_plus_1.load(), 0);  // never published: the board was not asked
+    } else {
+      EXPECT_GE(idles, 64);
+    }
+  }
+}
+
 TEST(CpuQuota, ParsesCgroupFormats) {
   EXPECT_EQ(shmem::cpus::parse_cpu_max("max 100000\n"), 0);
   EXPECT_EQ(shmem::cpus::parse_cpu_max("200000 100000\n"), 2);

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by every device header: finding the device state, translating symmetric addresses,
-// reporting errors from kernel code, fences and the waiting backoff.
+// reporting errors from kernel code and fences (the waiting backoff: backoff.hpp).
 //
 // The fast path makes no library call: a kernel launched with shmem::device::launch (or one that
 // called shmem::device::bind(blk)) has the state pointer cached in a thread_local of this
@@ -26,6 +26,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "shmem/device/backoff.hpp"
 #include "shmem/device/cpu.hpp"
 #include "shmem/device/remote.hpp"
 #include "shmem/device/state.hpp"
@@ -178,54 +179,6 @@ inline const State* progress_state() noexcept {
   const State& s = state();
   return s.remote ? &s : nullptr;
 }
-
-// Waiting in kernel code, where the thread waited for may be another kernel thread, of this
-// PE or another, that shares this thread's CPU: spin only briefly (a few microseconds), then
-// hand the CPU over with sched_yield on every pause. Only a wait that has lasted 10 ms sleeps,
-// in steps of at most 1/128 of the time waited so far (at most 1 ms), so a sleep never sets the
-// latency of a hand-off; the library's own waits follow the same rule (src/core/wait.hpp).
-// In a job with PEs on other hosts (`poll` set, from progress_state()) every pause also drives
-// the network transport once, as the library's own waits do.
-class Backoff {
- public:
-  explicit Backoff(const State* poll = nullptr) noexcept : poll_(poll) {}
-  void pause() noexcept {
-    if (poll_) shmemx_device_remote_progress(poll_);
-    if (n_ < kSpins) {
-      ++n_;
-      cpu_relax();
-      return;
-    }
-    const long long now = now_ns();
-    if (n_ == kSpins) {
-      ++n_;
-      start_ns_ = now;
-    }
-    const long long waited = now - start_ns_;
-    if (waited < kYieldOnlyNs) {
-      sched_yield();
-      return;
-    }
-    long long step = waited / kSleepFraction;
-    if (step > kMaxSleepNs) step = kMaxSleepNs;
-    timespec ts{0, static_cast<long>(step)};
-    nanosleep(&ts, nullptr);
-  }
-
- private:
-  static long long now_ns() noexcept {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
-  }
-  static constexpr unsigned kSpins = 64;
-  static constexpr long long kYieldOnlyNs = 10000000;  // 10 ms
-  static constexpr long long kSleepFraction = 128;
-  static constexpr long long kMaxSleepNs = 1000000;  // 1 ms
-  const State* poll_;
-  unsigned n_ = 0;
-  long long start_ns_ = 0;
-};
 
 // cmp uses SHMEM_CMP_EQ ... SHMEM_CMP_LE. Returns false for an unknown cmp (checked by callers).
 template <class T>

@@ -135,7 +135,7 @@ inline T wait_until(T* ivar, int cmp, T value) noexcept {
     return T{};
   }
   std::atomic_ref<T> a(*ivar);
-  detail::Backoff backoff(detail::progress_state());
+  detail::Backoff backoff(detail::state());
   for (;;) {
     const T v = a.load(std::memory_order_acquire);
     if (detail::compare(cmp, v, value)) return v;

@@ -62,7 +62,7 @@ inline void team_sync_on(const State& s, int slot, int root, int n) noexcept {
     gen.store(g + 1, std::memory_order_release);
     return;
   }
-  Backoff backoff(s.remote ? &s : nullptr);
+  Backoff backoff(s);
   while (gen.load(std::memory_order_acquire) == g) backoff.pause();
 }
 

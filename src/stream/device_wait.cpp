@@ -1,0 +1,78 @@
+// The library's side of device-API waits past their inline spins (include/shmem/device/backoff.hpp):
+// each pause is one step of the wait policy of the state's runtime, as the library's own waits
+// take them (core/wait.hpp): first the rest of the adaptive spin (spin_for), then WaitSteps.
+// A wait that went past its inline spins tells the library when it ends, so that the spin
+// budget learns from device waits as from the library's own.
+#include "shmem/device/backoff.hpp"
+
+#include <new>
+#include <optional>
+#include <type_traits>
+
+#include "base/log.hpp"
+#include "core/wait.hpp"
+#include "stream/device_owner.hpp"
+#include "stream/pool.hpp"
+
+namespace {
+
+using shmem::WaitPolicy;
+using shmem::WaitSteps;
+using shmem::device::detail::WaitScratch;
+
+// One device wait past its inline spins.
+struct DeviceWait {
+  unsigned budget = 0;  // the spin budget when the wait began (counting the inline spins)
+  unsigned used = 0;    // pauses so far, the inline ones included
+  std::optional<WaitSteps> steps;  // after the spin
+};
+
+static_assert(sizeof(DeviceWait) <= sizeof(WaitScratch) && alignof(DeviceWait) <= alignof(WaitScratch),
+              "backoff.hpp's WaitScratch holds a DeviceWait");
+static_assert(std::is_trivially_destructible_v<DeviceWait>, "a device wait's state needs no destructor");
+
+DeviceWait& wait_of(WaitScratch* w) noexcept { return *std::launder(reinterpret_cast<DeviceWait*>(w->bytes)); }
+
+}  // namespace
+
+extern "C" {
+
+void shmemx_device_wait_pause(const shmem::device::State* s, WaitScratch* w, int first) noexcept {
+  shmem::Runtime& rt = shmem::stream::owner(s);
+  const WaitPolicy& pol = rt.wait_policy();
+  if (first != 0) {
+    DeviceWait* d = new (w->bytes) DeviceWait;
+    d->budget = pol.skips_spin() ? 0 : pol.budget();
+    d->used = shmem::device::detail::Backoff::kSpins;
+  }
+  DeviceWait& d = wait_of(w);
+  if (!d.steps) {
+    if (d.used < d.budget) {  // the spin of spin_for
+      ++d.used;
+      pol.progress();
+      shmem::cpu_relax();
+      return;
+    }
+    if (d.budget != 0) pol.learn(d.budget, d.budget, false);
+    // Another kernel thread of this PE running may be what this one waits for.
+    d.steps.emplace(pol, shmem::stream::Pool::get().busy() > 1);
+  }
+  pol.progress(!d.steps->sleeps());
+  d.steps->pause(
+      pol,
+      [&](double waited) {
+        shmem::log::write(shmem::log::Level::kFatal, "wait",
+                          "a device-API wait (wait_until, signal_wait_until or a device barrier) of PE %d timed out "
+                          "after %.1f s (SHMEM_WAIT_TIMEOUT=%g)",
+                          rt.my_pe(), waited, pol.timeout_s);
+        rt.abort_job(1);
+      },
+      shmem::sleep_ns);
+}
+
+void shmemx_device_wait_end(const shmem::device::State* s, WaitScratch* w) noexcept {
+  const DeviceWait& d = wait_of(w);
+  if (!d.steps && d.budget != 0) shmem::stream::owner(s).wait_policy().learn(d.budget, d.used, true);
+}
+
+}  // extern "C"
