@@ -5,9 +5,12 @@
 // contend.c in every scenario (this library only: the device API is ours).
 //
 // Prints one CSV line in contend.c's format, `dev_pingpong,npes,value_us,best_us`: the half
-// round trip, median and best over CONTEND_REPS batches (one kernel launch each, sized to last
-// about CONTEND_REP_MS, calibrated on PE 0 as contend.c does). The other PEs wait in the
-// barrier that ends a batch. The word is checked after every batch; a failed check prints
+// round trip, median and best over CONTEND_REPS batches (one kernel launch each, sized on PE 0
+// to last about CONTEND_REP_MS). Each batch also pays for one launch and synchronize (tens of
+// microseconds; the first launch of a process starts the pool's thread, milliseconds), so the
+// warm-up batch is a few hundred round trips and the calibration grows a batch until it lasts
+// half of CONTEND_REP_MS: the launch is then well under 1 % of a batch. The other PEs wait in
+// the barrier that ends a batch. The word is checked after every batch; a failed check prints
 // "CHECK FAILED" and the program exits 1.
 #include <shmem.h>
 #include <shmemx.h>
@@ -78,8 +81,8 @@ int main() {
   }
   control = flag + 1;
   shmem_barrier_all();
-  batch(4);  // warm-up: the pool's thread, the first launch
-  long n = 4, iters = 0;
+  batch(256);  // warm-up: the pool's thread, the first launch
+  long n = 256, iters = 0;
   while (iters == 0) {
     shmem_barrier_all();
     const double t0 = now();
@@ -87,7 +90,7 @@ int main() {
     const double t = now() - t0;
     if (me == 0) {
       long decided = 0;
-      if (t >= rep_seconds / 10 || n >= (1L << 22)) {
+      if (t >= rep_seconds / 2 || n >= (1L << 24)) {
         const double want = t > 0 ? static_cast<double>(n) * rep_seconds / t : static_cast<double>(n);
         decided = want < 1 ? 1 : static_cast<long>(want);
       }

@@ -19,6 +19,7 @@
 #include "core/team_ops.hpp"
 #include "shmem/device/common.hpp"
 #include "stream/barrier.hpp"
+#include "stream/device_owner.hpp"
 #include "stream/pool.hpp"
 #include "stream/stream.hpp"
 
@@ -95,6 +96,11 @@ void run_thread(Launch& l, int g, int t) noexcept {
 
 void run_pool_thread(void* ctx, int i) noexcept {
   Launch& l = *static_cast<Launch*>(ctx);
+  // The wait board's entry for this PE holds the CPU its host thread last waited on, and that
+  // thread now sleeps (in synchronize) or runs elsewhere: publish this kernel thread's CPU, or the
+  // other PEs' waits would take the stale entry for a PE queued behind them and yield to nobody,
+  // and move onto this thread's CPU (core/wait_board.hpp, device_wait.cpp).
+  (void)owner(l.state).wait_policy().board.look();
   run_thread(l, i / l.block_dim, i % l.block_dim);
 }
 
