@@ -185,22 +185,44 @@ inline double wait_clock() noexcept {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// The spin phase: true when done() came true within the budget. Where PEs outnumber CPUs and
-// the board shows every other PE on this CPU, there is nothing to spin for: they need this CPU
-// (to answer, or to arrive at the barrier that this one waits in), so the wait hands over at once.
-template <class Done>
-inline bool spin_for(const WaitPolicy& pol, Done&& done) {
-  if (pol.skips_spin()) return false;
-  const unsigned budget = pol.budget();
-  for (unsigned i = 0; i < budget; ++i) {
+// The spin phase of one wait, one pause at a time: the budget it began with and the pauses it
+// has used. Where PEs outnumber CPUs and the board shows every other PE on this CPU, there is
+// nothing to spin for: they need this CPU (to answer, or to arrive at the barrier that this one
+// waits in), so the budget is 0 and the wait hands over at once. An object, like WaitSteps, so
+// that the device API's waits (src/stream/device_wait.cpp) spin and learn as spin_for does.
+class SpinPhase {
+ public:
+  explicit SpinPhase(const WaitPolicy& pol, unsigned used = 0) noexcept
+      : budget_(pol.skips_spin() ? 0 : pol.budget()), used_(used) {}
+  bool more() const noexcept { return used_ < budget_; }
+  void pause(const WaitPolicy& pol) noexcept {
+    ++used_;
     cpu_relax();
     pol.progress();
+  }
+  // The wait completed within the budget, or the budget ran out (WaitPolicy::learn).
+  void completed(const WaitPolicy& pol) const noexcept { pol.learn(budget_, used_, true); }
+  void ran_out(const WaitPolicy& pol) const noexcept {
+    if (budget_ != 0) pol.learn(budget_, budget_, false);
+  }
+
+ private:
+  unsigned budget_;
+  unsigned used_;
+};
+
+// The spin phase: true when done() came true within the budget.
+template <class Done>
+inline bool spin_for(const WaitPolicy& pol, Done&& done) {
+  SpinPhase spin(pol);
+  while (spin.more()) {
+    spin.pause(pol);
     if (done()) {
-      pol.learn(budget, i + 1, true);
+      spin.completed(pol);
       return true;
     }
   }
-  pol.learn(budget, budget, false);
+  spin.ran_out(pol);
   return false;
 }
 

@@ -1,6 +1,6 @@
 // The library's side of device-API waits past their inline spins (include/shmem/device/backoff.hpp):
 // each pause is one step of the wait policy of the state's runtime, as the library's own waits
-// take them (core/wait.hpp): first the rest of the adaptive spin (spin_for), then WaitSteps.
+// take them (core/wait.hpp): first the rest of the adaptive spin (SpinPhase), then WaitSteps.
 // A wait that went past its inline spins tells the library when it ends, so that the spin
 // budget learns from device waits as from the library's own.
 #include "shmem/device/backoff.hpp"
@@ -16,15 +16,15 @@
 
 namespace {
 
+using shmem::SpinPhase;
 using shmem::WaitPolicy;
 using shmem::WaitSteps;
 using shmem::device::detail::WaitScratch;
 
-// One device wait past its inline spins.
+// One device wait past its inline spins: the spin (which counts the inline pauses), then the steps.
 struct DeviceWait {
-  unsigned budget = 0;  // the spin budget when the wait began (counting the inline spins)
-  unsigned used = 0;    // pauses so far, the inline ones included
-  std::optional<WaitSteps> steps;  // after the spin
+  SpinPhase spin;
+  std::optional<WaitSteps> steps;
 };
 
 static_assert(sizeof(DeviceWait) <= sizeof(WaitScratch) && alignof(DeviceWait) <= alignof(WaitScratch),
@@ -40,20 +40,14 @@ extern "C" {
 void shmemx_device_wait_pause(const shmem::device::State* s, WaitScratch* w, int first) noexcept {
   shmem::Runtime& rt = shmem::stream::owner(s);
   const WaitPolicy& pol = rt.wait_policy();
-  if (first != 0) {
-    DeviceWait* d = new (w->bytes) DeviceWait;
-    d->budget = pol.skips_spin() ? 0 : pol.budget();
-    d->used = shmem::device::detail::Backoff::kSpins;
-  }
+  if (first != 0) new (w->bytes) DeviceWait{SpinPhase(pol, shmem::device::detail::Backoff::kSpins), std::nullopt};
   DeviceWait& d = wait_of(w);
   if (!d.steps) {
-    if (d.used < d.budget) {  // the spin of spin_for
-      ++d.used;
-      pol.progress();
-      shmem::cpu_relax();
+    if (d.spin.more()) {
+      d.spin.pause(pol);
       return;
     }
-    if (d.budget != 0) pol.learn(d.budget, d.budget, false);
+    d.spin.ran_out(pol);
     // Another kernel thread of this PE running may be what this one waits for.
     d.steps.emplace(pol, shmem::stream::Pool::get().busy() > 1);
   }
@@ -72,7 +66,7 @@ void shmemx_device_wait_pause(const shmem::device::State* s, WaitScratch* w, int
 
 void shmemx_device_wait_end(const shmem::device::State* s, WaitScratch* w) noexcept {
   const DeviceWait& d = wait_of(w);
-  if (!d.steps && d.budget != 0) shmem::stream::owner(s).wait_policy().learn(d.budget, d.used, true);
+  if (!d.steps) d.spin.completed(shmem::stream::owner(s).wait_policy());
 }
 
 }  // extern "C"

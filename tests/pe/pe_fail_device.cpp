@@ -3,7 +3,6 @@
 //   wait-timeout      PE 0's kernel waits (wait_until) for a value (42) that never comes; the
 //                     other PEs block in pause(), outside the library
 //   barrier-timeout   PE 0 never launches the kernel whose device barrier the others wait in
-#include <signal.h>
 #include <unistd.h>
 
 #include <cstring>
