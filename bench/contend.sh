@@ -18,6 +18,8 @@
 #   np8      8 PEs on A,B
 #   bg2      2 PEs on A,B; two busy processes on A,B (not pinned)
 #   bg4      2 PEs on A,B; four busy processes on A,B
+#   bound    2 PEs bound one to A, one to B (bench/bind_pe.sh, as a launcher that binds does);
+#            one busy process pinned to A and one to B
 # The busy processes are `bash -c 'while :; do :; done'` loops under `timeout` (HOG_S seconds
 # at most), started before and stopped (by pid) after each library's run, and on any exit.
 # Around every run (busy processes stopped) a short cache-line ping-pong probes whether the two
@@ -30,7 +32,7 @@
 #
 # Environment (all optional):
 #   ROUNDS=3               rounds
-#   SCENARIOS="idle hog1 onecpu np4 np8 bg2 bg4"
+#   SCENARIOS="idle hog1 onecpu np4 np8 bg2 bg4 bound"
 #   CPUS="A,B"             the two CPUs (default: the first two this script may run on)
 #   HOG_S=300              upper bound on a busy process's life (it is stopped earlier)
 #   HANDOFF_SPLIT_US=0.15  the hand-off probes around every run (below) read below this: the
@@ -56,7 +58,7 @@ source "$script_dir/common.sh"
 bench_find_build contend.sh "${1:-build}"
 
 rounds=${ROUNDS:-3}
-read -ra scenarios <<<"${SCENARIOS:-idle hog1 onecpu np4 np8 bg2 bg4}"
+read -ra scenarios <<<"${SCENARIOS:-idle hog1 onecpu np4 np8 bg2 bg4 bound}"
 hog_s=${HOG_S:-300}
 handoff_split=${HANDOFF_SPLIT_US:-0.15}
 out_dir=${OUT_DIR:-$root/docs/img}
@@ -69,8 +71,8 @@ export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-64M}
 
 for s in "${scenarios[@]}"; do
   case $s in
-    idle | hog1 | onecpu | np4 | np8 | bg2 | bg4) ;;
-    *) echo "contend.sh: unknown scenario '$s' in SCENARIOS (idle hog1 onecpu np4 np8 bg2 bg4)" >&2; exit 2 ;;
+    idle | hog1 | onecpu | np4 | np8 | bg2 | bg4 | bound) ;;
+    *) echo "contend.sh: unknown scenario '$s' in SCENARIOS (idle hog1 onecpu np4 np8 bg2 bg4 bound)" >&2; exit 2 ;;
   esac
 done
 
@@ -98,6 +100,7 @@ if ((${#cpus[@]} < 2)); then
   exit 2
 fi
 cpu_a=${cpus[0]} cpu_b=${cpus[1]}
+export BIND_PE_CPUS="$cpu_a,$cpu_b"  # bench/bind_pe.sh, in the bound scenario
 
 bench_tmpdir contend
 bench_osh_env CONTEND_REPS CONTEND_REP_MS CONTEND_ONLY
@@ -164,10 +167,11 @@ placement() { # placement H_BEFORE H_AFTER -> near | far | mixed
     if (a <= 0 || b <= 0) print "mixed"; else if (a < t && b < t) print "near"; else if (a >= t && b >= t) print "far"; else print "mixed" }'
 }
 
-# scenario_setup NAME -> sets npes, pin (taskset CPU list), and starts the busy processes
+# scenario_setup NAME -> sets npes, pin (taskset CPU list), bind (a command that binds each PE
+# to its own CPU, or none), and starts the busy processes
 scenario_setup() {
   nbusy=0
-  npes=2 pin="$cpu_a,$cpu_b"
+  npes=2 pin="$cpu_a,$cpu_b" bind=()
   case $1 in
     hog1) start_hogs 1 "$cpu_b" ;;
     onecpu) pin=$cpu_a ;;
@@ -175,18 +179,24 @@ scenario_setup() {
     np8) npes=8 ;;
     bg2) start_hogs 2 "$cpu_a,$cpu_b" ;;
     bg4) start_hogs 4 "$cpu_a,$cpu_b" ;;
+    bound)
+      bind=("$script_dir/bind_pe.sh")
+      start_hogs 1 "$cpu_a"
+      start_hogs 1 "$cpu_b"
+      ;;
   esac
 }
 run_one() { # run_one LIB -> CSV on stdout
   case $1 in
     ours)
-      taskset -c "$pin" timeout 120 "$our_run" -n "$npes" "$tmp/contend.ours" || return
-      ((device_bench == 0)) || taskset -c "$pin" timeout 120 "$our_run" -n "$npes" "$tmp/contend_device.ours"
+      taskset -c "$pin" timeout 120 "$our_run" -n "$npes" "${bind[@]}" "$tmp/contend.ours" || return
+      ((device_bench == 0)) || taskset -c "$pin" timeout 120 "$our_run" -n "$npes" "${bind[@]}" "$tmp/contend_device.ours"
       ;;
     osh)
       local flags
       mapfile -t flags < <(osh_flags_contend "$npes")
-      taskset -c "$pin" timeout 120 "$osh_run" "${flags[@]}" "${osh_env[@]}" -np "$npes" "$tmp/contend.osh"
+      taskset -c "$pin" timeout 120 "$osh_run" "${flags[@]}" "${osh_env[@]}" -x BIND_PE_CPUS -np "$npes" "${bind[@]}" \
+        "$tmp/contend.osh"
       ;;
   esac
 }

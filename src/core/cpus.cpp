@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -123,14 +124,17 @@ int parse_cpu_max(std::string_view text) noexcept {
   return quota_cpus(quota, period);
 }
 
-int cgroup_quota_cpus(const std::string& root) {
+int cgroup_quota_cpus(const std::string& root, std::string* where) {
   int best = 0;
   for (const Hierarchy& h : cpu_hierarchies(root)) {
     std::string dir = h.dir;
     while (!dir.empty() && dir.back() == '/') dir.pop_back();
     for (;;) {
       const int q = quota_in(h, dir);
-      if (q > 0 && (best == 0 || q < best)) best = q;
+      if (q > 0 && (best == 0 || q < best)) {
+        best = q;
+        if (where != nullptr) *where = dir;
+      }
       if (dir.size() <= h.base.size()) break;
       const std::size_t slash = dir.rfind('/');
       if (slash == std::string::npos || slash < h.base.size()) break;
@@ -161,6 +165,67 @@ int usable_cpus(const std::string& root) {
 }
 
 bool pes_outnumber_cpus(int local_pes) { return local_pes > usable_cpus(); }
+
+std::string share(const std::string& root) {
+  std::string where;
+  const int quota = cgroup_quota_cpus(root, &where);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::string list;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (!CPU_ISSET(c, &set)) continue;
+      int last = c;
+      while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+      if (!list.empty()) list += ',';
+      list += std::to_string(c);
+      if (last != c) list += '-' + std::to_string(last);
+      c = last;
+    }
+  }
+  return std::to_string(quota) + ' ' + (list.empty() ? "-" : list) + ' ' + where;
+}
+
+int shared_cpus(const std::vector<std::string>& shares) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  bool every_quota = !shares.empty();
+  long long quota_sum = 0;
+  std::vector<std::string_view> seen;  // cgroups whose quota is counted
+  for (const std::string& sh : shares) {
+    const std::vector<std::string_view> f = split(sh, ' ');
+    long long quota = 0;
+    if (f.size() < 2 || !to_ll(f[0], quota)) {
+      every_quota = false;
+      continue;
+    }
+    for (std::string_view range : split(f[1], ',')) {
+      const std::size_t dash = range.find('-');
+      long long lo = 0, hi = 0;
+      if (!to_ll(range.substr(0, dash), lo)) continue;
+      hi = lo;
+      if (dash != std::string_view::npos && !to_ll(range.substr(dash + 1), hi)) continue;
+      for (long long c = lo; c <= hi && c < CPU_SETSIZE; ++c)
+        if (c >= 0) CPU_SET(static_cast<int>(c), &all);
+    }
+    const std::string_view where = f.size() > 2 ? std::string_view(sh).substr(f[0].size() + f[1].size() + 2) : "";
+    if (quota <= 0) {
+      every_quota = false;
+    } else if (std::find(seen.begin(), seen.end(), where) == seen.end()) {
+      seen.push_back(where);
+      quota_sum += quota;
+    }
+  }
+  const int n = CPU_COUNT(&all);
+  if (every_quota && quota_sum < n) return static_cast<int>(quota_sum);
+  return n;
+}
+
+bool pes_outnumber_cpus(const std::vector<std::string>& shares) {
+  const int n = shared_cpus(shares);
+  if (n == 0) return pes_outnumber_cpus(static_cast<int>(shares.size()));  // no masks: this process's view
+  return static_cast<int>(shares.size()) > n;
+}
 
 bool move_off(const cpu_set_t& avoid) noexcept {
   cpu_set_t mask, target;

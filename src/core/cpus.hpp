@@ -13,6 +13,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace shmem::cpus {
 
@@ -23,13 +24,28 @@ int quota_cpus(long long quota_us, long long period_us) noexcept;
 // unlimited or unreadable.
 int parse_cpu_max(std::string_view text) noexcept;
 // The tightest CPU quota over this process's cgroup and its ancestors; 0 when none applies.
-int cgroup_quota_cpus(const std::string& root = "");
+// `where`, if given, gets the directory that sets it.
+int cgroup_quota_cpus(const std::string& root = "", std::string* where = nullptr);
 // CPUs in this thread's affinity mask (0 if it cannot be read).
 int affinity_cpus() noexcept;
 // min(affinity, quota), ignoring whichever is unknown; the online CPU count when both are.
 int usable_cpus(const std::string& root = "");
-// True when local_pes processes would have to share the CPUs this one may use.
+// True when local_pes processes would have to share the CPUs this one may use (a job of one
+// PE, before it knows its peers).
 bool pes_outnumber_cpus(int local_pes);
+// This process's share of the machine, as text for the other PEs under this kernel:
+// "QUOTA CPULIST WHERE": the tightest cgroup quota in whole CPUs (0: none), the CPUs of the
+// affinity mask as ranges ("0-3,8"), and the cgroup directory whose quota that is.
+std::string share(const std::string& root = "");
+// The CPUs that PEs with these shares may use together: the union of their affinity masks,
+// and where every one of them is under a quota, at most the sum of the quotas of the distinct
+// cgroups that set them. 0 when no share names a CPU.
+int shared_cpus(const std::vector<std::string>& shares);
+// True when the PEs with these shares (one per PE under this kernel) outnumber the CPUs they
+// may use together. PEs bound one to a CPU each do not (each one's own mask has one CPU), and
+// since every PE decides from the same shares, all decide alike: collectives pick their
+// algorithm from this, and PEs that disagreed would wait for each other in different ones.
+bool pes_outnumber_cpus(const std::vector<std::string>& shares);
 // Moves this thread to one of the CPUs of its affinity mask outside `avoid` (the kernel picks
 // which) and restores the mask: the thread's allowed CPUs end up as they were, only where it
 // runs has changed. False (nothing changed) when no such CPU exists or the kernel refuses.

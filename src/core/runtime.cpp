@@ -77,8 +77,8 @@ Runtime::Runtime(RuntimeSetup setup)
   routes_[me_].heap = heap_.map.bytes();
   routes_[me_].data = data_->base;
 
-  // Affinity mask and cgroup quota (core/cpus.hpp); across hosts connect_peers() counts only
-  // the PEs under this kernel.
+  // Affinity mask and cgroup quota (core/cpus.hpp), this PE's alone; with peers,
+  // connect_peers() decides again from those of every PE under this kernel.
   wait_.oversubscribed = cpus::pes_outnumber_cpus(npes_);
   wait_.configure_spin(cfg_.wait_spin);
   wait_.timeout_s = cfg_.wait_timeout;
@@ -246,13 +246,18 @@ void Runtime::connect_peers() {
   const auto timeout = to_ms(control_timeout_s_);
   const std::string host = hostname();
   const std::string node_key = host + "\n" + boot_id();
-  const auto keys = store_allgather("node", node_key);
+  // With it, this PE's share of the CPUs (core/cpus.hpp): whether PEs outnumber CPUs is decided
+  // from every PE's under this kernel, so that all of them decide alike.
+  const auto keys = store_allgather("node", node_key + "\n" + cpus::share());
   hosts_.resize(static_cast<std::size_t>(npes_));
   std::vector<int> candidates;
+  std::vector<std::string> shares(static_cast<std::size_t>(npes_));
   for (int pe = 0; pe < npes_; ++pe) {
     const std::string& k = keys[static_cast<std::size_t>(pe)];
+    const std::size_t cut = k.find('\n', k.find('\n') + 1);
     hosts_[static_cast<std::size_t>(pe)] = k.substr(0, k.find('\n'));
-    if (pe != me_ && k == node_key) candidates.push_back(pe);
+    shares[static_cast<std::size_t>(pe)] = cut == std::string::npos ? "" : k.substr(cut + 1);
+    if (pe != me_ && k.substr(0, cut) == node_key) candidates.push_back(pe);
   }
   if (job_id_.empty()) job_id_ = std::to_string(getppid());
   if (instance_id_ != 0) job_id_ += "-i" + std::to_string(instance_id_);
@@ -282,7 +287,11 @@ void Runtime::connect_peers() {
   for (int pe = 0; pe < npes_; ++pe)
     if (pe != me_ && !routes_[pe].local()) remote[static_cast<std::size_t>(pe)] = 1, any_remote = true;
   // Node-locality is an equivalence relation, so either every PE has a remote peer or none has.
-  if (!any_remote) return;
+  if (!any_remote) {
+    wait_.oversubscribed = cpus::pes_outnumber_cpus(shares);
+    wait_.configure_spin(cfg_.wait_spin);
+    return;
+  }
   // Every PE's host, as the lowest world PE on it (hierarchical collectives group by it).
   int lowest = me_;
   for (int pe = 0; pe < me_; ++pe)
@@ -293,11 +302,11 @@ void Runtime::connect_peers() {
   const std::string kernel = kernel_boot_id();
   const auto ids = store_allgather("host-id", std::to_string(lowest) + " " + kernel);
   node_of_.resize(static_cast<std::size_t>(npes_));
-  int same_kernel = 0;
+  std::vector<std::string> same_kernel;
   for (int pe = 0; pe < npes_; ++pe) {
     const std::string& id = ids[static_cast<std::size_t>(pe)];
     node_of_[static_cast<std::size_t>(pe)] = std::stoi(id);
-    same_kernel += id.substr(id.find(' ') + 1) == kernel;
+    if (id.substr(id.find(' ') + 1) == kernel) same_kernel.push_back(shares[static_cast<std::size_t>(pe)]);
   }
   wait_.oversubscribed = cpus::pes_outnumber_cpus(same_kernel);
   wait_.configure_spin(cfg_.wait_spin);

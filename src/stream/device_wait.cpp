@@ -66,7 +66,12 @@ void shmemx_device_wait_pause(const shmem::device::State* s, WaitScratch* w, int
 
 void shmemx_device_wait_end(const shmem::device::State* s, WaitScratch* w) noexcept {
   const DeviceWait& d = wait_of(w);
-  if (!d.steps) d.spin.completed(shmem::stream::owner(s).wait_policy());
+  const WaitPolicy& pol = shmem::stream::owner(s).wait_policy();
+  if (d.steps) {
+    d.steps->finished(pol);
+  } else {
+    d.spin.completed(pol);
+  }
 }
 
 }  // extern "C"

@@ -3,6 +3,7 @@
 // affinity mask and the cgroup quota (fake /proc and /sys trees in a temporary directory). No timing is measured or asserted.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -389,6 +390,73 @@ TEST(WaitSteps, SiblingsYieldAtEveryPauseWithoutBoardIdleOrNap) {
       EXPECT_GE(idles, 64);
     }
   }
+}
+
+// A wait that lost its CPU while it waited usually finds what it waited for there once it runs
+// again (the peer ran meanwhile): finished() looks at the gap since the last clock read, so
+// the PE counts as contended and its next old waits nap. (Before, only a wait that went on
+// after the gap saw it, and two PEs that each shared a CPU with a busy process ran in turns, a
+// time slice per hand-off, without ever napping.) The gap is made by a sleep of the test
+// itself, twice kLostCpuNs: a lower bound, whatever the machine does.
+TEST(WaitSteps, FinishingAfterALostCpuMakesThePeContended) {
+  for (const bool gap : {false, true}) {
+    WaitPolicy p;
+    adaptive(p, 8, 4);
+    shmem::WaitSteps steps(p);  // board not attached: spins on
+    for (unsigned i = 0; i < 2 * WaitPolicy::kClockEvery; ++i)
+      steps.pause(p, [](double) { FAIL(); }, [](long) { FAIL(); });
+    if (gap) shmem::sleep_ns(2 * WaitPolicy::kLostCpuNs);
+    steps.finished(p);
+    const double old = WaitPolicy::kContendedSpinNs * 2e-9;
+    if (gap) {
+      EXPECT_EQ(p.nap_ns(old, shmem::wait_clock()), WaitPolicy::kNapNs);
+    } else {
+      // Contended here only if this very test lost its CPU for longer than kLostCpuNs.
+      EXPECT_TRUE(p.nap_ns(old, shmem::wait_clock()) == 0 || p.contended_until.load() > 0);
+    }
+  }
+  // A wait that hands its CPU over expects gaps: they say nothing.
+  WaitPolicy y;
+  adaptive(y, 8, 4);
+  y.threads_share = true;
+  shmem::WaitSteps steps(y);
+  steps.pause(y, [](double) { FAIL(); }, [](long) { FAIL(); });
+  shmem::sleep_ns(2 * WaitPolicy::kLostCpuNs);
+  steps.finished(y);
+  EXPECT_EQ(y.contended_until.load(), 0);
+}
+
+// The sleeps of waits: the thread's timer slack is at most a quarter of the sleep during it,
+// and the caller's again afterwards (whatever it was).
+TEST(WaitSleep, TimerSlackIsBoundedDuringTheSleepAndRestored) {
+  const long before = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  ASSERT_EQ(prctl(PR_SET_TIMERSLACK, 77777, 0, 0, 0), 0);
+  shmem::sleep_ns(20000);
+  EXPECT_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 77777);
+  ASSERT_EQ(prctl(PR_SET_TIMERSLACK, 1000, 0, 0, 0), 0);  // already below a quarter: left alone
+  shmem::sleep_ns(20000);
+  EXPECT_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 1000);
+  prctl(PR_SET_TIMERSLACK, before, 0, 0, 0);
+}
+
+// Whether PEs outnumber CPUs is decided over every PE's share (the union of the affinity
+// masks, the quotas of distinct cgroups added up), identically on every PE: PEs bound one to
+// a CPU each do not outnumber them, and a PE with a narrower mask decides as the others do.
+TEST(CpuShare, UnionOfMasksAndQuotasOfDistinctCgroups) {
+  using shmem::cpus::pes_outnumber_cpus;
+  using shmem::cpus::shared_cpus;
+  EXPECT_EQ(shared_cpus({"0 0 ", "0 1 "}), 2);  // bound one to a CPU each
+  EXPECT_FALSE(pes_outnumber_cpus(std::vector<std::string>{"0 0 ", "0 1 "}));
+  EXPECT_TRUE(pes_outnumber_cpus(std::vector<std::string>{"0 0 ", "0 0 "}));  // both on CPU 0
+  EXPECT_EQ(shared_cpus({"0 0 ", "0 0-1 "}), 2);  // one bound, one not: both decide from 2
+  EXPECT_EQ(shared_cpus({"0 0-3,8,10-11 "}), 7);
+  EXPECT_EQ(shared_cpus({"2 0-7 /sys/fs/cgroup/job", "2 0-7 /sys/fs/cgroup/job"}), 2);  // one cgroup's quota
+  EXPECT_EQ(shared_cpus({"2 0-7 /sys/fs/cgroup/a", "2 0-7 /sys/fs/cgroup/b"}), 4);      // two cgroups
+  EXPECT_EQ(shared_cpus({"2 0-7 /sys/fs/cgroup/a", "0 0-7 "}), 8);  // one PE without a quota
+  EXPECT_EQ(shared_cpus({"2 0 /sys/fs/cgroup/a"}), 1);              // the mask is tighter
+  EXPECT_EQ(shared_cpus({"0 - ", "garbage"}), 0);                    // no CPU named: unknown
+  // This process's share reads back as its own mask.
+  EXPECT_EQ(shared_cpus({shmem::cpus::share()}), shmem::cpus::usable_cpus());
 }
 
 TEST(CpuQuota, ParsesCgroupFormats) {
