@@ -25,7 +25,8 @@
 // node last waited on) whether another PE last ran on this CPU, at the end of the spin and
 // every kRecheckNs after: yes means yield, no means spin on. Where PEs outnumber CPUs, under
 // SHMEM_WAIT_SPIN, and with SHMEM_THREAD_MULTIPLE (where the peer may be a thread of this PE,
-// which the board cannot see) every wait hands over at once, without asking; where PEs
+// which the board cannot see; but not while its yields cost a time slice) every wait hands
+// over at once, without asking; where PEs
 // outnumber CPUs a wait also skips the spin when the board shows all other PEs on this CPU.
 // And a PE that keeps finding another PE on its CPU moves to a CPU without PEs (hand_over()).
 // A wait that spins on naps instead (kNapNs at a time) once it is older than kContendedSpinNs,
@@ -48,6 +49,7 @@
 #include "core/cpus.hpp"
 #include "core/wait_board.hpp"
 #include "shmem/device/cpu.hpp"
+#include "util/yield_cost.hpp"
 
 namespace shmem {
 
@@ -120,13 +122,25 @@ struct WaitPolicy {
   // yields cost a time slice here, and never sleeps where PEs outnumber the kernel's CPUs),
   // unless another PE of this node last waited on this CPU (it is then likely what this wait
   // needs: yield to it) or SHMEM_WAIT_SPIN fixed the waits (always sched_yield).
+  // Where yields are seen to cost a time slice (yield_or_nap), it naps instead.
   void give_cpu() const noexcept {
     if (idle && adaptive && !board.look().peer_here) {
       idle(poll_arg, kIdleNs);
     } else {
-      sched_yield();
+      yield_or_nap();
     }
   }
+  // sched_yield, timed (util::YieldCost); while two yields in a row each gave the CPU away for
+  // more than 500 us within the last 100 ms (another task took it for a slice: a busy process,
+  // or a computing thread or PE), a nap of kNapNs instead. The task that needs this CPU runs
+  // either way, and a PE that napped preempts an outside one when it wakes, where one that
+  // yielded waits for the end of its slice: with SHMEM_THREAD_MULTIPLE (every wait hands over
+  // at once) and a busy process next to each PE, barriers took 1.3-2 ms by yields. Where PEs
+  // outnumber CPUs and under SHMEM_WAIT_SPIN always sched_yield: there a yield goes to another
+  // PE, which is what it is for, even when that PE then keeps the CPU for a while (napping
+  // instead made 8-byte reductions at 4 and 8 PEs on 2 CPUs 7-11x slower).
+  void yield_or_nap() const noexcept;
+  mutable util::YieldCost yields;
   // A spinning wait read the clock `gap` seconds after its previous read: longer than
   // kLostCpuNs means another task had this CPU meanwhile, and this PE counts as contended for
   // the next kContendedForNs (see nap_ns).
@@ -143,8 +157,17 @@ struct WaitPolicy {
     if (!adaptive || waited <= static_cast<double>(kContendedSpinNs) * 1e-9) return 0;
     return now < contended_until.load(std::memory_order_relaxed) ? kNapNs : 0;
   }
-  // Where PEs outnumber CPUs, under SHMEM_WAIT_SPIN, and with SHMEM_THREAD_MULTIPLE.
-  bool hands_over_at_once() const noexcept { return !adaptive || oversubscribed || threads_share; }
+  // Where PEs outnumber CPUs, under SHMEM_WAIT_SPIN, and with SHMEM_THREAD_MULTIPLE (or in a job
+  // that spans hosts: threads_share). But with SHMEM_THREAD_MULTIPLE on one host, not while
+  // yields are seen to cost a time slice (yield_or_nap): each such yield also pushes this PE's
+  // deadline back by a slice, and a PE that keeps yielding next to a busy process starves
+  // (1.3-2 ms barriers with a busy process next to each PE); the wait then spins on or yields
+  // by the board, and naps, like any other. Where a transport's idle gives the CPU away (a job
+  // that spans hosts), that idle takes care of it (it sleeps on the network instead).
+  bool hands_over_at_once() const noexcept {
+    if (!adaptive || oversubscribed) return true;
+    return threads_share && (idle != nullptr || !yields.contended(util::mono_ns()));
+  }
   // Where PEs outnumber CPUs and every other PE (awake) last waited on this CPU, whatever this
   // PE waits for needs this CPU first: no spin (with PEs on other CPUs too, the spin is what
   // catches their answers without a switch).
@@ -293,7 +316,7 @@ class WaitSteps {
     if (!yield_) {
       cpu_relax();
     } else if (siblings_) {
-      sched_yield();
+      pol.yield_or_nap();
     } else {
       pol.give_cpu();
     }
@@ -339,6 +362,17 @@ inline void sleep_ns(long ns) noexcept {
   prctl(PR_SET_TIMERSLACK, want, 0, 0, 0);
   nanosleep(&ts, nullptr);
   prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0);
+}
+
+inline void WaitPolicy::yield_or_nap() const noexcept {
+  if (!adaptive || oversubscribed) {  // where PEs outnumber CPUs a yield goes to a PE: its purpose
+    sched_yield();
+  } else if (yields.contended(util::mono_ns())) {
+    board.asleep();  // queued behind nobody meanwhile; the next look publishes again
+    sleep_ns(kNapNs);
+  } else {
+    yields.yield();
+  }
 }
 
 // Calls done() until it returns true: spin, then yield or spin on, then (late) sleep.

@@ -459,6 +459,60 @@ TEST(CpuShare, UnionOfMasksAndQuotasOfDistinctCgroups) {
   EXPECT_EQ(shared_cpus({shmem::cpus::share()}), shmem::cpus::usable_cpus());
 }
 
+// A wait that hands its CPU over yields, timed; once two yields in a row have each given the
+// CPU away for a slice (synthetic timestamps here), it naps instead (the board then shows it
+// asleep), for YieldCost's window; under SHMEM_WAIT_SPIN it always yields.
+TEST(WaitYield, NapsInsteadOfYieldingWhileYieldsCostASlice) {
+  for (const bool fixed : {false, true}) {
+    for (const bool slow : {false, true}) {
+      shmem::WaitSlot mine, other;
+      WaitPolicy p;
+      if (fixed) {
+        p.configure_spin(16);
+      } else {
+        adaptive(p, 8, 4);
+      }
+      p.board.attach(&mine, {{&other, true}});
+      (void)p.board.look();  // publishes this CPU
+      ASSERT_NE(mine.cpu_plus_1.load(), 0);
+      if (slow) {
+        const std::uint64_t now = shmem::util::mono_ns();
+        for (unsigned i = 0; i < shmem::util::YieldCost::kSlowInARow; ++i)
+          p.yields.measured(now - 2 * shmem::util::YieldCost::kSlowYieldNs, now);
+      }
+      p.yield_or_nap();
+      const bool napped = mine.cpu_plus_1.load() == 0;
+      EXPECT_EQ(napped, slow && !fixed) << "fixed " << fixed << " slow " << slow;
+    }
+  }
+}
+
+// With SHMEM_THREAD_MULTIPLE on one host every wait hands over at once, but not while yields
+// cost a time slice (two slow in a row, synthetic timestamps): then it goes by the board like
+// any other. Where a transport's idle hands the CPU over (a job that spans hosts) it still
+// does at once, and where PEs outnumber CPUs always.
+TEST(WaitYield, ThreadsShareHandOverAtOnceUnlessYieldsCostASlice) {
+  auto slow = [](WaitPolicy& p) {
+    const std::uint64_t now = shmem::util::mono_ns();
+    for (unsigned i = 0; i < shmem::util::YieldCost::kSlowInARow; ++i)
+      p.yields.measured(now - 2 * shmem::util::YieldCost::kSlowYieldNs, now);
+  };
+  WaitPolicy p;
+  adaptive(p, 8, 4);
+  p.threads_share = true;
+  EXPECT_TRUE(p.hands_over_at_once());
+  slow(p);
+  EXPECT_FALSE(p.hands_over_at_once());
+  p.idle = [](void*, long) {};
+  EXPECT_TRUE(p.hands_over_at_once());
+  WaitPolicy o;
+  adaptive(o, 8, 4);
+  o.threads_share = true;
+  o.oversubscribed = true;
+  slow(o);
+  EXPECT_TRUE(o.hands_over_at_once());
+}
+
 TEST(CpuQuota, ParsesCgroupFormats) {
   EXPECT_EQ(shmem::cpus::parse_cpu_max("max 100000\n"), 0);
   EXPECT_EQ(shmem::cpus::parse_cpu_max("200000 100000\n"), 2);

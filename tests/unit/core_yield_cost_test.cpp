@@ -1,12 +1,12 @@
 // When the UCX transport's waits stop yielding and sleep on the worker's event descriptor
-// (src/transport/ucx/yield_cost.hpp): after kSlowInARow yields in a row that each gave the CPU
+// (src/util/yield_cost.hpp; node-local waits nap instead of yielding on the same signal): after kSlowInARow yields in a row that each gave the CPU
 // away for more than kSlowYieldNs, for kContendedNs from the last of them. Synthetic
 // timestamps: nothing here depends on how fast the machine is.
 #include <gtest/gtest.h>
 
-#include "transport/ucx/yield_cost.hpp"
+#include "util/yield_cost.hpp"
 
-using shmem::transport::ucx::YieldCost;
+using shmem::util::YieldCost;
 
 namespace {
 constexpr std::uint64_t kT0 = 1000000000;  // any starting time
@@ -73,5 +73,5 @@ static_assert(YieldCost::kSlowInARow > 1, "one slow yield must not be enough");
 TEST(YieldCost, OneRealYieldIsNotEnough) {
   YieldCost y;
   y.yield();
-  EXPECT_FALSE(y.contended(shmem::transport::ucx::now_ns()));
+  EXPECT_FALSE(y.contended(shmem::util::mono_ns()));
 }

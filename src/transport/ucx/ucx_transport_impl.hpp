@@ -21,7 +21,7 @@
 #include "transport/ucx/am_put.hpp"
 #include "transport/ucx/handles.hpp"
 #include "transport/ucx/progress_thread.hpp"
-#include "transport/ucx/yield_cost.hpp"
+#include "util/yield_cost.hpp"
 
 namespace shmem::transport::ucx {
 
@@ -157,7 +157,7 @@ class UcxTransport final : public RemoteTransport {
   // max_ns. `lk` (on mu_) may be held or not, and is again in that state on return.
   void give_cpu(std::unique_lock<std::mutex>& lk, long max_ns) noexcept;
   static constexpr long kDriveSleepNs = 200 * 1000;  // drive_until's sleeps (woken by events)
-  YieldCost yields_;
+  util::YieldCost yields_;
   std::atomic<bool> told_contended_{false};  // the log line about it went out
   int worker_fd_ = -1;  // the worker's event descriptor (owned by the worker), or -1
 

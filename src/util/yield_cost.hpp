@@ -8,15 +8,23 @@
 // the busy one, where a task that yielded waits for the end of the other's slice (2 hosts x 1
 // PE over TCP with two busy processes: 8-byte ping-pong 3.1 ms per half round trip by yields).
 // After kContendedNs the next wait yields again and so measures again (a slice lost at most
-// once per that window where the CPU stays shared). No UCX here (unit-tested on its own).
+// once per that window where the CPU stays shared). The same holds for node-local waits that
+// hand their CPU over (core/wait.hpp, WaitPolicy::give_cpu): they nap instead of yielding
+// while it shows. Unit-tested on its own.
 #include <sched.h>
+#include <time.h>
 
 #include <atomic>
 #include <cstdint>
 
-#include "transport/ucx/app_polls.hpp"
+namespace shmem::util {
 
-namespace shmem::transport::ucx {
+// CLOCK_MONOTONIC in nanoseconds.
+inline std::uint64_t mono_ns() noexcept {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
+}
 
 class YieldCost {
  public:
@@ -25,7 +33,7 @@ class YieldCost {
   static constexpr unsigned kSlowInARow = 2;  // slow yields in a row that show it
   // True while a slow yield was seen within the last kContendedNs.
   bool contended(std::uint64_t now) const noexcept { return now < until_.load(std::memory_order_relaxed); }
-  // Records a yield that began at `began` and ended at `ended` (now_ns()).
+  // Records a yield that began at `began` and ended at `ended` (mono_ns()).
   void measured(std::uint64_t began, std::uint64_t ended) noexcept {
     if (ended - began <= kSlowYieldNs) {
       slow_.store(0, std::memory_order_relaxed);
@@ -37,14 +45,14 @@ class YieldCost {
   }
   // sched_yield, timed.
   void yield() noexcept {
-    const std::uint64_t began = now_ns();
+    const std::uint64_t began = mono_ns();
     sched_yield();
-    measured(began, now_ns());
+    measured(began, mono_ns());
   }
 
  private:
-  std::atomic<std::uint64_t> until_{0};  // contended before this time (now_ns)
+  std::atomic<std::uint64_t> until_{0};  // contended before this time (mono_ns)
   std::atomic<unsigned> slow_{0};         // slow yields in a row so far
 };
 
-}  // namespace shmem::transport::ucx
+}  // namespace shmem::util
