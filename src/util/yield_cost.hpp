@@ -12,19 +12,13 @@
 // hand their CPU over (core/wait.hpp, WaitPolicy::give_cpu): they nap instead of yielding
 // while it shows. Unit-tested on its own.
 #include <sched.h>
-#include <time.h>
 
 #include <atomic>
 #include <cstdint>
 
-namespace shmem::util {
+#include "util/mono_ns.hpp"
 
-// CLOCK_MONOTONIC in nanoseconds.
-inline std::uint64_t mono_ns() noexcept {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
-}
+namespace shmem::util {
 
 class YieldCost {
  public:

@@ -1,20 +1,16 @@
 #pragma once
 // What the progress thread (progress_thread.hpp) knows of the application's own use of the
 // worker. No UCX here (unit-tested on its own).
-#include <time.h>
-
 #include <atomic>
 #include <cstdint>
 #include <utility>
 
+#include "util/mono_ns.hpp"
+
 namespace shmem::transport::ucx {
 
 // CLOCK_MONOTONIC in nanoseconds (the clock of AppPolls).
-inline std::uint64_t now_ns() noexcept {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
-}
+inline std::uint64_t now_ns() noexcept { return util::mono_ns(); }
 
 // When the application last drove the worker itself from a continual poll: a wait that spins
 // or yields, a blocking call, a loop of tests (RemoteTransport::progress(continual)). A wait
