@@ -23,7 +23,9 @@
  * program exits 1.
  *
  * Environment (all optional): CONTEND_REPS (7), CONTEND_REP_MS (10),
- * CONTEND_ONLY (comma-separated subset of the metric names).
+ * CONTEND_ONLY (comma-separated subset of the metric names), CONTEND_THREADS=multiple
+ * (initialise with shmem_init_thread(SHMEM_THREAD_MULTIPLE) instead of shmem_init: the
+ * library's waits may then wait for threads they cannot see; the benchmark stays single-threaded).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -155,7 +157,20 @@ static int wanted(const char *only, const char *name) {
 }
 
 int main(void) {
-  shmem_init();
+  const char *threads = getenv("CONTEND_THREADS");
+  if (threads && strcmp(threads, "multiple") == 0) {
+    int provided = 0;
+    if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0 || provided != SHMEM_THREAD_MULTIPLE) {
+      fprintf(stderr, "contend: CONTEND_THREADS=multiple: the library provides thread level %d, not SHMEM_THREAD_MULTIPLE\n",
+              provided);
+      return 2;
+    }
+  } else if (threads && *threads && strcmp(threads, "single") != 0) {
+    fprintf(stderr, "contend: CONTEND_THREADS is '%s'; use 'multiple' or 'single'\n", threads);
+    return 2;
+  } else {
+    shmem_init();
+  }
   me = shmem_my_pe();
   npes = shmem_n_pes();
   if (npes < 2) {

@@ -37,8 +37,10 @@
 #   HOG_S=300              upper bound on a busy process's life (it is stopped earlier)
 #   HANDOFF_SPLIT_US=0.15  the hand-off probes around every run (below) read below this: the
 #                          two CPUs were "near", above: "far"
-#   CONTEND_REPS, CONTEND_REP_MS, CONTEND_ONLY   passed to contend (see bench/contend.c);
-#                          CONTEND_ONLY without dev_pingpong skips the device-API ping-pong
+#   CONTEND_REPS, CONTEND_REP_MS, CONTEND_ONLY, CONTEND_THREADS   passed to contend (see
+#                          bench/contend.c; CONTEND_THREADS=multiple initialises both libraries
+#                          for SHMEM_THREAD_MULTIPLE); CONTEND_ONLY without dev_pingpong skips
+#                          the device-API ping-pong
 #   OUT_DIR=docs/img       where contend.csv and contend.png go; PLOT=0 skips the plot
 #   CSV_OUT                CSV path (default OUT_DIR/contend.csv)
 #   RAW_DIR                if set, every run's raw CSV is copied there
@@ -103,7 +105,7 @@ cpu_a=${cpus[0]} cpu_b=${cpus[1]}
 export BIND_PE_CPUS="$cpu_a,$cpu_b"  # bench/bind_pe.sh, in the bound scenario
 
 bench_tmpdir contend
-bench_osh_env CONTEND_REPS CONTEND_REP_MS CONTEND_ONLY
+bench_osh_env CONTEND_REPS CONTEND_REP_MS CONTEND_ONLY CONTEND_THREADS
 
 # ---- busy processes ----------------------------------------------------------------------
 hogs=()

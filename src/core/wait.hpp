@@ -164,9 +164,16 @@ struct WaitPolicy {
   // (1.3-2 ms barriers with a busy process next to each PE); the wait then spins on or yields
   // by the board, and naps, like any other. Where a transport's idle gives the CPU away (a job
   // that spans hosts), that idle takes care of it (it sleeps on the network instead).
-  bool hands_over_at_once() const noexcept {
+  // And on one host such a wait first goes by the board for kThreadsSpinNs (`waited`, seconds):
+  // a sibling thread it waits for that is queued behind it costs that much more, while the
+  // answer of a PE on another CPU, which comes within a microsecond, no longer waits for a
+  // yield to return (2.4 us per hand-off with a busy process on the PE's CPU, 0.6 for OSHMEM).
+  static constexpr long kThreadsSpinNs = kRecheckNs;
+  bool hands_over_at_once(double waited = 1e9) const noexcept {
     if (!adaptive || oversubscribed) return true;
-    return threads_share && (idle != nullptr || !yields.contended(util::mono_ns()));
+    if (!threads_share) return false;
+    if (idle != nullptr) return true;
+    return !yields.contended(util::mono_ns()) && waited >= static_cast<double>(kThreadsSpinNs) * 1e-9;
   }
   // Where PEs outnumber CPUs and every other PE (awake) last waited on this CPU, whatever this
   // PE waits for needs this CPU first: no spin (with PEs on other CPUs too, the spin is what
@@ -180,8 +187,8 @@ struct WaitPolicy {
   // is wait_clock(). A PE that has found another PE on its CPU for kMoveAfterNs, and is the
   // highest-numbered there, moves to a CPU of its mask where no PE last waited (at most once
   // per kMoveEveryNs) and spins there.
-  bool hand_over(double now) const noexcept {
-    if (hands_over_at_once()) return true;
+  bool hand_over(double now, double waited = 1e9) const noexcept {
+    if (hands_over_at_once(waited)) return true;
     const WaitBoard::Look seen = board.look();
     if (!seen.peer_here) {
       shared_since.store(0, std::memory_order_relaxed);
@@ -275,7 +282,7 @@ class WaitSteps {
         prev_(start_),
         recheck_(start_ + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9),
         siblings_(siblings),
-        yield_(siblings || pol.hand_over(start_)) {}
+        yield_(siblings || pol.hand_over(start_, 0)) {}
   // The wait has begun to sleep between polls (the transport's progress thread must then serve
   // the peers: WaitPolicy::progress(false)).
   bool sleeps() const noexcept { return sleeps_; }
@@ -309,7 +316,7 @@ class WaitSteps {
         return;
       }
       if (now >= recheck_) {
-        if (!siblings_) yield_ = pol.hand_over(now);
+        if (!siblings_) yield_ = pol.hand_over(now, waited);
         recheck_ = now + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9;
       }
     }

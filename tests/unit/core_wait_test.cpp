@@ -418,7 +418,7 @@ TEST(WaitSteps, FinishingAfterALostCpuMakesThePeContended) {
   // A wait that hands its CPU over expects gaps: they say nothing.
   WaitPolicy y;
   adaptive(y, 8, 4);
-  y.threads_share = true;
+  y.oversubscribed = true;  // every wait hands over at once
   shmem::WaitSteps steps(y);
   steps.pause(y, [](double) { FAIL(); }, [](long) { FAIL(); });
   shmem::sleep_ns(2 * WaitPolicy::kLostCpuNs);
@@ -487,9 +487,9 @@ TEST(WaitYield, NapsInsteadOfYieldingWhileYieldsCostASlice) {
   }
 }
 
-// With SHMEM_THREAD_MULTIPLE on one host every wait hands over at once, but not while yields
-// cost a time slice (two slow in a row, synthetic timestamps): then it goes by the board like
-// any other. Where a transport's idle hands the CPU over (a job that spans hosts) it still
+// With SHMEM_THREAD_MULTIPLE on one host a wait hands over once it is kThreadsSpinNs old, but
+// not while yields cost a time slice (two slow in a row, synthetic timestamps): then it goes
+// by the board like any other. Where a transport's idle hands the CPU over (a job that spans hosts) it still
 // does at once, and where PEs outnumber CPUs always.
 TEST(WaitYield, ThreadsShareHandOverAtOnceUnlessYieldsCostASlice) {
   auto slow = [](WaitPolicy& p) {
@@ -501,10 +501,13 @@ TEST(WaitYield, ThreadsShareHandOverAtOnceUnlessYieldsCostASlice) {
   adaptive(p, 8, 4);
   p.threads_share = true;
   EXPECT_TRUE(p.hands_over_at_once());
+  EXPECT_FALSE(p.hands_over_at_once(0));  // a wait younger than kThreadsSpinNs goes by the board
+  EXPECT_TRUE(p.hands_over_at_once(WaitPolicy::kThreadsSpinNs * 1e-9));
   slow(p);
   EXPECT_FALSE(p.hands_over_at_once());
   p.idle = [](void*, long) {};
   EXPECT_TRUE(p.hands_over_at_once());
+  EXPECT_TRUE(p.hands_over_at_once(0));  // across hosts: at once
   WaitPolicy o;
   adaptive(o, 8, 4);
   o.threads_share = true;
