@@ -25,8 +25,8 @@
 // node last waited on) whether another PE last ran on this CPU, at the end of the spin and
 // every kRecheckNs after: yes means yield, no means spin on. Where PEs outnumber CPUs, under
 // SHMEM_WAIT_SPIN, and with SHMEM_THREAD_MULTIPLE (where the peer may be a thread of this PE,
-// which the board cannot see; but not while its yields cost a time slice) every wait hands
-// over at once, without asking; where PEs
+// which the board cannot see; on one host only once the wait is kThreadsSpinNs old, and not
+// while its yields cost a time slice) every wait hands over at once, without asking; where PEs
 // outnumber CPUs a wait also skips the spin when the board shows all other PEs on this CPU.
 // And a PE that keeps finding another PE on its CPU moves to a CPU without PEs (hand_over()).
 // A wait that spins on naps instead (kNapNs at a time) once it is older than kContendedSpinNs,
