@@ -14,7 +14,9 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <shmem/device/device.hpp>
+#include <thread>
 #include <vector>
 
 #include "pe_check.h"
@@ -309,10 +311,47 @@ void test_device_sibling_waits() {
   shmem_barrier_all();
 }
 
+// --thread-multiple only: two threads of each PE pass a word back and forth through its own
+// symmetric memory (shmem_long_p to itself, shmem_long_wait_until), so what a wait waits for
+// is a thread of its own PE, which the wait board cannot see: pinned to one CPU the sibling is
+// queued behind the waiter, and only a wait that hands its CPU over lets it run.
+void test_thread_waits() {
+  long* w = sym_calloc<long>(2);
+  shmem_barrier_all();
+  std::thread other([w] {
+    for (long r = 1; r <= kRounds; ++r) {
+      shmem_long_wait_until(&w[0], SHMEM_CMP_EQ, r);
+      shmem_long_p(&w[1], r, me);
+    }
+  });
+  long last = 0;
+  for (long r = 1; r <= kRounds; ++r) {
+    shmem_long_p(&w[0], r, me);
+    shmem_long_wait_until(&w[1], SHMEM_CMP_EQ, r);
+    last = w[1];
+  }
+  other.join();
+  CHECK_EQ(last, kRounds);
+  CHECK_EQ(w[0], kRounds);
+  shmem_barrier_all();
+  shmem_free(w);
+}
+
 }  // namespace
 
-int main() {
-  shmem_init();
+// --thread-multiple: initialise for SHMEM_THREAD_MULTIPLE (the waits then also hand over for
+// threads of their own PE) and add test_thread_waits.
+int main(int argc, char** argv) {
+  const bool multiple = argc > 1 && std::strcmp(argv[1], "--thread-multiple") == 0;
+  if (multiple) {
+    int provided = 0;
+    if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0 || provided != SHMEM_THREAD_MULTIPLE) {
+      fprintf(stderr, "pe_wait_contention: SHMEM_THREAD_MULTIPLE not provided (%d)\n", provided);
+      return 1;
+    }
+  } else {
+    shmem_init();
+  }
   me = shmem_my_pe();
   npes = shmem_n_pes();
   right = (me + 1) % npes;
@@ -326,7 +365,9 @@ int main() {
   test_stream_waits();
   test_device_waits();
   test_device_sibling_waits();
+  if (multiple) test_thread_waits();
   CHECK_EQ(shmemx_stream_destroy_all(), 0);
-  if (me == 0 && pe_check_failures_ == 0) printf("pe_wait_contention: OK (%d PEs)\n", npes);
+  if (me == 0 && pe_check_failures_ == 0)
+    printf("pe_wait_contention: OK (%d PEs%s)\n", npes, multiple ? ", THREAD_MULTIPLE" : "");
   return pe_check_finish();
 }
