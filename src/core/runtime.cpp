@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <string_view>
 #include <thread>
@@ -22,14 +21,6 @@
 namespace shmem {
 
 namespace {
-// This kernel's boot id ("" when unreadable: then every PE counts as sharing this machine).
-std::string kernel_boot_id() {
-  std::ifstream f("/proc/sys/kernel/random/boot_id");
-  std::string id;
-  std::getline(f, id);
-  return id;
-}
-
 std::string hostname() {
   char h[256] = {};
   gethostname(h, sizeof h - 1);
@@ -245,20 +236,27 @@ class StoreExchange final : public transport::Exchange {
 void Runtime::connect_peers() {
   const auto timeout = to_ms(control_timeout_s_);
   const std::string host = hostname();
-  const std::string node_key = host + "\n" + boot_id();
-  // With it, this PE's share of the CPUs (core/cpus.hpp): whether PEs outnumber CPUs is decided
-  // from every PE's under this kernel, so that all of them decide alike.
+  const std::string kernel = boot_id();
+  const std::string node_key = host + "\n" + kernel;
+  // With it, this PE's share of the CPUs (core/cpus.hpp). PEs under one kernel share its CPUs
+  // even when they cannot map each other's memory (containers, network namespaces), while PEs
+  // on other machines do not: whether PEs outnumber CPUs is decided from the shares of every PE
+  // under this kernel (its boot id; "" when unreadable, then every PE counts as sharing this
+  // machine), so that all of them decide alike.
   const auto keys = store_allgather("node", node_key + "\n" + cpus::share());
   hosts_.resize(static_cast<std::size_t>(npes_));
   std::vector<int> candidates;
-  std::vector<std::string> shares(static_cast<std::size_t>(npes_));
+  std::vector<std::string> same_kernel;  // the shares of the PEs under this kernel
   for (int pe = 0; pe < npes_; ++pe) {
     const std::string& k = keys[static_cast<std::size_t>(pe)];
-    const std::size_t cut = k.find('\n', k.find('\n') + 1);
-    hosts_[static_cast<std::size_t>(pe)] = k.substr(0, k.find('\n'));
-    shares[static_cast<std::size_t>(pe)] = cut == std::string::npos ? "" : k.substr(cut + 1);
-    if (pe != me_ && k.substr(0, cut) == node_key) candidates.push_back(pe);
+    const std::size_t host_end = k.find('\n');
+    const std::size_t kernel_end = k.find('\n', host_end + 1);
+    hosts_[static_cast<std::size_t>(pe)] = k.substr(0, host_end);
+    if (k.compare(host_end + 1, kernel_end - host_end - 1, kernel) == 0) same_kernel.push_back(k.substr(kernel_end + 1));
+    if (pe != me_ && k.substr(0, kernel_end) == node_key) candidates.push_back(pe);
   }
+  wait_.oversubscribed = cpus::pes_outnumber_cpus(same_kernel);
+  wait_.configure_spin(cfg_.wait_spin);
   if (job_id_.empty()) job_id_ = std::to_string(getppid());
   if (instance_id_ != 0) job_id_ += "-i" + std::to_string(instance_id_);
   auto ex = transport::listen_node(job_id_, me_, secret_);
@@ -287,29 +285,14 @@ void Runtime::connect_peers() {
   for (int pe = 0; pe < npes_; ++pe)
     if (pe != me_ && !routes_[pe].local()) remote[static_cast<std::size_t>(pe)] = 1, any_remote = true;
   // Node-locality is an equivalence relation, so either every PE has a remote peer or none has.
-  if (!any_remote) {
-    wait_.oversubscribed = cpus::pes_outnumber_cpus(shares);
-    wait_.configure_spin(cfg_.wait_spin);
-    return;
-  }
+  if (!any_remote) return;
   // Every PE's host, as the lowest world PE on it (hierarchical collectives group by it).
   int lowest = me_;
   for (int pe = 0; pe < me_; ++pe)
     if (routes_[pe].local()) lowest = std::min(lowest, pe);
-  // With it, the kernel's boot id: PEs under one kernel share its CPUs even when they cannot map
-  // each other's memory (containers, network namespaces), while PEs on other machines do not.
-  // Whether PEs outnumber CPUs is decided over those, not over the whole job.
-  const std::string kernel = kernel_boot_id();
-  const auto ids = store_allgather("host-id", std::to_string(lowest) + " " + kernel);
+  const auto ids = store_allgather("host-id", std::to_string(lowest));
   node_of_.resize(static_cast<std::size_t>(npes_));
-  std::vector<std::string> same_kernel;
-  for (int pe = 0; pe < npes_; ++pe) {
-    const std::string& id = ids[static_cast<std::size_t>(pe)];
-    node_of_[static_cast<std::size_t>(pe)] = std::stoi(id);
-    if (id.substr(id.find(' ') + 1) == kernel) same_kernel.push_back(shares[static_cast<std::size_t>(pe)]);
-  }
-  wait_.oversubscribed = cpus::pes_outnumber_cpus(same_kernel);
-  wait_.configure_spin(cfg_.wait_spin);
+  for (int pe = 0; pe < npes_; ++pe) node_of_[static_cast<std::size_t>(pe)] = std::stoi(ids[static_cast<std::size_t>(pe)]);
   // What a wait for another host depends on also runs on threads the wait board cannot see
   // (the transport's progress thread, the kernel's network processing): after the spin, hand
   // the CPU over as with SHMEM_THREAD_MULTIPLE rather than spin on. (Spinning on doubled the

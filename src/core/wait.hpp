@@ -274,7 +274,8 @@ inline long sleep_step_ns(double waited) noexcept {
 // that a wait whose loop lies outside the library (the device API's Backoff, through
 // src/stream/device_wait.cpp) takes the same steps as yield_or_spin_until.
 // `siblings`: other threads of this PE run and may be what the wait needs (a device kernel of
-// several threads, which the wait board cannot tell apart): hand over at once, by sched_yield.
+// several threads, which the wait board cannot tell apart): hand over at once, by
+// WaitPolicy::yield_or_nap.
 class WaitSteps {
  public:
   explicit WaitSteps(const WaitPolicy& pol, bool siblings = false) noexcept

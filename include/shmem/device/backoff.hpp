@@ -11,7 +11,8 @@
 //     what it waits for); no, it spins on, napping once this PE counts as contended (a busy
 //     process took its CPU) instead of burning its share of the CPU while the peer is off its own;
 //   - with other kernel threads of this PE running (a grid or block of several threads, which
-//     the board cannot tell apart), it hands the CPU over with sched_yield on every pause;
+//     the board cannot tell apart), it hands the CPU over on every pause (sched_yield; a nap
+//     while yields are seen to cost a time slice and PEs do not outnumber CPUs);
 //   - only a wait that has lasted 10 ms sleeps, in steps of at most 1/128 of the time waited
 //     (at most 1 ms), so a sleep never sets the latency of a hand-off;
 //   - SHMEM_WAIT_TIMEOUT's watchdog ends the job, with a message, if the wait never completes;
