@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/hot.hpp"
 #include "core/ops.hpp"
 
 namespace shmem::api {
@@ -21,11 +22,11 @@ namespace shmem::api {
 inline Ctx* ctx_of(const char* func, shmem_ctx_t handle) noexcept {
   if (handle == SHMEM_CTX_INVALID) [[unlikely]]
     core::fatal(func, "ctx is SHMEM_CTX_INVALID (a context that failed to be created or was reset)");
-  return core::ctx_from_handle(static_cast<void*>(handle), func);
+  return core::hot::ctx(static_cast<void*>(handle), func);
 }
 
 // ---- argument checks (checked mode only) -------------------------------------------------------
-inline bool checking() noexcept { return core::checks_enabled(); }
+inline bool checking() noexcept { return core::hot::checks(); }
 
 // Bytes spanned by nelems elements `stride` elements apart (strides are >= 1 per the spec).
 inline std::size_t strided_extent(std::size_t nelems, std::ptrdiff_t stride, std::size_t elem) noexcept {
@@ -121,15 +122,13 @@ template <class T>
 inline void p(const char* f, shmem_ctx_t h, T* dest, T value, int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
   if (checking()) check_rma(f, ctx, pe, "dest", dest, sizeof(T), nullptr, nullptr, 0);
-  core::put(ctx, dest, &value, sizeof(T), pe, f);
+  core::hot::p(ctx, dest, value, pe, f);
 }
 template <class T>
 inline T g(const char* f, shmem_ctx_t h, const T* source, int pe) noexcept {
   Ctx* ctx = ctx_of(f, h);
   if (checking()) check_rma(f, ctx, pe, "source", source, sizeof(T), nullptr, nullptr, 0);
-  T value;
-  core::get(ctx, &value, source, sizeof(T), pe, f);
-  return value;
+  return core::hot::g(ctx, source, pe, f);
 }
 inline void iput(const char* f, shmem_ctx_t h, void* dest, const void* src, std::ptrdiff_t dst,
                  std::ptrdiff_t sst, std::size_t nelems, std::size_t elem, int pe) noexcept {

@@ -11,6 +11,7 @@ namespace {
 template <class T>
 void wait_until(const char* f, T* ivar, int cmp, T value) noexcept {
   if (api::checking()) api::check_wait(f, cmp, "ivar", ivar, sizeof(T));
+  else if (core::hot::already(ivar, cmp, value)) return;
   core::wait_until(api::wait_kind<T>(), ivar, cmp, api::widen(value), f);
 }
 }  // namespace

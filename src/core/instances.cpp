@@ -21,6 +21,13 @@
 #include "core/runtime.hpp"
 
 namespace shmem {
+
+// The instance every API call serves (current_runtime(), runtime.hpp): a constant-initialised
+// word of its own, not a member of the function-local Process, so that reading it on every
+// data-path call is one load, without that static's initialisation guard. Written under
+// Process::mu.
+std::atomic<Runtime*> detail::g_current{nullptr};
+
 namespace {
 
 constexpr std::uint32_t kUidMagic = 0x53485549;  // "SHUI"
@@ -56,10 +63,7 @@ struct Process {
   int pmix_rounds = 0;
 };
 
-// The instance every API call serves (current_runtime()): a constant-initialised word of its
-// own, not a member of the function-local Process, so that reading it on every data-path call
-// is one load, without that static's initialisation guard. Written under Process::mu.
-std::atomic<Runtime*> g_current{nullptr};
+using detail::g_current;
 
 Process& proc() {
   static Process p;
@@ -284,7 +288,6 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
 
 }  // namespace
 
-Runtime* current_runtime() noexcept { return g_current.load(std::memory_order_acquire); }
 
 namespace core {
 

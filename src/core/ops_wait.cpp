@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "base/log.hpp"
+#include "core/hot.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
 
@@ -17,21 +18,8 @@ const char* cmp_name(int cmp) {
 }
 
 template <class T>
-T load(volatile void* base, std::size_t i) noexcept {
+[[gnu::always_inline]] inline T load(volatile void* base, std::size_t i) noexcept {
   return __atomic_load_n(const_cast<T*>(static_cast<volatile T*>(base)) + i, __ATOMIC_ACQUIRE);
-}
-
-template <class T>
-bool compare(int cmp, T a, T b) noexcept {
-  switch (cmp) {
-    case 0: return a == b;
-    case 1: return a != b;
-    case 2: return a > b;
-    case 3: return a >= b;
-    case 4: return a < b;
-    case 5: return a <= b;
-  }
-  return false;
 }
 
 // Where the next test_any / wait_until_any scan starts. The spec (1.6, shmem_test_any): when
@@ -64,7 +52,7 @@ struct Waiter {
 
   bool eligible(std::size_t i) const noexcept { return !status || status[i] == 0; }
   T target(std::size_t i) const noexcept { return values ? values[i] : value; }
-  bool satisfied(std::size_t i) const noexcept { return compare<T>(cmp, load<T>(ivars, i), target(i)); }
+  [[gnu::always_inline]] bool satisfied(std::size_t i) const noexcept { return compare<T>(cmp, load<T>(ivars, i), target(i)); }
   std::size_t first_unsatisfied() const noexcept {
     for (std::size_t i = 0; i < n; ++i)
       if (eligible(i) && !satisfied(i)) return i;

@@ -276,7 +276,12 @@ class Runtime {
   std::vector<XPair> x_set_pairs_;
 };
 
+// The instance every API call serves (nullptr before init): written only by core/instances.cpp
+// (under its process lock), read here on every data-path call as one load, inline.
+namespace detail {
+extern std::atomic<Runtime*> g_current;
+}  // namespace detail
 // The one accessor through which the C API reaches the current runtime (nullptr before init).
-Runtime* current_runtime() noexcept;
+inline Runtime* current_runtime() noexcept { return detail::g_current.load(std::memory_order_acquire); }
 
 }  // namespace shmem

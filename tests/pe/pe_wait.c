@@ -33,7 +33,7 @@ static const struct {
     {SHMEM_CMP_EQ, 5, 5, SHMEM_CMP_NE, 5},  {SHMEM_CMP_NE, 6, 5, SHMEM_CMP_EQ, 5},
     {SHMEM_CMP_GT, 10, 9, SHMEM_CMP_GT, 10}, {SHMEM_CMP_GE, 11, 11, SHMEM_CMP_LT, 11},
     {SHMEM_CMP_LT, 3, 4, SHMEM_CMP_LT, 3},   {SHMEM_CMP_LE, 2, 2, SHMEM_CMP_GE, 3},
-    {SHMEM_CMP_GE, 100, 50, SHMEM_CMP_LE, 99},
+    {SHMEM_CMP_GE, 100, 50, SHMEM_CMP_LE, 99}, {SHMEM_CMP_EQ, -7, -7, SHMEM_CMP_GE, -6},
 };
 enum { NSTEPS = sizeof kSteps / sizeof kSteps[0] };
 
@@ -47,7 +47,9 @@ enum { NSTEPS = sizeof kSteps / sizeof kSteps[0] };
       wait_ack(k);                                                                             \
       shmem_##N##_p(&single_##N, (T)kSteps[k].value, right_pe());                              \
       shmem_##N##_wait_until(&single_##N, kSteps[k].cmp, (T)kSteps[k].cmp_value);              \
-      CHECK_EQ_AT(single_##N, kSteps[k].value, "%s step %d", #N, k);                           \
+      CHECK_EQ_AT(single_##N, (T)kSteps[k].value, "%s step %d", #N, k);                        \
+      /* again: the condition holds on entry (the shims' inline check, core/hot.hpp) */        \
+      shmem_##N##_wait_until(&single_##N, kSteps[k].cmp, (T)kSteps[k].cmp_value);              \
       CHECK_EQ_AT(shmem_##N##_test(&single_##N, kSteps[k].cmp, (T)kSteps[k].cmp_value), 1,     \
                   "%s step %d test true", #N, k);                                              \
       CHECK_EQ_AT(shmem_##N##_test(&single_##N, kSteps[k].false_cmp, (T)kSteps[k].false_value), \
