@@ -11,7 +11,11 @@ extern "C" {
 
 #define SHMEM_DEF_TEST_(T, N)                                                                   \
   int shmem_##N##_test(T* ivar, int cmp, T cmp_value) noexcept {                                \
-    if (api::checking()) api::check_wait(__func__, cmp, "ivar", ivar, sizeof(T));               \
+    if (api::checking()) {                                                                      \
+      api::check_wait(__func__, cmp, "ivar", ivar, sizeof(T));                                  \
+    } else if (const int now = core::hot::test(ivar, cmp, cmp_value); now >= 0) {               \
+      return now;                                                                               \
+    }                                                                                           \
     return core::test(api::wait_kind<T>(), ivar, cmp, api::widen(cmp_value), __func__) ? 1 : 0; \
   }
 SHMEM_P2P_TYPE_TABLE(SHMEM_DEF_TEST_)

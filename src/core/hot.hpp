@@ -1,12 +1,13 @@
 #pragma once
 // The data-path steps that cost a few nanoseconds, inline for the C shims (src/api/): finding
 // the current runtime and the context, whether checked mode is on, a single-element put or get
-// to a node-local PE, and a wait whose condition already holds. Out of line each was a call
-// (two or three for the runtime lookups), and a one-element put went through memcpy by size:
-// shmem_long_p + a satisfied shmem_long_wait_until took 27-28 ns on this project's reference
-// VM, against 16-23 for Open MPI's OSHMEM, and the node-local ping-pong pays part of that on every
-// leg. Everything else (remote targets, error paths, waits that wait) stays in the core's .cpp
-// files: these helpers only decide that the fast case applies, then call there otherwise.
+// to a node-local PE, a test, and a wait whose condition already holds. Out of line each was a
+// call (two or three for the runtime lookups), and a one-element put went through memcpy by
+// size: shmem_long_p + a satisfied shmem_long_wait_until took 27-31 ns on this project's
+// reference VM, against 16-23 for Open MPI's OSHMEM, and the node-local ping-pong pays part of
+// that on every leg. Everything else (remote targets, error paths, waits that wait) stays in
+// the core's .cpp files: these helpers only decide that the fast case applies, then call there
+// otherwise.
 #include <cstring>
 
 #include "core/access.hpp"
@@ -67,15 +68,23 @@ inline T g(Ctx* c, const T* source, int pe, const char* func) noexcept {
   return value;
 }
 
-// A wait_until whose condition holds on entry returns without entering the wait machinery, where
-// nothing else is owed on the way: no transport to drive (the wait policy has no poll hook) and
-// no activity to count (that word is the transport's). `cmp` is one of SHMEM_CMP_EQ..LE (0-5);
-// anything else takes the core's path, which reports it.
+// shmem_TYPENAME_test without the core's machinery where nothing else is owed: no transport to
+// drive (the wait policy has no poll hook) and no activity to count (that word is the
+// transport's). 1 or 0: the comparison's outcome; -1: not decided here (a transport to drive,
+// before init, or a `cmp` outside SHMEM_CMP_EQ..LE, which the core's path reports).
+template <class T>
+inline int test(const volatile T* ivar, int cmp, T value) noexcept {
+  const Runtime* r = current_runtime();
+  if (r == nullptr || r->wait_policy().poll != nullptr || r->wait_policy().activity != nullptr ||
+      static_cast<unsigned>(cmp) > 5u)
+    return -1;
+  return compare<T>(cmp, __atomic_load_n(const_cast<const T*>(ivar), __ATOMIC_ACQUIRE), value) ? 1 : 0;
+}
+// A wait_until whose condition holds on entry returns without entering the wait machinery,
+// under the same conditions.
 template <class T>
 inline bool already(const volatile T* ivar, int cmp, T value) noexcept {
-  const Runtime* r = current_runtime();
-  if (r == nullptr || r->wait_policy().poll != nullptr || r->wait_policy().activity != nullptr) return false;
-  return compare<T>(cmp, __atomic_load_n(const_cast<const T*>(ivar), __ATOMIC_ACQUIRE), value);
+  return test(ivar, cmp, value) == 1;
 }
 
 }  // namespace hot

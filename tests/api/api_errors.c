@@ -13,6 +13,7 @@
  *   long_put_signal_sig  shmem_long_put_signal with a stack sig_addr
  *   uint64_add_align     shmem_uint64_atomic_add on a misaligned symmetric address
  *   int_wait_until_cmp   shmem_int_wait_until with cmp 99
+ *   int_test_cmp         shmem_int_test with cmp 99
  *   short_test_any_cmp   shmem_short_test_any with cmp 42
  *   signal_wait_cmp      shmem_signal_wait_until with cmp 77
  *   set_lock_lock        shmem_set_lock on a stack variable
@@ -58,6 +59,8 @@ static int wrong_call(const char* mode, int n) {
     shmem_uint64_atomic_add((uint64_t*)((char*)sym_words + 4), 1, 0);
   } else if (!strcmp(mode, "int_wait_until_cmp")) {
     shmem_int_wait_until(&sym_int, 99, 0);
+  } else if (!strcmp(mode, "int_test_cmp")) {
+    (void)shmem_int_test(&sym_int, 99, 0);
   } else if (!strcmp(mode, "short_test_any_cmp")) {
     (void)shmem_short_test_any(sym_shorts, 4, NULL, 42, 0);
   } else if (!strcmp(mode, "signal_wait_cmp")) {
