@@ -2,21 +2,28 @@
 # Test hosts made of network namespaces on this machine (sourced by the tests in this folder;
 # see README.md). Needs root, `ip` (iproute2) and `unshare` (util-linux).
 #
-#   harness_up N      builds hosts h1..hN: a bridge, one network namespace per host with
-#                     interface hnet0 at 10.213.7.(10+i)/24; exports SHX_HARNESS_ID and
-#                     HARNESS_AGENT (the ssh-compatible agent: "$HARNESS_AGENT h2 CMD...")
+#   harness_up N      builds hosts h1..hN: a switch (a bridge in a network namespace of its
+#                     own), one network namespace per host with interface hnet0 at
+#                     10.213.7.(10+i)/24; exports SHX_HARNESS_ID and HARNESS_AGENT (the
+#                     ssh-compatible agent: "$HARNESS_AGENT h2 CMD...")
 #   harness_down      removes everything harness_up made (also run on EXIT, INT and TERM)
 #   harness_exec hI LINE  "$HARNESS_AGENT" hI LINE, ended (SIGTERM, then SIGKILL) after
 #                     $HARNESS_JOB_TIMEOUT s (45): a hung job fails the test with status 124
 #   harness_addr hI   the address of host hI
 #   harness_ns hI     its network namespace name
+#   harness_link hI up|down  connects or cuts host hI's cable (its port on the switch)
 #   harness_pids      the pids of every process in any of this run's hosts
 #   harness_clean_stale  removes what earlier runs that were killed left behind
 #
-# Names carry the owning shell's pid (shx-<pid>-hI, shxb<pid>, shxv<pid>x<i>), so two runs at
-# once never collide, and leftovers of a dead run are recognised by their dead owner.
-# Nothing is routed to the outside: the bridge has no address, and the namespaces reach only
-# each other (and their own loopback).
+# Names carry the owning shell's pid (shx-<pid>-hI, shx-<pid>-sw, shxb<pid>, shxv<pid>x<i>), so
+# two runs at once never collide, and leftovers of a dead run are recognised by their dead
+# owner. Nothing is routed to the outside: the bridge has no address, and the namespaces reach
+# only each other (and their own loopback). The bridge and the hosts' ports on it live in the
+# switch namespace, not the machine's: there the bridge's netfilter calls (br_netfilter's
+# bridge-nf-call-* sysctls, per namespace) are switched off, so that bridged frames do not pass
+# the machine's iptables, which a real switch between hosts never runs (with them on, each
+# message's send spent about a fifth of its CPU time in br_nf_* and nf_hook_slow here); and
+# nothing of the harness is in the machine's own namespace.
 
 HARNESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 HARNESS_AGENT=$HARNESS_DIR/harness-agent
@@ -34,6 +41,8 @@ harness_die() {
 harness_exec() { timeout -k 5 "$HARNESS_JOB_TIMEOUT" "$HARNESS_AGENT" "$@"; }
 harness_addr() { echo "$HARNESS_SUBNET.$((10 + ${1#h}))"; }
 harness_ns() { echo "shx-$SHX_HARNESS_ID-$1"; }
+_harness_sw() { echo "shx-$SHX_HARNESS_ID-sw"; }
+harness_link() { ip -n "$(_harness_sw)" link set "shxv${SHX_HARNESS_ID}x${1#h}" "$2"; }
 
 # Every pid in this run's namespaces (ip netns pids), one a line.
 harness_pids() {
@@ -56,7 +65,7 @@ _harness_remove_ns() {
 
 harness_clean_stale() {
   local name owner
-  for name in $(ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E '^shx-[0-9]+-h[0-9]+$'); do
+  for name in $(ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E '^shx-[0-9]+-(h[0-9]+|sw)$'); do
     owner=${name#shx-}
     owner=${owner%%-*}
     [ "$owner" = "${SHX_HARNESS_ID:-}" ] && continue
@@ -75,8 +84,7 @@ harness_down() {
   [ -n "$HARNESS_UP" ] || return 0
   local h
   for h in $HARNESS_HOSTS; do _harness_remove_ns "$(harness_ns "$h")"; done
-  ip link del "shxb$SHX_HARNESS_ID" 2>/dev/null
-  for h in $HARNESS_HOSTS; do ip link del "shxv${SHX_HARNESS_ID}x${h#h}" 2>/dev/null; done
+  _harness_remove_ns "$(_harness_sw)"  # with it go the bridge and the hosts' ports
   HARNESS_UP=""
   HARNESS_HOSTS=""
 }
@@ -105,20 +113,28 @@ harness_up() {
   trap 'exit 143' TERM
   harness_clean_stale
   HARNESS_UP=1
-  local br=shxb$SHX_HARNESS_ID
-  out=$(ip link add "$br" type bridge 2>&1) ||
-    harness_die "cannot create a bridge ($br): $out (the namespace hosts need root with CAP_NET_ADMIN; CI runs these tests as root)"
-  # Bridged traffic must not meet the host's iptables FORWARD rules (br_netfilter).
-  ip link set "$br" type bridge nf_call_iptables 0 nf_call_ip6tables 0 nf_call_arptables 0 2>/dev/null
-  ip link set "$br" up || harness_die "cannot bring up bridge $br"
+  local br=shxb$SHX_HARNESS_ID sw
+  sw=$(_harness_sw)
+  out=$(ip netns add "$sw" 2>&1) || harness_die "cannot create network namespace $sw: $out (the namespace hosts need root with CAP_NET_ADMIN; CI runs these tests as root)"
+  out=$(ip -n "$sw" link add "$br" type bridge 2>&1) || harness_die "cannot create a bridge ($br in $sw): $out"
+  # Bridged traffic must not meet iptables (br_netfilter): per bridge, and in the switch's own
+  # namespace, whose bridge-nf-call-* settings would otherwise override the bridge's (they
+  # exist only while br_netfilter is loaded; without it there is nothing to switch off).
+  ip -n "$sw" link set "$br" type bridge nf_call_iptables 0 nf_call_ip6tables 0 nf_call_arptables 0 2>/dev/null
+  local knob
+  for knob in iptables ip6tables arptables; do
+    [ -e /proc/sys/net/bridge/bridge-nf-call-$knob ] &&
+      ip netns exec "$sw" sysctl -qw "net.bridge.bridge-nf-call-$knob=0" >/dev/null 2>&1
+  done
+  ip -n "$sw" link set "$br" up || harness_die "cannot bring up bridge $br"
   for i in $(seq "$n"); do
     ns=$(harness_ns "h$i")
     out=$(ip netns add "$ns" 2>&1) || harness_die "cannot create network namespace $ns: $out"
     HARNESS_HOSTS="$HARNESS_HOSTS h$i"
     local veth=shxv${SHX_HARNESS_ID}x$i
-    out=$(ip link add "$veth" type veth peer name hnet0 netns "$ns" 2>&1) ||
+    out=$(ip link add "$veth" netns "$sw" type veth peer name hnet0 netns "$ns" 2>&1) ||
       harness_die "cannot create a veth pair for h$i: $out"
-    if ! { ip link set "$veth" master "$br" && ip link set "$veth" up &&
+    if ! { ip -n "$sw" link set "$veth" master "$br" && ip -n "$sw" link set "$veth" up &&
       ip -n "$ns" link set lo up &&
       ip -n "$ns" addr add "$(harness_addr "h$i")/24" dev hnet0 &&
       ip -n "$ns" link set hnet0 up; }; then

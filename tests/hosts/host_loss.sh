@@ -62,8 +62,8 @@ wait_job() {
   for p in "${JOB[@]}"; do wait "$p" || { [ "$RC" != 0 ] || RC=$?; }; done
 }
 kill_h2() { ip netns pids "$(harness_ns h2)" | xargs -r kill -9; }
-link_down_h2() { ip link set "shxv${SHX_HARNESS_ID}x2" down; }
-link_up_h2() { ip link set "shxv${SHX_HARNESS_ID}x2" up; }
+link_down_h2() { harness_link h2 down; }
+link_up_h2() { harness_link h2 up; }
 
 for launch in oshrun torchrun oshrun-reduce; do
   for loss in kill_h2 link_down_h2; do
