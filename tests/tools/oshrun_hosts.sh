@@ -152,9 +152,12 @@ wait_gone 3000 $PE_PIDS || fail "SIGTERM: PEs still running"
 pass "SIGTERM to oshrun reaches the remote PE"
 
 # --- kill -9 of the launcher: the stub sees its stdin close and ends the PE (SIGTERM first) ----
+# The PE waits in `wait` (a trapped signal interrupts it at once; a foreground sleep would hold
+# the trap back until it ends) and ends its sleep in the trap, leaving nothing behind.
 export MARK=$WORK/mark
-"$OSHRUN" --hosts r1 --rsh "$AGENT" sh -c 'trap "echo got-TERM >\"$MARK\"; exit 0" TERM
-  echo "pid=$$"; for i in $(seq 3000); do sleep 0.01; done' >"$WORK/out" 2>"$WORK/err" </dev/null &
+"$OSHRUN" --hosts r1 --rsh "$AGENT" sh -c 'sleep 30 & S=$!
+  trap "echo got-TERM >\"$MARK\"; kill \$S 2>/dev/null; exit 0" TERM
+  echo "pid=$$"; wait $S' >"$WORK/out" 2>"$WORK/err" </dev/null &
 LAUNCHER=$!
 BG_PIDS="$BG_PIDS $LAUNCHER"
 wait_lines "$WORK/out" '^pid=' 1 10000 || fail "kill -9: PE did not start"
