@@ -28,7 +28,7 @@ int adopt(const char* f, Team* t, aclshmem_team_t* out) noexcept {
 void barrier(const char* f, aclshmem_team_t team) noexcept {
   Team* t = acl::team_arg(f, team);
   if (t == nullptr) return;
-  core::quiet(core::ctx_from_handle(nullptr, f));
+  core::quiet(core::hot::ctx(nullptr, f));
   core::team_sync(t);
 }
 

@@ -18,7 +18,7 @@
 namespace shmem::api {
 
 // ---- contexts ---------------------------------------------------------------------------------
-// SHMEM_CTX_DEFAULT is the null handle, which core::ctx_from_handle maps to the default context.
+// SHMEM_CTX_DEFAULT is the null handle, which core::hot::ctx maps to the default context.
 inline Ctx* ctx_of(const char* func, shmem_ctx_t handle) noexcept {
   if (handle == SHMEM_CTX_INVALID) [[unlikely]]
     core::fatal(func, "ctx is SHMEM_CTX_INVALID (a context that failed to be created or was reset)");

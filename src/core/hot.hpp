@@ -32,14 +32,15 @@ template <class T>
 
 namespace hot {
 
-// core::ctx_from_handle: nullptr is SHMEM_CTX_DEFAULT (fatal before init, through rt()).
+// The Ctx of a public shmem_ctx_t value: nullptr is SHMEM_CTX_DEFAULT (fatal before init,
+// through rt(), which names `func`).
 inline Ctx* ctx(void* handle, const char* func) noexcept {
   if (handle != nullptr) return static_cast<Ctx*>(handle);
   Runtime* r = current_runtime();
-  return r != nullptr ? r->default_ctx() : core::ctx_from_handle(nullptr, func);
+  return r != nullptr ? r->default_ctx() : rt(func).default_ctx();
 }
 
-// core::checks_enabled.
+// Checked mode (SHMEM_DEBUG=1 or the SHMEM_CHECKED build option) is on.
 inline bool checks() noexcept {
   const Runtime* r = current_runtime();
   return r != nullptr && r->checks();
@@ -69,15 +70,13 @@ inline T g(Ctx* c, const T* source, int pe, const char* func) noexcept {
 }
 
 // shmem_TYPENAME_test without the core's machinery where nothing else is owed: no transport to
-// drive (the wait policy has no poll hook) and no activity to count (that word is the
-// transport's). 1 or 0: the comparison's outcome; -1: not decided here (a transport to drive,
-// before init, or a `cmp` outside SHMEM_CMP_EQ..LE, which the core's path reports).
+// drive (the wait policy has no poll hook; the transport's activity word, which waits count
+// in, comes with it). 1 or 0: the comparison's outcome; -1: not decided here (a transport to
+// drive, before init, or a `cmp` outside SHMEM_CMP_EQ..LE, which the core's path reports).
 template <class T>
 inline int test(const volatile T* ivar, int cmp, T value) noexcept {
   const Runtime* r = current_runtime();
-  if (r == nullptr || r->wait_policy().poll != nullptr || r->wait_policy().activity != nullptr ||
-      static_cast<unsigned>(cmp) > 5u)
-    return -1;
+  if (r == nullptr || r->wait_policy().poll != nullptr || static_cast<unsigned>(cmp) > 5u) return -1;
   return compare<T>(cmp, __atomic_load_n(const_cast<const T*>(ivar), __ATOMIC_ACQUIRE), value) ? 1 : 0;
 }
 // A wait_until whose condition holds on entry returns without entering the wait machinery,

@@ -288,7 +288,6 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
 
 }  // namespace
 
-
 namespace core {
 
 void init_with(const InitSpec& spec) {

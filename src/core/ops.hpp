@@ -36,11 +36,11 @@ int n_pes() noexcept;
     __attribute__((format(printf, 2, 3)));
 
 // ---- contexts -------------------------------------------------------------------------------
-// `handle` is the public shmem_ctx_t value (opaque pointer); nullptr means SHMEM_CTX_DEFAULT.
-Ctx* ctx_from_handle(void* handle, const char* func = "shmem_ctx") noexcept;
+// A public shmem_ctx_t value maps to its Ctx inline (core/hot.hpp, hot::ctx; nullptr means
+// SHMEM_CTX_DEFAULT).
 
 // ---- argument checks (SHMEM_DEBUG=1 or the SHMEM_CHECKED build option) --------------------
-bool checks_enabled() noexcept;
+// Whether they are on: core/hot.hpp, hot::checks.
 // Each aborts with a message naming `func`, the argument and the knob, when invalid. The ctx
 // form numbers `pe` within the context's team (a team context's PEs are team PEs).
 void check_pe(const char* func, int pe) noexcept;

@@ -100,16 +100,6 @@ bool pe_accessible(int pe) noexcept {
   return static_cast<unsigned>(pe) < static_cast<unsigned>(r.n_pes());
 }
 
-Ctx* ctx_from_handle(void* handle, const char* func) noexcept {
-  if (handle == nullptr) return rt(func).default_ctx();
-  return static_cast<Ctx*>(handle);
-}
-
-bool checks_enabled() noexcept {
-  Runtime* r = current_runtime();
-  return r && r->checks();
-}
-
 void check_pe(const char* func, int pe) noexcept { detail::check_pe_fast(rt(func), pe, func); }
 
 void check_pe(const char* func, const Ctx* ctx, int pe) noexcept {

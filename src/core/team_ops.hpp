@@ -47,7 +47,7 @@ constexpr long kCtxSerialized = 1L << 0;
 constexpr long kCtxPrivate = 1L << 1;
 constexpr long kCtxNostore = 1L << 2;
 // Returns 0 and *ctx on success; nonzero (and *ctx untouched) when options are invalid or the
-// team is invalid. The default context is not created here (ctx_from_handle(nullptr)).
+// team is invalid. The default context is not created here (hot::ctx(nullptr)).
 int ctx_create(Team* team, long options, Ctx** ctx) noexcept;
 void ctx_destroy(Ctx* ctx) noexcept;  // quiets first; destroying the default context is refused
 Team* ctx_get_team(const Ctx* ctx) noexcept;

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "core/hot.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
 
@@ -46,7 +47,7 @@ TEST_F(Translate, HeapAndStaticDataAreSymmetric) {
 TEST_F(Translate, StaticDataKeepsItsValuesAfterRemap) {
   EXPECT_EQ(g_static_counter, 5);
   g_static_counter += 1;
-  shmem::Ctx* ctx = shmem::core::ctx_from_handle(nullptr);
+  shmem::Ctx* ctx = shmem::core::hot::ctx(nullptr, "core_translate_test");
   EXPECT_EQ(shmem::core::amo64(ctx, shmem::core::AmoOp::kFetchAdd, &g_static_counter, 10, 0, 0), 6u);
   EXPECT_EQ(g_static_counter, 16);
 }
