@@ -162,6 +162,7 @@ Config Config::from_env() {
   c.coll_xhost_direct = Size("SHMEM_COLL_XHOST_DIRECT");
   c.coll_xhost_push = Size("SHMEM_COLL_XHOST_PUSH");
   c.coll_xhost_algo = String("SHMEM_COLL_XHOST_ALGO");
+  c.coll_rings = String("SHMEM_COLL_RINGS");
   if (c.symmetric_size == 0) bad("SHMEM_SYMMETRIC_SIZE", "0", "a size greater than zero");
   if (c.wait_spin < -1 || c.wait_spin > (1 << 30))
     bad("SHMEM_WAIT_SPIN", config_raw("SHMEM_WAIT_SPIN"), "-1 (automatic) or a count from 0 to 2^30");
@@ -172,6 +173,8 @@ Config Config::from_env() {
   if (c.coll_xhost_algo != "auto" && c.coll_xhost_algo != "direct" && c.coll_xhost_algo != "ring")
     bad("SHMEM_COLL_XHOST_ALGO", c.coll_xhost_algo, "auto, direct or ring");
   c.coll_xhost_forced = c.coll_xhost_algo == "auto" ? 0 : c.coll_xhost_algo[0];
+  if (c.coll_rings != "auto" && c.coll_rings != "on" && c.coll_rings != "off")
+    bad("SHMEM_COLL_RINGS", c.coll_rings, "auto, on or off");
   return c;
 }
 

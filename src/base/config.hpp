@@ -33,6 +33,7 @@ struct Config {
   std::uint64_t coll_xhost_push = 16384;
   std::string coll_xhost_algo;  // auto | direct | ring
   char coll_xhost_forced = 0;   // the same, parsed: 0 (auto), 'd' or 'r'
+  std::string coll_rings;       // auto | on | off
 
   // Reads the environment; throws Error(kInvalidValue) naming the variable on bad input.
   static Config from_env();

@@ -6,8 +6,9 @@
 // pushed broadcasts; [4..7] on every PE are the counting round flags of the dissemination
 // barrier that replaces [0]/[1] for sets of up to 16 PEs when PEs do not outnumber CPUs
 // (coll_wait.hpp); the rest holds the slots of pushed small fcollects, alltoalls and
-// reductions for sets of up to 8 PEs (coll_push.hpp). Broadcasts of up to 8 bytes use the
-// runtime's broadcast rings instead when they can (coll_ring.hpp). The last arriver resets the
+// reductions for sets of up to 8 PEs (coll_push.hpp). Broadcasts of up to 8 bytes, and
+// fcollects, alltoalls and reductions of up to 8 bytes per member pair, use the runtime's rings
+// instead when they can (coll_ring.hpp), and leave pSync alone. The last arriver resets the
 // counter before releasing anyone, and each PE clears its own flag once released, so
 // consecutive calls with the same pSync need no re-initialisation.
 #include <atomic>
@@ -92,6 +93,24 @@ struct SetGroup {
   void bcast_pulled(std::uint64_t) noexcept {}
 };
 
+// Whether a call of set g moving `bytes` per member pair goes through the rings (coll_ring.hpp);
+// `top_sender` is the highest member index that sends.
+bool on_rings(const SetGroup& g, int top_sender, std::size_t bytes) noexcept {
+  return g.set.size > 1 && g.set.size <= coll::push::kMaxMembers && coll::ring::usable(*g.r, g.world(top_sender), bytes);
+}
+
+// A pushed fcollect or alltoall (stride = block) or reduction of set g: through the rings, or
+// the pSync slots.
+void gather(SetGroup& g, coll::push::Kind kind, void* dest, const void* source, std::size_t block,
+            std::size_t stride) noexcept {
+  if (on_rings(g, g.set.size - 1, block)) {
+    coll::ring::Channel<SetGroup> ch(g, kind, block);
+    return coll::push::gather(ch, kind, dest, source, block, stride);
+  }
+  coll::push::SetSlots<SetGroup> slots(g);
+  coll::push::gather(slots, kind, dest, source, block, stride);
+}
+
 SetGroup make_group(const core::ActiveSet& set, const char* func) {
   Runtime& r = core::rt(func);
   const int n = r.n_pes();
@@ -135,8 +154,8 @@ void broadcast(const ActiveSet& set, void* dest, const void* source, std::size_t
   if (root < 0 || root >= set.size)
     core::fatal("shmem_broadcast", "PE_root %d is not an index of the active set (0..%d)", root, set.size - 1);
   if (g.spans) return xset::broadcast(*g.r, set, g.my_index, dest, source, bytes, root);
-  if (set.size > 1 && set.size <= coll::push::kMaxMembers && coll::ring::usable(*g.r, g.world(root), bytes)) {
-    const std::uint64_t tag = coll::ring::tag(set.start, set.log_stride, set.size, root, bytes);
+  if (on_rings(g, root, bytes)) {
+    const std::uint64_t tag = coll::ring::tag(coll::ring::kBroadcast, set.start, set.log_stride, set.size, root, bytes);
     if (g.me() != root) {
       g.psync_at(root);  // fails clearly if the root is not on this host
       return coll::ring::receive(*g.r, g.world(root), tag, dest, bytes);
@@ -160,20 +179,14 @@ void collect(const ActiveSet& set, void* dest, const void* source, std::size_t b
 void fcollect(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_fcollect");
   if (g.spans) return xset::fcollect(*g.r, set, g.my_index, dest, source, bytes);
-  if (coll::push::fits(set.size, bytes)) {
-    coll::push::SetSlots<SetGroup> slots(g);
-    return coll::push::gather(slots, coll::push::Kind::kFcollect, dest, source, bytes, 0);
-  }
+  if (coll::push::fits(set.size, bytes)) return gather(g, coll::push::Kind::kFcollect, dest, source, bytes, 0);
   coll::fcollect(g, dest, source, bytes);
 }
 
 void alltoall(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_alltoall");
   if (g.spans) return xset::alltoall(*g.r, set, g.my_index, dest, source, bytes);
-  if (coll::push::fits(set.size, bytes)) {
-    coll::push::SetSlots<SetGroup> slots(g);
-    return coll::push::gather(slots, coll::push::Kind::kAlltoall, dest, source, bytes, bytes);
-  }
+  if (coll::push::fits(set.size, bytes)) return gather(g, coll::push::Kind::kAlltoall, dest, source, bytes, bytes);
   coll::alltoall(g, dest, source, bytes);
 }
 
@@ -188,6 +201,10 @@ void reduce(const ActiveSet& set, void* dest, const void* source, std::size_t ne
             Combine combine) noexcept {
   SetGroup g = make_group(set, "shmem_to_all");
   if (g.spans) return xset::reduce(*g.r, set, g.my_index, dest, source, nelems, elem, combine);
+  if (on_rings(g, set.size - 1, nelems * elem)) {
+    coll::ring::Channel<SetGroup> ch(g, coll::push::Kind::kReduce, nelems * elem);
+    return coll::push::reduce(ch, dest, source, nelems, elem, combine);
+  }
   if (coll::push::fits(set.size, nelems * elem)) {
     coll::push::SetSlots<SetGroup> slots(g);
     return coll::push::reduce(slots, dest, source, nelems, elem, combine);

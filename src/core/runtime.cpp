@@ -147,12 +147,14 @@ void Runtime::agree_on_rings() {
   ring_book_.sent.assign(n, 0);
   ring_book_.credit.assign(n, 0);
   ring_book_.taken.assign(n, 0);
-  std::vector<std::uint64_t> levels(n);
-  const std::uint64_t mine = static_cast<std::uint64_t>(thread_level_);
-  world_team_->allgather_words(&mine, 1, levels.data());
-  constexpr std::uint64_t kThreadMultiple = 3;  // SHMEM_THREAD_MULTIPLE
-  ring_book_.usable = npes_ > 1 && !wait_.oversubscribed && !remote_ &&
-                      std::all_of(levels.begin(), levels.end(), [](std::uint64_t l) { return l < kThreadMultiple; });
+  // Every PE says whether it allows rings (SHMEM_COLL_RINGS, its thread level); all must.
+  constexpr int kThreadMultiple = 3;  // SHMEM_THREAD_MULTIPLE
+  const bool allowed = thread_level_ < kThreadMultiple &&
+                       (cfg_.coll_rings == "on" || (cfg_.coll_rings == "auto" && !wait_.oversubscribed));
+  std::vector<std::uint64_t> votes(n);
+  const std::uint64_t mine = allowed ? 1 : 0;
+  world_team_->allgather_words(&mine, 1, votes.data());
+  ring_book_.usable = npes_ > 1 && !remote_ && std::all_of(votes.begin(), votes.end(), [](std::uint64_t v) { return v == 1; });
 }
 
 void Runtime::create_predefined_teams() {

@@ -66,7 +66,7 @@ struct InternalArea {
   TeamCell teams[kMaxTeams];
 };
 
-// Broadcast rings of tiny active-set broadcasts (core/coll_ring.hpp), at kRingsOffset of every
+// Rings of tiny active-set collectives (core/coll_ring.hpp), at kRingsOffset of every
 // PE's internal area: entries[s] is written only by world PE s, consumed[s] only by this PE.
 // Four entries share a cache line, so a root that runs ahead writes several per line transfer.
 constexpr int kRingPEs = 64;     // roots with a ring: world PEs below this
@@ -78,12 +78,13 @@ struct alignas(16) RingEntry {
 };
 struct BcastRings {
   alignas(64) RingEntry entries[kRingPEs][kRingDepth];
-  alignas(64) std::uint64_t consumed[kRingPEs];  // the last sequence number taken from each root
+  alignas(64) std::uint64_t consumed[kRingPEs];  // the last sequence number taken from each sender
 };
 // This PE's private side of the rings: per world PE, the last sequence number sent to it, its
-// consumed word as last read, and the last one taken from it. usable (agreed at init): PEs do
-// not outnumber CPUs and every PE runs below SHMEM_THREAD_MULTIPLE, so each PE makes its
-// broadcasts one at a time.
+// consumed word as last read, and the last one taken from it. usable (agreed at init): every PE
+// runs below SHMEM_THREAD_MULTIPLE, so each PE makes its collective calls one at a time, the
+// job is on one host, and every PE allows rings (SHMEM_COLL_RINGS; by default only where PEs do
+// not outnumber CPUs).
 struct RingBook {
   std::vector<std::uint64_t> sent, credit, taken;
   bool usable = false;

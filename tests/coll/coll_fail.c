@@ -4,9 +4,11 @@
  *   ctx-team-pe    a put on a team context to a PE number past the team's end
  *   bcast-root     a team broadcast whose PE_root is not a team PE
  *   aset-outside   an active-set collective called by a PE outside the active set
- *   aset-mismatch  the members of an active set call different collectives on one pSync
+ *   aset-mismatch  the members of an active set call different collectives on one pSync, of
+ *                  one word (through the rings, forced on by the test)
+ *   aset-mismatch-wide  the same with two words (through the pSync slots)
  *   bcast-order    a member takes two tiny broadcasts from its root in the other order (needs
- *                  the broadcast rings: 2 PEs with a CPU each)
+ *                  the broadcast rings, forced on by the test)
  * Each mode prints "NOT STOPPED" if the library lets the call return.
  */
 #include <shmem.h>
@@ -39,9 +41,10 @@ int main(int argc, char** argv) {
     /* The active set is PE 0 alone; every other PE calls it anyway. */
     if (shmem_my_pe() != 0) shmem_broadcast64(target, source, 4, 0, 0, 0, 1, psync);
     else shmem_barrier_all();
-  } else if (strcmp(mode, "aset-mismatch") == 0) {
-    if (shmem_my_pe() == 0) shmem_fcollect64(target, source, 1, 0, 0, npes, psync);
-    else shmem_long_sum_to_all(target, source, 1, 0, 0, npes, wrk, psync);
+  } else if (strcmp(mode, "aset-mismatch") == 0 || strcmp(mode, "aset-mismatch-wide") == 0) {
+    const int words = strcmp(mode, "aset-mismatch") == 0 ? 1 : 2;
+    if (shmem_my_pe() == 0) shmem_fcollect64(target, source, words, 0, 0, npes, psync);
+    else shmem_long_sum_to_all(target, source, words, 0, 0, npes, wrk, psync);
   } else if (strcmp(mode, "bcast-order") == 0) {
     /* PE 0 is the root of a 4-byte broadcast, then of an 8-byte one; the others call them the
      * other way round. */

@@ -71,3 +71,22 @@ TEST(ConfigEnv, BadEnvironmentValueIsRejected) {
   }
   unsetenv("SHMEM_SYMMETRIC_SIZE");
 }
+
+TEST(ConfigEnv, ChoiceVariablesNameTheirChoices) {
+  for (const char* name : {"SHMEM_COLL_RINGS", "SHMEM_COLL_XHOST_ALGO", "SHMEM_PROGRESS_THREAD", "SHMEM_TRANSPORT"}) {
+    setenv(name, "sometimes", 1);
+    try {
+      shmem::Config::from_env();
+      ADD_FAILURE() << name << "=sometimes was accepted";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(std::string(name) + "='sometimes'"), std::string::npos) << what;
+      EXPECT_NE(what.find("auto"), std::string::npos) << what;
+    }
+    unsetenv(name);
+  }
+  setenv("SHMEM_COLL_RINGS", "on", 1);
+  EXPECT_EQ(shmem::Config::from_env().coll_rings, "on");
+  unsetenv("SHMEM_COLL_RINGS");
+  EXPECT_EQ(shmem::Config::from_env().coll_rings, "auto");
+}
