@@ -39,9 +39,10 @@
 #   SCENARIOS="idle hog1 onecpu np4 np8 bg2 bg4 bound"
 #   CPUS="A,B"             the two CPUs (default: the first two this script may run on)
 #   HOG_S=300              upper bound on a busy process's life (it is stopped earlier)
-#   HANDOFF_SPLIT_US=0.15  the hand-off probes around every run (below) read below this: the
+#   HANDOFF_SPLIT_US=0.15  the hand-off probes around every run (logged) read below this: the
 #                          two CPUs were "near", above: "far"
-#   CONTEND_REPS, CONTEND_REP_MS, CONTEND_ONLY, CONTEND_THREADS   passed to contend (see
+#   CONTEND_REPS, CONTEND_REP_MS, CONTEND_ONLY, CONTEND_THREADS, CONTEND_PROBE,
+#   CONTEND_SPLIT_NS       passed to contend (see
 #                          bench/contend.c; CONTEND_THREADS=multiple initialises both libraries
 #                          for SHMEM_THREAD_MULTIPLE); CONTEND_ONLY without dev_pingpong skips
 #                          the device-API ping-pong
@@ -109,7 +110,7 @@ cpu_a=${cpus[0]} cpu_b=${cpus[1]}
 export BIND_PE_CPUS="$cpu_a,$cpu_b"  # bench/bind_pe.sh, in the bound scenario
 
 bench_tmpdir contend
-bench_osh_env CONTEND_REPS CONTEND_REP_MS CONTEND_ONLY CONTEND_THREADS
+bench_osh_env CONTEND_REPS CONTEND_REP_MS CONTEND_ONLY CONTEND_THREADS CONTEND_PROBE CONTEND_SPLIT_NS
 
 # ---- busy processes ----------------------------------------------------------------------
 hogs=()
