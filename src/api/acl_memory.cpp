@@ -53,6 +53,6 @@ void* aclshmemx_get_heap_base(aclshmem_mem_type_t mem_type) noexcept {
 }
 
 // As in the seed, an invalid PE or address is an answer (NULL), not an error.
-void* aclshmem_ptr(const void* ptr, int pe) noexcept { return core::ptr(ptr, pe); }
+void* aclshmem_ptr(const void* ptr, int pe) noexcept { return core::hot::ptr(ptr, pe); }
 
 }  // extern "C"

@@ -86,7 +86,7 @@ int shmem_addr_accessible(const void* addr, int pe) noexcept {
 
 void* shmem_ptr(const void* dest, int pe) noexcept {
   if (shmem::api::checking()) shmem::core::check_pe(__func__, pe);
-  return shmem::core::ptr(dest, pe);
+  return shmem::core::hot::ptr(dest, pe);
 }
 
 void shmem_info_get_version(int* major, int* minor) noexcept {

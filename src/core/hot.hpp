@@ -1,7 +1,7 @@
 #pragma once
 // The data-path steps that cost a few nanoseconds, inline for the C shims (src/api/): finding
-// the current runtime and the context, whether checked mode is on, a single-element put or get
-// to a node-local PE, a test, and a wait whose condition already holds. Out of line each was a
+// the current runtime and the context, whether checked mode is on, shmem_ptr, a single-element
+// put or get to a node-local PE, a test, and a wait whose condition already holds. Out of line each was a
 // call (two or three for the runtime lookups), and a one-element put went through memcpy by
 // size: shmem_long_p + a satisfied shmem_long_wait_until took 27-31 ns on this project's
 // reference VM, against 16-23 for Open MPI's OSHMEM, and the node-local ping-pong pays part of
@@ -44,6 +44,15 @@ inline Ctx* ctx(void* handle, const char* func) noexcept {
 inline bool checks() noexcept {
   const Runtime* r = current_runtime();
   return r != nullptr && r->checks();
+}
+
+// shmem_ptr: dest as mapped for node-local PE `pe`, or nullptr (pe out of range, on another
+// host, or dest not symmetric); before init the core's path reports.
+inline void* ptr(const void* dest, int pe) noexcept {
+  const Runtime* r = current_runtime();
+  if (__builtin_expect(r == nullptr, 0)) return core::ptr(dest, pe);
+  if (static_cast<unsigned>(pe) >= static_cast<unsigned>(r->n_pes())) return nullptr;
+  return r->translate(dest, pe);
 }
 
 // core::put / core::get of one element of T: a plain store or load of sizeof(T) bytes when the

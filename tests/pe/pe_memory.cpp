@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <unistd.h>
@@ -306,6 +307,10 @@ void direct_pointers() {
   CHECK_EQ(shmem_addr_accessible(&private_var, me), 0);
   CHECK_EQ(shmem_addr_accessible(private_heap.data(), (me + 1) % n), 0);
   CHECK(shmem_ptr(&private_var, (me + 1) % n) == nullptr);
+  if (getenv("SHMEM_DEBUG") == nullptr) {  // checked mode stops on a PE out of range instead
+    CHECK(shmem_ptr(block, -1) == nullptr);
+    CHECK(shmem_ptr(block, n) == nullptr);
+  }
   CHECK_EQ(shmem_pe_accessible(-1), 0);
   CHECK_EQ(shmem_pe_accessible(n), 0);
   shmem_barrier_all();
