@@ -7,6 +7,8 @@
 #     --no-match ERE       the combined output must not match; repeatable
 #     --max-seconds S      the command must end within S seconds (default: no limit)
 #     --timeout S          hang guard: kill the command after S seconds (default 30)
+#   TEST_TIME_SCALE (default 1) multiplies --max-seconds (the sanitizer pass of scripts/test.sh
+#   sets 3: sanitized processes start and end slower, more so next to another test).
 #     --env NAME=VALUE     set in the command's environment; repeatable
 #     --no-leak-check      skip the /dev/shm, /tmp and leftover-process checks
 #
@@ -42,6 +44,7 @@ if [ $# -eq 0 ]; then
   echo "expect_run.sh: no command" >&2
   exit 2
 fi
+[ -z "$max_seconds" ] || max_seconds=$(awk -v m="$max_seconds" -v k="${TEST_TIME_SCALE:-1}" 'BEGIN { print m * k }')
 
 work=$(mktemp -d "${PWD}/expect_run.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
