@@ -155,9 +155,11 @@ pass "SIGTERM to oshrun reaches the remote PE"
 # The PE waits in `wait` (a trapped signal interrupts it at once; a foreground sleep would hold
 # the trap back until it ends) and ends its sleep in the trap, leaving nothing behind.
 export MARK=$WORK/mark
+# Other signals are marked too (not expected), so that a failure says which one came, if any.
 "$OSHRUN" --hosts r1 --rsh "$AGENT" sh -c 'sleep 30 & S=$!
   trap "echo got-TERM >\"$MARK\"; kill \$S 2>/dev/null; exit 0" TERM
-  echo "pid=$$"; wait $S' >"$WORK/out" 2>"$WORK/err" </dev/null &
+  for sig in HUP INT PIPE; do trap "echo got-$sig >\"$MARK\"; kill \$S 2>/dev/null; exit 0" $sig; done
+  echo "pid=$$"; wait $S; echo "sleep-ended-$?" >"$MARK"' >"$WORK/out" 2>"$WORK/err" </dev/null &
 LAUNCHER=$!
 BG_PIDS="$BG_PIDS $LAUNCHER"
 wait_lines "$WORK/out" '^pid=' 1 10000 || fail "kill -9: PE did not start"
@@ -166,6 +168,7 @@ kill -KILL "$LAUNCHER"
 wait "$LAUNCHER" 2>/dev/null
 # shellcheck disable=SC2086
 wait_gone 5000 $PE_PIDS || fail "kill -9 oshrun: the remote PE survived"
-[ "$(cat "$MARK" 2>/dev/null)" = got-TERM ] || fail "kill -9 oshrun: the remote PE did not get SIGTERM from its stub"
+[ "$(cat "$MARK" 2>/dev/null)" = got-TERM ] ||
+  fail "kill -9 oshrun: the remote PE did not get SIGTERM from its stub (its mark: '$(cat "$MARK" 2>/dev/null || echo none: SIGKILL or gone)')"
 pass "kill -9 of oshrun: the stub ends the remote PE"
 check_no_leftovers "oshrun --hosts"
