@@ -99,8 +99,8 @@ bool on_rings(const SetGroup& g, int top_sender, std::size_t bytes) noexcept {
   return g.set.size > 1 && g.set.size <= coll::push::kMaxMembers && coll::ring::usable(*g.r, g.world(top_sender), bytes);
 }
 
-// A pushed fcollect or alltoall (stride = block) or reduction of set g: through the rings, or
-// the pSync slots.
+// A pushed fcollect or alltoall (stride = block) of set g: through the rings, or the pSync
+// slots.
 void gather(SetGroup& g, coll::push::Kind kind, void* dest, const void* source, std::size_t block,
             std::size_t stride) noexcept {
   if (on_rings(g, g.set.size - 1, block)) {
