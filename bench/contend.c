@@ -20,12 +20,9 @@
  * Each metric gets one untimed warm-up batch and then CONTEND_REPS timed batches, each sized to
  * last about CONTEND_REP_MS (calibrated on PE 0 and told to the others); value = median batch,
  * best = fastest batch, both per operation. Right before and right after every batch PEs 0 and
- * 1 time a plain cache-line ping-pong between them (shared memory of their own, no library
- * calls; the best of 5 bounded tries of 100 round trips): on a VM the host runs the two
- * virtual CPUs near or far apart by periods of seconds, and every latency follows. A batch
- * whose two probes both read below CONTEND_SPLIT_NS (150) per leg is near, both above far;
+ * 1 probe where the VM's host runs their CPUs (placement_probe.h: near, far or neither);
  * near_us/far_us are the medians over the near/far batches (0 with none), near_n/far_n their
- * numbers. Without the probe's memory (or with CONTEND_PROBE=0) every batch counts as neither.
+ * numbers.
  * A last row, "probe", gives the probes themselves (one leg, us): median and best of all, and
  * the medians of the near and the far ones. The collectives alternate two pSync arrays, as the
  * specification allows. Results are checked after every batch (the broadcast, sum and gather
@@ -39,15 +36,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <fcntl.h>
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "bench_util.h"
+#include "placement_probe.h"
 
 #define MAX_REPS 51
 #define MAX2(a, b) ((a) > (b) ? (a) : (b))
@@ -62,103 +57,6 @@ static long seq;                         /* ping-pong sequence, stepped alike on
 static int failures;
 static int reps = 7;
 static double rep_seconds = 0.010;
-
-/* The placement probe: two cache lines in memory PEs 0 and 1 map themselves, line k written only by
- * PE k with increasing values. */
-static volatile long *probe_line[2];
-static long probe_seq;
-static double probe_split_us = 0.150;
-static double probes[2 * 5 * MAX_REPS]; /* every probe that finished, for the "probe" row */
-static int n_probes;
-
-/* Waits until *w >= v or the clock passes `deadline`; 1 if it got there. */
-static int probe_wait(volatile long *w, long v, double deadline) {
-  for (unsigned spins = 0;; spins++) {
-    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= v) return 1;
-    if ((spins & 255) == 255 && now() > deadline) return 0;
-  }
-}
-
-/* PE 0: one leg of the cache-line ping-pong between PEs 0 and 1 (us), the best of 5 tries of 100
- * round trips, each given up after 200 us (a PE that lost its CPU); -1 if none finished or there
- * is no probe. PE 1 answers; the others return at once. Both sides step probe_seq alike, so a
- * try that one side gave up leaves nothing the next one could mistake for its own. */
-static double probe(void) {
-  if (!probe_line[0] || me > 1) return -1;
-  double best = -1;
-  for (int k = 0; k < 5; k++) {
-    const long base = probe_seq;
-    probe_seq += 101;
-    const double t0 = now(), deadline = t0 + 200e-6;
-    int ok = 1;
-    for (long i = base + 1; ok && i <= base + 100; i++) {
-      if (me == 0) {
-        __atomic_store_n(probe_line[0], i, __ATOMIC_RELEASE);
-        ok = probe_wait(probe_line[1], i, deadline);
-      } else {
-        ok = probe_wait(probe_line[0], i, deadline);
-        if (ok) __atomic_store_n(probe_line[1], i, __ATOMIC_RELEASE);
-      }
-    }
-    const double leg = (now() - t0) / 200 * 1e6;
-    if (ok && (best < 0 || leg < best)) best = leg;
-  }
-  if (best > 0 && n_probes < (int)(sizeof probes / sizeof probes[0])) probes[n_probes++] = best;
-  return best;
-}
-
-/* Maps the probe's memory on PEs 0 and 1 (a POSIX shared-memory object that PE 0 creates and
- * removes again as soon as PE 1 has it mapped, so nothing is left behind); all PEs agree on
- * whether it is there. */
-static void probe_setup(void) {
-  const char *env = getenv("CONTEND_PROBE");
-  int want = !(env && strcmp(env, "0") == 0);
-  probe_split_us = (double)env_long_in("contend", me, "CONTEND_SPLIT_NS", 150, 1, 100000) * 1e-3;
-  char name[64];
-  long *mem = NULL;
-  if (me == 0) *control = want ? (long)getpid() : 0;
-  shmem_barrier_all();
-  const long pid = shmem_long_g(control, 0);
-  snprintf(name, sizeof name, "/shmem-contend-probe-%ld", pid);
-  if (pid && me == 0) {
-    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd >= 0 && ftruncate(fd, 4096) == 0) mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (fd >= 0) close(fd);
-  }
-  shmem_barrier_all();
-  if (pid && me == 1) {
-    int fd = shm_open(name, O_RDWR, 0600);
-    if (fd >= 0) mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (fd >= 0) close(fd);
-  }
-  if (mem == MAP_FAILED) mem = NULL;
-  if (me == 1) shmem_long_p(control, mem ? 1 : 0, 0); /* PE 1 tells PE 0 whether it has it */
-  shmem_barrier_all();
-  if (me == 0) {
-    if (pid) shm_unlink(name);
-    const long both = pid && mem && *control == 1;
-    for (int pe = 1; pe < npes; pe++) shmem_long_p(control, both, pe);
-    *control = both;
-  }
-  shmem_barrier_all();
-  if (*control == 1 && mem) {
-    probe_line[0] = (volatile long *)mem;
-    probe_line[1] = (volatile long *)(mem + 8); /* the next cache line */
-  } else if (mem) {
-    munmap(mem, 4096);
-  }
-  shmem_barrier_all();
-  *control = 0;
-  shmem_barrier_all();
-}
-
-/* A batch's placement from its two probes: 1 near, 2 far, 0 neither. */
-static int placement(double before, double after) {
-  if (before <= 0 || after <= 0) return 0;
-  if (before < probe_split_us && after < probe_split_us) return 1;
-  if (before >= probe_split_us && after >= probe_split_us) return 2;
-  return 0;
-}
 
 static void fail(const char *metric, const char *what, long got, long want) {
   fprintf(stderr, "PE %d: CHECK FAILED %s: %s: got %ld, expected %ld\n", me, metric, what, got, want);
@@ -227,12 +125,6 @@ struct result {
   int near_n, far_n;
 };
 
-static double median_of(double *x, int n) {
-  if (n == 0) return 0;
-  qsort(x, (size_t)n, sizeof x[0], cmp_double);
-  return x[n / 2];
-}
-
 /* Per-operation seconds on PE 0: median and best over reps, and by placement. */
 static void measure(op_fn op, struct result *res) {
   shmem_barrier_all();
@@ -267,7 +159,7 @@ static void measure(op_fn op, struct result *res) {
     op(iters);
     per_op[r] = (now() - t0) / (double)iters;
     const double after = probe();
-    const int place = placement(before, after);
+    const int place = probe_placement(before, after);
     if (place == 1) near[n_near++] = per_op[r];
     if (place == 2) far[n_far++] = per_op[r];
   }
@@ -275,8 +167,8 @@ static void measure(op_fn op, struct result *res) {
   qsort(per_op, (size_t)reps, sizeof per_op[0], cmp_double);
   res->med = per_op[reps / 2];
   res->best = per_op[0];
-  res->near = median_of(near, n_near);
-  res->far = median_of(far, n_far);
+  res->near = probe_median(near, n_near);
+  res->far = probe_median(far, n_far);
   res->near_n = n_near;
   res->far_n = n_far;
 }
@@ -332,7 +224,7 @@ int main(void) {
   *flag = *control = *src = 0;
   for (int pe = 0; pe < 2 * npes; pe++) dst[pe] = 0;
   shmem_barrier_all();
-  probe_setup();
+  probe_setup("contend", me, npes, control);
 
   /* legs: one op_pingpong step is a whole round trip, two one-way legs; it is reported per leg,
    * the half round trip (the figure bench/handoff.c measures for the cache line) */
@@ -363,19 +255,9 @@ int main(void) {
       fflush(stdout);
     }
   }
-  if (me == 0 && n_probes > 0) {
-    double near[sizeof probes / sizeof probes[0]], far[sizeof probes / sizeof probes[0]];
-    int nn = 0, nf = 0;
-    for (int i = 0; i < n_probes; i++) {
-      if (probes[i] < probe_split_us) near[nn++] = probes[i];
-      else far[nf++] = probes[i];
-    }
-    const double med = median_of(probes, n_probes); /* sorts probes: probes[0] is the best */
-    printf("probe,%d,%.4f,%.4f,%.4f,%d,%.4f,%d\n", npes, med, probes[0], median_of(near, nn), nn, median_of(far, nf), nf);
-    fflush(stdout);
-  }
+  probe_report(npes);
   shmem_barrier_all();
-  if (probe_line[0]) munmap((void *)probe_line[0], 4096);
+  probe_close();
   shmem_free(words);
   int failed = failures;
   shmem_finalize();

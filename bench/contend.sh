@@ -403,6 +403,19 @@ awk -F, "$awk_lib"'
       }
     }
     if (tot) printf "within one placement, ours no slower than OSHMEM: %d of %d scenario/metric/placement triples\n", met, tot
+    dtot = 0; dmet = 0; ds = ""
+    for (i = 1; i <= count; i++) {
+      k = order[i]; split(k, p, ",")
+      if (p[2] != "dev_pingpong") continue
+      for (j = 1; j <= 2; j++) {
+        pl = (j == 1) ? "near" : "far"
+        ko = "ours" SUBSEP k SUBSEP pl; kt = "osh" SUBSEP p[1] ",pingpong," p[3] SUBSEP pl
+        if (!(ko in N) || !(kt in N)) continue
+        o = med(ko, N[ko]); t = med(kt, N[kt]); dtot++; if (o <= t) dmet++
+        ds = ds sprintf(" %s/%s %.2f", p[1], pl, t / o)
+      }
+    }
+    if (dtot) printf "within one placement, device-API ping-pong no slower than the OSHMEM ping-pong: %d of %d (OSHMEM / ours:%s)\n", dmet, dtot, ds
   }' "$tmp/raw.csv"
 
 if [[ ${PLOT:-1} != 0 ]]; then

@@ -4,9 +4,11 @@
 // (include/shmem/device/backoff.hpp) rather than the host's. bench/contend.sh runs it next to
 // contend.c in every scenario (this library only: the device API is ours).
 //
-// Prints one CSV line in contend.c's format, `dev_pingpong,npes,value_us,best_us`: the half
-// round trip, median and best over CONTEND_REPS batches (one kernel launch each, sized on PE 0
-// to last about CONTEND_REP_MS). Each batch also pays for one launch and synchronize (tens of
+// Prints one CSV line in contend.c's format,
+// `dev_pingpong,npes,value_us,best_us,near_us,near_n,far_us,far_n`: the half round trip, median
+// and best over CONTEND_REPS batches (one kernel launch each, sized on PE 0 to last about
+// CONTEND_REP_MS), and the medians over the batches that ran with the CPUs of PEs 0 and 1 near
+// and far apart (placement_probe.h, probed before and after every batch, as contend.c does). Each batch also pays for one launch and synchronize (tens of
 // microseconds; the first launch of a process starts the pool's thread, milliseconds), so the
 // warm-up batch is a few hundred round trips and the calibration grows a batch until it lasts
 // half of CONTEND_REP_MS: the launch is then well under 1 % of a batch. The other PEs wait in
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "placement_probe.h"
 
 namespace dev = shmem::device;
 
@@ -81,6 +84,7 @@ int main() {
   }
   control = flag + 1;
   shmem_barrier_all();
+  probe_setup("contend_device", me, npes, control);
   batch(256);  // warm-up: the pool's thread, the first launch
   long n = 256, iters = 0;
   while (iters == 0) {
@@ -101,19 +105,27 @@ int main() {
     iters = *control;
     n *= 4;
   }
-  std::vector<double> per_leg;
+  std::vector<double> per_leg, near, far;
   for (int r = 0; r < reps; ++r) {
+    shmem_barrier_all();
+    const double before = probe();
     shmem_barrier_all();
     const double t0 = now();
     batch(iters);
     per_leg.push_back((now() - t0) / static_cast<double>(iters) / 2);
+    const int place = probe_placement(before, probe());
+    if (place == 1) near.push_back(per_leg.back());
+    if (place == 2) far.push_back(per_leg.back());
   }
   shmem_barrier_all();
   std::sort(per_leg.begin(), per_leg.end());
   if (me == 0) {
-    std::printf("dev_pingpong,%d,%.4f,%.4f\n", npes, per_leg[per_leg.size() / 2] * 1e6, per_leg[0] * 1e6);
+    const int nn = static_cast<int>(near.size()), nf = static_cast<int>(far.size());
+    std::printf("dev_pingpong,%d,%.4f,%.4f,%.4f,%d,%.4f,%d\n", npes, per_leg[per_leg.size() / 2] * 1e6,
+                per_leg[0] * 1e6, probe_median(near.data(), nn) * 1e6, nn, probe_median(far.data(), nf) * 1e6, nf);
     std::fflush(stdout);
   }
+  probe_close();
   shmem_free(flag);
   const int failed = failures;
   shmem_finalize();
