@@ -47,12 +47,12 @@ inline bool checks() noexcept {
 }
 
 // shmem_ptr: dest as mapped for node-local PE `pe`, or nullptr (pe out of range, on another
-// host, or dest not symmetric); before init the core's path reports.
+// host, or dest not symmetric); fatal before init, through rt(), which names the call.
 inline void* ptr(const void* dest, int pe) noexcept {
-  const Runtime* r = current_runtime();
-  if (__builtin_expect(r == nullptr, 0)) return core::ptr(dest, pe);
-  if (static_cast<unsigned>(pe) >= static_cast<unsigned>(r->n_pes())) return nullptr;
-  return r->translate(dest, pe);
+  const Runtime* cur = current_runtime();
+  const Runtime& r = __builtin_expect(cur != nullptr, 1) ? *cur : rt("shmem_ptr");
+  if (static_cast<unsigned>(pe) >= static_cast<unsigned>(r.n_pes())) return nullptr;
+  return r.translate(dest, pe);
 }
 
 // core::put / core::get of one element of T: a plain store or load of sizeof(T) bytes when the

@@ -60,7 +60,7 @@ void* calloc(std::size_t count, std::size_t size, const char* func = "shmem_call
 void* align(std::size_t alignment, std::size_t size, const char* func = "shmem_align") noexcept;
 void* realloc(void* ptr, std::size_t size, const char* func = "shmem_realloc") noexcept;
 void free(void* ptr, const char* func = "shmem_free") noexcept;
-void* ptr(const void* dest, int pe) noexcept;          // shmem_ptr
+// shmem_ptr is inline: core/hot.hpp, hot::ptr.
 bool addr_accessible(const void* addr, int pe) noexcept;
 bool pe_accessible(int pe) noexcept;
 

@@ -83,12 +83,6 @@ void free(void* p, const char* func) noexcept {
   rt(func).heap_free(p, func);
 }
 
-void* ptr(const void* dest, int pe) noexcept {
-  Runtime& r = rt("shmem_ptr");
-  if (static_cast<unsigned>(pe) >= static_cast<unsigned>(r.n_pes())) return nullptr;
-  return r.translate(dest, pe);
-}
-
 bool addr_accessible(const void* addr, int pe) noexcept {
   Runtime& r = rt("shmem_addr_accessible");
   if (static_cast<unsigned>(pe) >= static_cast<unsigned>(r.n_pes())) return false;

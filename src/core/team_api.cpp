@@ -3,6 +3,7 @@
 #include <new>
 
 #include "core/access.hpp"
+#include "core/hot.hpp"
 #include "base/log.hpp"
 #include "core/team.hpp"
 
@@ -159,7 +160,7 @@ void team_destroy(Team* t) noexcept {
 
 void* team_ptr(const Team* t, const void* dest, int pe) noexcept {
   if (!t || pe < 0 || pe >= t->size()) return nullptr;
-  return ptr(dest, t->world_pe(pe));
+  return hot::ptr(dest, t->world_pe(pe));
 }
 
 int team_sync(Team* t) noexcept {

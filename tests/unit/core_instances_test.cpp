@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "base/error.hpp"
+#include "core/hot.hpp"
 #include "core/init_ops.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
@@ -38,7 +39,7 @@ TEST(Instances, CreateUseSwitchFinalizeRepeatedly) {
     auto* b = static_cast<long*>(core::malloc(64));
     ASSERT_NE(b, nullptr);
     EXPECT_NE(a, b);  // separate heaps
-    EXPECT_EQ(core::ptr(a, 0), nullptr) << "instance 7's memory is not symmetric in instance 3";
+    EXPECT_EQ(core::hot::ptr(a, 0), nullptr) << "instance 7's memory is not symmetric in instance 3";
     EXPECT_EQ(core::instance_set(99), 1);
     EXPECT_EQ(core::instance_finalize(3), 0);
     EXPECT_EQ(core::instance_current(), 7u) << "falls back to the remaining instance";

@@ -39,8 +39,8 @@ TEST_F(Translate, HeapAndStaticDataAreSymmetric) {
   int local = 0;
   EXPECT_EQ(r.translate(&local, 0), nullptr);
   EXPECT_FALSE(r.is_symmetric(&local, 4));
-  EXPECT_EQ(shmem::core::ptr(p, 0), p);
-  EXPECT_EQ(shmem::core::ptr(p, 1), nullptr);
+  EXPECT_EQ(shmem::core::hot::ptr(p, 0), p);
+  EXPECT_EQ(shmem::core::hot::ptr(p, 1), nullptr);
   shmem::core::free(p);
 }
 
