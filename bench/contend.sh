@@ -391,30 +391,22 @@ awk -F, "$awk_lib"'
     print ""
     printf "within one placement (batches probed near: %d, far: %d; per run the median over its batches there, when at least 2; medians over those runs):\n", batches["near"], batches["far"]
     printf "%-8s %3s %-11s %-5s %5s %9s %9s %6s\n", "scenario", "PEs", "metric", "place", "runs", "ours", "OSHMEM", "ratio"
-    met = 0; tot = 0
+    # each metric against OSHMEM'"'"'s same metric; our device-API ping-pong against its host ping-pong
+    met = 0; tot = 0; dtot = 0; dmet = 0; ds = ""
     for (i = 1; i <= count; i++) {
       k = order[i]; split(k, p, ",")
+      dev = p[2] == "dev_pingpong"
       for (j = 1; j <= 2; j++) {
         pl = (j == 1) ? "near" : "far"
-        ko = "ours" SUBSEP k SUBSEP pl; kt = "osh" SUBSEP k SUBSEP pl
+        ko = "ours" SUBSEP k SUBSEP pl; kt = "osh" SUBSEP p[1] "," (dev ? "pingpong" : p[2]) "," p[3] SUBSEP pl
         if (!(ko in N) || !(kt in N)) continue
-        o = med(ko, N[ko]); t = med(kt, N[kt]); tot++; if (o <= t) met++
+        o = med(ko, N[ko]); t = med(kt, N[kt])
+        if (dev) { dtot++; if (o <= t) dmet++; ds = ds sprintf(" %s/%s %.2f", p[1], pl, t / o); continue }
+        tot++; if (o <= t) met++
         printf "%-8s %3s %-11s %-5s %2d/%-2d %9s %9s %6.2f %s\n", p[1], p[3], p[2], pl, N[ko], N[kt], fmt(o), fmt(t), t / o, (o <= t) ? "ok" : "SLOW"
       }
     }
     if (tot) printf "within one placement, ours no slower than OSHMEM: %d of %d scenario/metric/placement triples\n", met, tot
-    dtot = 0; dmet = 0; ds = ""
-    for (i = 1; i <= count; i++) {
-      k = order[i]; split(k, p, ",")
-      if (p[2] != "dev_pingpong") continue
-      for (j = 1; j <= 2; j++) {
-        pl = (j == 1) ? "near" : "far"
-        ko = "ours" SUBSEP k SUBSEP pl; kt = "osh" SUBSEP p[1] ",pingpong," p[3] SUBSEP pl
-        if (!(ko in N) || !(kt in N)) continue
-        o = med(ko, N[ko]); t = med(kt, N[kt]); dtot++; if (o <= t) dmet++
-        ds = ds sprintf(" %s/%s %.2f", p[1], pl, t / o)
-      }
-    }
     if (dtot) printf "within one placement, device-API ping-pong no slower than the OSHMEM ping-pong: %d of %d (OSHMEM / ours:%s)\n", dmet, dtot, ds
   }' "$tmp/raw.csv"
 
