@@ -13,7 +13,9 @@
 # figure is the median over rounds of the per-run medians ("best": fastest repetition seen).
 #
 # Environment (all optional):
-#   ROUNDS=3             runs per library and PE count
+#   ROUNDS=3             runs per library and PE count (9 in cross-host mode: there each job's
+#                        small collectives follow where the scheduler puts the hosts' PEs, so a
+#                        median of 3 jobs follows that draw; see docs/performance.md)
 #   NPES="2"             PE counts to run, e.g. "2 4" (4 PEs on 2 CPUs oversubscribes)
 #   OUT_DIR=docs/img     where the CSV (coll.csv) and the PNGs go (relative to the current
 #                        directory); PLOT=0 skips the plots
@@ -45,7 +47,8 @@ script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 source "$script_dir/common.sh"
 bench_find_build coll_compare.sh "${1:-build}"
 
-rounds=${ROUNDS:-3}
+hosts_layout=${HOSTS:-}
+rounds=${ROUNDS:-$([[ -n $hosts_layout ]] && echo 9 || echo 3)}
 read -ra npes_list <<<"${NPES:-2}"
 out_dir=${OUT_DIR:-$root/docs/img}
 csv_out=${CSV_OUT:-$out_dir/coll.csv}
@@ -56,7 +59,6 @@ python=${PYTHON:-/usr/bin/python3}
 read -ra cflags <<<"${CFLAGS:--O2}"
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-256M}
 ncpu=$(nproc)
-hosts_layout=${HOSTS:-}
 if [[ -n $hosts_layout ]]; then
   IFS=, read -ra per_host <<<"$hosts_layout"
   hosts_n=0 hostlist="" osh_hosts=""
