@@ -212,6 +212,11 @@ label() { case $1 in ours) echo ours ;; osh) echo OSHMEM ;; esac; }
 ncpu=$(nproc)
 echo "== CPUs A=$cpu_a B=$cpu_b (of $ncpu this script may use); load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# The CPU time the hypervisor took from this VM's CPUs (steal, /proc/stat, in ticks of 1/CLK_TCK s: 10 ms here),
+# summed over all CPUs, in ms: logged per run, since a run whose CPUs the host took away for a
+# while is slow for reasons outside both libraries.
+steal_ms() { awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%d\n", $9 * 1000 / hz; exit }' /proc/stat; }
+
 # raw.csv: scenario,lib,round,metric,npes,value_us,best_us,load,placement (of the run, from the
 # probes around it),near_us,near_n,far_us,far_n (contend.c's medians over its near / far batches)
 echo "scenario,lib,round,metric,npes,value_us,best_us,load,placement,near_us,near_n,far_us,far_n" >"$tmp/raw.csv"
@@ -234,13 +239,16 @@ for ((r = 1; r <= rounds; r++)); do
       scenario_setup "$s"
       load0=$(cut -d' ' -f1 /proc/loadavg)
       rc=0
+      st0=$(steal_ms)
       t0=$(date +%s%N)
       run_one "$lib" >"$tmp/$s.$lib.$r.csv" 2>"$tmp/$s.$lib.$r.err" || rc=$?
+      st1=$(steal_ms)
       stop_hogs
       h1=$(probe_handoff)
       place=$(placement "$h0" "$h1")
       echo "== round $r/$rounds, $s ($npes PEs on CPUs $pin, $nbusy busy): $(label "$lib")," \
-        "$((($(date +%s%N) - t0) / 1000000)) ms, load average $load0, hand-off $h0 / $h1 us ($place)"
+        "$((($(date +%s%N) - t0) / 1000000)) ms, load average $load0, hand-off $h0 / $h1 us ($place)," \
+        "steal $((st1 - st0)) ms"
       if ((rc != 0)); then
         echo "   $(label "$lib") FAILED (exit $rc):"
         tail -10 "$tmp/$s.$lib.$r.err" | sed 's/^/   | /'
