@@ -18,7 +18,8 @@
  *   metric,npes,value_us,best_us,near_us,near_n,far_us,far_n
  *
  * Each metric gets one untimed warm-up batch and then CONTEND_REPS timed batches, each sized to
- * last about CONTEND_REP_MS (calibrated on PE 0 and told to the others); value = median batch,
+ * last at least about CONTEND_REP_MS (calibrated on PE 0 from the fastest of three trial batches,
+ * and told to the others); value = median batch,
  * best = fastest batch, both per operation. Right before and right after every batch PEs 0 and
  * 1 probe where the VM's host runs their CPUs (placement_probe.h: near, far or neither);
  * near_us/far_us are the medians over the near/far batches (0 with none), near_n/far_n their
@@ -129,6 +130,11 @@ struct result {
 static void measure(op_fn op, struct result *res) {
   shmem_barrier_all();
   op(4);
+  /* Calibration: grow n until one batch takes rep_seconds / 10, then time that n three times
+   * and size the batches from the fastest. A trial batch that lost its CPU for a time slice
+   * reads slow; sized from it alone, the batches came out far shorter than rep_seconds (55 us
+   * after a 4 ms trial, seen with OSHMEM next to busy processes), and a batch that short, begun
+   * right after the barrier and the probe, times only a moment when both PEs run. */
   long n = 4, iters = 0;
   for (;;) {
     shmem_barrier_all();
@@ -136,19 +142,30 @@ static void measure(op_fn op, struct result *res) {
     op(n);
     double t = now() - t0;
     if (me == 0) {
-      long decided = 0;
-      if (t >= rep_seconds / 10 || n >= (1L << 22)) {
-        double want = t > 0 ? (double)n * rep_seconds / t : (double)n;
-        decided = want < 1 ? 1 : (long)want;
-      }
-      for (int pe = 1; pe < npes; pe++) shmem_long_p(control, decided, pe);
-      *control = decided;
+      const long grown = (t >= rep_seconds / 10 || n >= (1L << 22)) ? n : 0;
+      for (int pe = 1; pe < npes; pe++) shmem_long_p(control, grown, pe);
+      *control = grown;
     }
-    shmem_barrier_all();
-    iters = *control;
-    if (iters > 0) break;
+    shmem_barrier_all(); /* completes the puts above */
+    if (*control > 0) break;
     n *= 4;
   }
+  double fastest = 0;
+  for (int k = 0; k < 3; k++) {
+    shmem_barrier_all();
+    double t0 = now();
+    op(n);
+    double t = now() - t0;
+    if (k == 0 || t < fastest) fastest = t;
+  }
+  if (me == 0) {
+    double want = fastest > 0 ? (double)n * rep_seconds / fastest : (double)n;
+    long decided = want < 1 ? 1 : (long)want;
+    for (int pe = 1; pe < npes; pe++) shmem_long_p(control, decided, pe);
+    *control = decided;
+  }
+  shmem_barrier_all();
+  iters = *control;
   double per_op[MAX_REPS], near[MAX_REPS], far[MAX_REPS];
   int n_near = 0, n_far = 0;
   for (int r = 0; r < reps; r++) {
