@@ -126,6 +126,16 @@ struct result {
   int near_n, far_n;
 };
 
+/* PE 0's value of v, on every PE (the others' v is ignored). Collective. */
+static long tell_all(long v) {
+  if (me == 0) {
+    for (int pe = 1; pe < npes; pe++) shmem_long_p(control, v, pe);
+    *control = v;
+  }
+  shmem_barrier_all(); /* completes the puts above */
+  return *control;
+}
+
 /* Per-operation seconds on PE 0: median and best over reps, and by placement. */
 static void measure(op_fn op, struct result *res) {
   shmem_barrier_all();
@@ -141,13 +151,7 @@ static void measure(op_fn op, struct result *res) {
     double t0 = now();
     op(n);
     double t = now() - t0;
-    if (me == 0) {
-      const long grown = (t >= rep_seconds / 10 || n >= (1L << 22)) ? n : 0;
-      for (int pe = 1; pe < npes; pe++) shmem_long_p(control, grown, pe);
-      *control = grown;
-    }
-    shmem_barrier_all(); /* completes the puts above */
-    if (*control > 0) break;
+    if (tell_all(me == 0 && (t >= rep_seconds / 10 || n >= (1L << 22)) ? n : 0) > 0) break;
     n *= 4;
   }
   double fastest = 0;
@@ -158,14 +162,8 @@ static void measure(op_fn op, struct result *res) {
     double t = now() - t0;
     if (k == 0 || t < fastest) fastest = t;
   }
-  if (me == 0) {
-    double want = fastest > 0 ? (double)n * rep_seconds / fastest : (double)n;
-    long decided = want < 1 ? 1 : (long)want;
-    for (int pe = 1; pe < npes; pe++) shmem_long_p(control, decided, pe);
-    *control = decided;
-  }
-  shmem_barrier_all();
-  iters = *control;
+  const double want = fastest > 0 ? (double)n * rep_seconds / fastest : (double)n;
+  iters = tell_all(want < 1 ? 1 : (long)want);
   double per_op[MAX_REPS], near[MAX_REPS], far[MAX_REPS];
   int n_near = 0, n_far = 0;
   for (int r = 0; r < reps; r++) {
