@@ -1,41 +1,9 @@
 #pragma once
-// Waiting that adapts to whether the PE it waits for can run.
-//
-// A wait spins with a pause instruction for an adaptive budget; once that runs out it either
-// hands its CPU over (sched_yield in a loop) or goes on spinning, and only once it has waited a
-// long time does it sleep, in steps bounded by a small fraction of the time already waited (so
-// no timed sleep ever sets the latency of a hand-off).
-//
-// The spin budget is the library's estimate of how long a peer takes to answer while it runs:
-//   - a wait that runs out of spins saw no progress: the peer is probably not running (it may
-//     be queued behind this very PE on its CPU), so the budget drops to an eighth at once and
-//     the PE decides what to do after a few hundred nanoseconds from then on;
-//   - a wait that completes in the upper half of its budget doubles it (up to the cap), so a
-//     PE whose peers do run on CPUs of their own goes back to pure spinning.
-// The budget starts at the cap when every PE has a CPU of its own (cpus.hpp decides that from
-// the affinity masks and cgroup CPU quotas of all PEs of the machine), and at the floor when
-// PEs outnumber CPUs.
-//
-// After the spin: handing the CPU over is right when the PE waited for is queued behind this
-// one on its CPU (it runs, answers and yields back within microseconds), and wrong when it is
-// on another CPU: then the yield can only go to an outside process, which keeps the CPU for a
-// time slice, and on Linux's EEVDF scheduler every such yield also pushes this PE's deadline
-// back by a slice (repeated, they starve it). Spinning there costs nobody anything: the peer's
-// CPU is not ours. So the wait asks the wait board (wait_board.hpp: the CPU every PE of this
-// node last waited on) whether another PE last ran on this CPU, at the end of the spin and
-// every kRecheckNs after: yes means yield, no means spin on. Where PEs outnumber CPUs, under
-// SHMEM_WAIT_SPIN, and with SHMEM_THREAD_MULTIPLE (where the peer may be a thread of this PE,
-// which the board cannot see; on one host only once the wait is kThreadsSpinNs old, and not
-// while its yields cost a time slice) every wait hands over at once, without asking; where PEs
-// outnumber CPUs a wait also skips the spin when the board shows all other PEs on this CPU.
-// And a PE that keeps finding another PE on its CPU moves to a CPU without PEs (hand_over()).
-// A wait that spins on naps instead (kNapNs at a time) once it is older than kContendedSpinNs,
-// while this PE counts as contended: a spinning wait of it lost its CPU to another task for
-// longer than kLostCpuNs in the last kContendedForNs (saw_gap(), nap_ns()). Two PEs that each
-// share a CPU with a busy process otherwise fall into running in turns, each spinning while the
-// other is off its CPU: a time slice per hand-off.
-// SHMEM_WAIT_SPIN fixes the budget (no adaptation). A watchdog (SHMEM_WAIT_TIMEOUT) turns a wait
-// that never completes into a report and a job abort instead of a silent hang.
+// Waiting that adapts to whether the PE it waits for can run: spin for an adaptive budget, then
+// hand the CPU over or spin on as the wait board (wait_board.hpp) says, nap while this PE counts
+// as contended, sleep only when old, and end the job past SHMEM_WAIT_TIMEOUT. The rules and the
+// reason for each are in docs/design.md#waiting (written there once); the constants below carry
+// their names.
 //
 // Every iteration of every phase calls WaitPolicy::progress() first: the hook through which a
 // network transport gets driven while its PE waits (null, and free, when there is none).
