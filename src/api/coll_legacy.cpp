@@ -112,11 +112,11 @@ SHMEM_DEF_COLL_SIZED_(64)
 #undef SHMEM_DEF_COLL_SIZED_
 
 // void shmem_N_NAME(dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync)
-#define SHMEM_DEF_TO_ALL_(T, N, NAME, OP)                                                                  \
-  void shmem_##N##_##NAME(T* dest, const T* source, int nreduce, int PE_start, int logPE_stride, int PE_size, \
-                          T* pWrk, long* pSync) noexcept {                                                 \
-    (void)pWrk;                                                                                            \
-    to_all<T, coll::OP>(__func__, dest, source, nreduce, PE_start, logPE_stride, PE_size, pSync);           \
+#define SHMEM_DEF_TO_ALL_(T, N, NAME, OP)                                                                              \
+  void shmem_##N##_##NAME(T* dest, const T* source, int nreduce, int PE_start, int logPE_stride, int PE_size, T* pWrk, \
+                          long* pSync) noexcept {                                                                      \
+    (void)pWrk;                                                                                                        \
+    to_all<T, coll::OP>(__func__, dest, source, nreduce, PE_start, logPE_stride, PE_size, pSync);                      \
   }
 #define SHMEM_DEF_TO_ALL_ARITH_(T, N)              \
   SHMEM_DEF_TO_ALL_(T, N, sum_to_all, OpSum)       \

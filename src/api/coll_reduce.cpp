@@ -10,10 +10,9 @@ namespace coll = shmem::coll;
 extern "C" {
 
 // int shmem_N_NAME(team, dest, source, nreduce): OP combines, SCAN/EXCL select the scan forms.
-#define SHMEM_DEF_REDUCE_(T, N, NAME, OP, SCAN, EXCL)                                                   \
-  int shmem_##N##_##NAME(shmem_team_t team, T* dest, const T* source, size_t nreduce) noexcept {     \
-    return api::reduce(__func__, team, dest, source, nreduce, sizeof(T), &coll::combine<T, coll::OP>, SCAN, \
-                       EXCL);                                                                         \
+#define SHMEM_DEF_REDUCE_(T, N, NAME, OP, SCAN, EXCL)                                                              \
+  int shmem_##N##_##NAME(shmem_team_t team, T* dest, const T* source, size_t nreduce) noexcept {                   \
+    return api::reduce(__func__, team, dest, source, nreduce, sizeof(T), &coll::combine<T, coll::OP>, SCAN, EXCL); \
   }
 
 #define SHMEM_DEF_REDUCE_BIT_(T, N)                                \

@@ -71,14 +71,12 @@ void shmemx_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal,
   signal_update(__func__, ctx, sig_addr, signal, SHMEM_SIGNAL_SET, pe);
 }
 
-#define SHMEMX_DEF_SCAN_(T, N)                                                                              \
-  int shmemx_##N##_sum_inscan(shmem_team_t team, T* dest, const T* source, size_t nelems) noexcept {      \
-    return api::reduce(__func__, team, dest, source, nelems, sizeof(T), &coll::combine<T, coll::OpSum>, true, \
-                       false);                                                                              \
-  }                                                                                                         \
-  int shmemx_##N##_sum_exscan(shmem_team_t team, T* dest, const T* source, size_t nelems) noexcept {      \
-    return api::reduce(__func__, team, dest, source, nelems, sizeof(T), &coll::combine<T, coll::OpSum>, true, \
-                       true);                                                                               \
+#define SHMEMX_DEF_SCAN_(T, N)                                                                                        \
+  int shmemx_##N##_sum_inscan(shmem_team_t team, T* dest, const T* source, size_t nelems) noexcept {                  \
+    return api::reduce(__func__, team, dest, source, nelems, sizeof(T), &coll::combine<T, coll::OpSum>, true, false); \
+  }                                                                                                                   \
+  int shmemx_##N##_sum_exscan(shmem_team_t team, T* dest, const T* source, size_t nelems) noexcept {                  \
+    return api::reduce(__func__, team, dest, source, nelems, sizeof(T), &coll::combine<T, coll::OpSum>, true, true);  \
   }
 SHMEM_REDUCE_SUM_TYPE_TABLE(SHMEMX_DEF_SCAN_)
 #undef SHMEMX_DEF_SCAN_

@@ -86,7 +86,7 @@ struct SetGroup {
   void bcast_wait_signal(std::uint64_t) noexcept {
     std::atomic_ref<long> count(set.psync[3]);
     wait_word(*r, "the broadcast's root to deliver the data (pSync[3])", &set.psync[3],
-                    [&] { return count.load(std::memory_order_acquire) > 0; });
+              [&] { return count.load(std::memory_order_acquire) > 0; });
   }
   void bcast_done(std::uint64_t, bool root) noexcept {
     if (!root) std::atomic_ref<long>(set.psync[3]).fetch_sub(1, std::memory_order_relaxed);

@@ -18,8 +18,8 @@ int collect(Team* team, void* dest, const void* source, std::size_t bytes) noexc
 int fcollect(Team* team, void* dest, const void* source, std::size_t bytes) noexcept;  // same size on every PE
 int alltoall(Team* team, void* dest, const void* source, std::size_t bytes_per_pe) noexcept;
 // Strides in elements of elem_size; nelems elements go to each PE.
-int alltoalls(Team* team, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
-              std::size_t nelems, std::size_t elem_size) noexcept;
+int alltoalls(Team* team, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t nelems,
+              std::size_t elem_size) noexcept;
 
 // out[i] = a[i] OP b[i] for i < n (elements of the reduced type); out may be a (accumulate in
 // place) but must not overlap b. The typed shims pass one instantiation per (type, op); the

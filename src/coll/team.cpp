@@ -39,7 +39,7 @@ struct TeamGroup {
     if (seen + lag >= seq) return;
     std::atomic_ref<std::uint64_t> ack(t->cell(pe).bcast_ack);
     wait_word(rt(), "a team member to finish an earlier broadcast", &t->cell(pe).bcast_ack,
-                    [&] { return (seen = ack.load(std::memory_order_acquire)) + lag >= seq; });
+              [&] { return (seen = ack.load(std::memory_order_acquire)) + lag >= seq; });
   }
   void bcast_signal(int pe, std::uint64_t seq) noexcept {
     std::atomic_ref<std::uint64_t>(t->cell(pe).bcast_flag[seq & 1]).store(seq, std::memory_order_release);
@@ -48,7 +48,7 @@ struct TeamGroup {
     std::uint64_t& word = t->my_cell().bcast_flag[seq & 1];
     std::atomic_ref<std::uint64_t> flag(word);
     wait_word(rt(), "the broadcast's root to deliver the data", &word,
-                    [&] { return flag.load(std::memory_order_acquire) >= seq; });
+              [&] { return flag.load(std::memory_order_acquire) >= seq; });
   }
   void bcast_done(std::uint64_t seq, bool) noexcept { bcast_pulled(seq); }
   void bcast_pulled(std::uint64_t seq) noexcept {

@@ -75,7 +75,7 @@ struct Group {
     long* w = set.psync + kPushWord;
     std::atomic_ref<long> count(*w);
     wait_word(r, "the broadcast's data from a member of this host (pSync[4])", w,
-                    [&] { return count.load(std::memory_order_acquire) > core::kSyncValue; });
+              [&] { return count.load(std::memory_order_acquire) > core::kSyncValue; });
     count.fetch_sub(1, std::memory_order_relaxed);
   }
   void node_sync() noexcept {

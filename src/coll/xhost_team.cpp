@@ -62,7 +62,7 @@ struct Group {
     std::uint64_t* w = t.x_push_word(t.my_pe(), static_cast<int>(j));
     std::atomic_ref<std::uint64_t> count(*w);
     wait_word(t.rt(), "the broadcast's data from a member of this host", w,
-                    [&] { return count.load(std::memory_order_acquire) >= want; });
+              [&] { return count.load(std::memory_order_acquire) >= want; });
   }
 };
 

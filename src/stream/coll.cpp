@@ -93,9 +93,9 @@ void shmemx_alltoallmem_on_stream(shmem_team_t team, void* dest, const void* sou
   st::gather(__func__, st::Kind::kAlltoall, team, dest, source, nelems, 0, stream);
 }
 
-#define SHMEMX_DEF_REDUCE_ON_STREAM_(T, N, NAME, OP)                                                            \
-  void shmemx_##N##_##NAME##_reduce_on_stream(shmem_team_t team, T* dest, const T* source, size_t nreduce,     \
-                                              shmemx_stream_t stream) noexcept {                               \
+#define SHMEMX_DEF_REDUCE_ON_STREAM_(T, N, NAME, OP)                                                             \
+  void shmemx_##N##_##NAME##_reduce_on_stream(shmem_team_t team, T* dest, const T* source, size_t nreduce,       \
+                                              shmemx_stream_t stream) noexcept {                                 \
     st::reduce_on_stream(__func__, team, dest, source, nreduce, sizeof(T), &coll::combine<T, coll::OP>, stream); \
   }
 #define SHMEMX_DEF_REDUCE_BIT_(T, N)                 \

@@ -108,7 +108,7 @@ void tls_settings_before_init() {
   CHECK_RC(aclshmemx_set_conf_store_tls(true, "x", ACLSHMEM_MAX_TLS_INFO_LEN + 1), ACLSHMEM_INVALID_PARAM);
   CHECK_RC(aclshmemx_set_config_store_tls_key(nullptr, 0, nullptr, 0, nullptr), ACLSHMEM_INVALID_PARAM);
   CHECK(aclshmemx_set_config_store_tls_key("k", 1, "pw", 2, decrypt_never) != 0);  // the callback refuses
-  CHECK_RC(aclshmemx_set_conf_store_tls(false, nullptr, 0), 0);  // what Ascend SHMEM's README shows
+  CHECK_RC(aclshmemx_set_conf_store_tls(false, nullptr, 0), 0);                    // what Ascend SHMEM's README shows
 }
 
 void initialised(const std::string& url) {

@@ -54,8 +54,8 @@ static int shmem_then_mpi(int* argc, char*** argv) {
 
 int main(int argc, char** argv) {
   CHECK_OR_EXIT(argc == 2 && (!strcmp(argv[1], "mpi-first") || !strcmp(argv[1], "shmem-first") ||
-                          !strcmp(argv[1], "shmem-then-mpi")),
-            "usage: mpi_and_shmem mpi-first|shmem-first|shmem-then-mpi");
+                              !strcmp(argv[1], "shmem-then-mpi")),
+                "usage: mpi_and_shmem mpi-first|shmem-first|shmem-then-mpi");
   const int mpi_first = strcmp(argv[1], "mpi-first") == 0;
   if (strcmp(argv[1], "shmem-then-mpi") == 0) return shmem_then_mpi(&argc, &argv);
   if (mpi_first) {

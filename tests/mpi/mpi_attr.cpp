@@ -61,12 +61,12 @@ void exercise(int me, int npes) {
     aclshmem_barrier_all();
     for (int pe = 0; pe < npes; ++pe)
       CHECK_OR_EXIT(slots[pe] == round * 1000 + pe, "round %d: slots[%d]=%lld", round, pe,
-                static_cast<long long>(slots[pe]));
+                    static_cast<long long>(slots[pe]));
     const int right = (me + 1) % npes;
     int64_t got = 0;
     aclshmem_int64_get(&got, &slots[right], 1, right);
     CHECK_OR_EXIT(got == round * 1000 + right, "round %d: get from PE %d returned %lld", round, right,
-              static_cast<long long>(got));
+                  static_cast<long long>(got));
     aclshmem_barrier_all();
   }
   aclshmem_free(slots);
@@ -92,7 +92,8 @@ int run_null() {
   aclshmemx_init_attr_t attr = attr_for(rank, size, nullptr);
   CHECK_OR_EXIT(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr) == ACLSHMEM_SUCCESS, "aclshmemx_init_attr");
   CHECK_OR_EXIT(mpi_initialized(), "the library did not initialise MPI");
-  CHECK_OR_EXIT(aclshmem_my_pe() == rank && aclshmem_n_pes() == size, "PE %d of %d", aclshmem_my_pe(), aclshmem_n_pes());
+  CHECK_OR_EXIT(aclshmem_my_pe() == rank && aclshmem_n_pes() == size, "PE %d of %d", aclshmem_my_pe(),
+                aclshmem_n_pes());
   exercise(rank, size);
   finish();
   CHECK_OR_EXIT(mpi_finalized(), "the library initialised MPI but did not finalise it at aclshmem_finalize");
@@ -106,9 +107,9 @@ int run_instances() {
     aclshmemx_init_attr_t attr = attr_for(rank, size, nullptr);
     attr.instance_id = id;
     CHECK_OR_EXIT(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr) == ACLSHMEM_SUCCESS, "init of instance %d",
-              static_cast<int>(id));
+                  static_cast<int>(id));
     CHECK_OR_EXIT(aclshmemx_instance_ctx_get()->id == id, "instance %d is not current after its init",
-              static_cast<int>(id));
+                  static_cast<int>(id));
     exercise(rank, size);
   }
   CHECK_OR_EXIT(aclshmemx_finalize(0) == ACLSHMEM_SUCCESS, "aclshmemx_finalize(0)");
@@ -135,7 +136,7 @@ int run_owned(bool reversed) {
   aclshmemx_init_attr_t attr = attr_for(my_pe, size, &comm);
   CHECK_OR_EXIT(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr) == ACLSHMEM_SUCCESS, "aclshmemx_init_attr");
   CHECK_OR_EXIT(aclshmem_my_pe() == my_pe && aclshmem_n_pes() == size, "PE %d of %d", aclshmem_my_pe(),
-            aclshmem_n_pes());
+                aclshmem_n_pes());
   exercise(my_pe, size);
   finish();
   CHECK_OR_EXIT(!mpi_finalized(), "the library finalised MPI, which the program initialised");
@@ -154,10 +155,11 @@ int run_mismatch(bool only_pe1) {
   aclshmemx_init_attr_t attr = only_pe1 ? attr_for(rank == 1 ? 0 : rank, size, nullptr)
                                         : attr_for(rank, size + 1, nullptr);
   const int rc = aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr);
-  CHECK_OR_EXIT(rc == ACLSHMEM_INVALID_PARAM, "aclshmemx_init_attr returned %d, expected ACLSHMEM_INVALID_PARAM (%d)", rc,
-            ACLSHMEM_INVALID_PARAM);
+  CHECK_OR_EXIT(rc == ACLSHMEM_INVALID_PARAM, "aclshmemx_init_attr returned %d, expected ACLSHMEM_INVALID_PARAM (%d)",
+                rc, ACLSHMEM_INVALID_PARAM);
   CHECK_OR_EXIT(aclshmemx_init_status() == ACLSHMEM_STATUS_NOT_INITIALIZED, "initialised after a refusal");
-  CHECK_OR_EXIT(mpi_initialized() && mpi_finalized(), "the MPI the library initialised is not finalised after the refusal");
+  CHECK_OR_EXIT(mpi_initialized() && mpi_finalized(),
+                "the MPI the library initialised is not finalised after the refusal");
   std::printf("mpi_attr PE %d: refused with %d as expected\n", rank, rc);
   return 0;  // every PE prints VERIFIED
 }
@@ -165,8 +167,8 @@ int run_mismatch(bool only_pe1) {
 int run_noplugin() {
   aclshmemx_init_attr_t attr = attr_for(0, 1, nullptr);
   const int rc = aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr);
-  CHECK_OR_EXIT(rc == ACLSHMEM_NOT_SUPPORTED, "aclshmemx_init_attr returned %d, expected ACLSHMEM_NOT_SUPPORTED (%d)", rc,
-            ACLSHMEM_NOT_SUPPORTED);
+  CHECK_OR_EXIT(rc == ACLSHMEM_NOT_SUPPORTED, "aclshmemx_init_attr returned %d, expected ACLSHMEM_NOT_SUPPORTED (%d)",
+                rc, ACLSHMEM_NOT_SUPPORTED);
   CHECK_OR_EXIT(!mpi_initialized(), "MPI initialised although the plugin is missing");
   return 0;
 }

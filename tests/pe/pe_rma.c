@@ -122,7 +122,7 @@ static void compare(const TypeOps* o, const void* got, const void* exp, size_t n
     long double g = o->at(got, i), e = o->at(exp, i);
     if (g != e) {
       check_fail_(__FILE__, __LINE__, "%s %s on %s memory, shift %d: element %zu (got %.21Lg, expected %.21Lg)",
-                     o->name, what, mem, shift, i, g, e);
+                  o->name, what, mem, shift, i, g, e);
       return;
     }
   }

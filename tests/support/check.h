@@ -29,8 +29,8 @@
 #endif
 
 static long check_failures_ = 0;
-static unsigned long check_count_ = 0; /* checks evaluated by this PE, for the summary line */
-CHECK_UNUSED_ static int check_pe_ = -1;            /* CHECK_OR_EXIT's PE number, once the program knows it */
+static unsigned long check_count_ = 0;   /* checks evaluated by this PE, for the summary line */
+CHECK_UNUSED_ static int check_pe_ = -1; /* CHECK_OR_EXIT's PE number, once the program knows it */
 #define CHECK_COUNT_() __atomic_add_fetch(&check_count_, 1, __ATOMIC_RELAXED)
 
 CHECK_UNUSED_ static long check_max_printed_(void) {
@@ -58,9 +58,9 @@ CHECK_UNUSED_ static void check_fail_(const char* file, int line, const char* fm
   fflush(stderr);
 }
 
-#define CHECK(cond)                                             \
-  do {                                                          \
-    CHECK_COUNT_();                                             \
+#define CHECK(cond)                                            \
+  do {                                                         \
+    CHECK_COUNT_();                                            \
     if (!(cond)) check_fail_(__FILE__, __LINE__, "%s", #cond); \
   } while (0)
 
@@ -73,52 +73,50 @@ CHECK_UNUSED_ static void check_fail_(const char* file, int line, const char* fm
 
 /* Exact equality of two arithmetic values up to 64 bits: long double holds every such value
  * exactly, so both the comparison and the printout are exact. */
-#define CHECK_EQ(got, expected)                                                                  \
-  do {                                                                                           \
-    long double check_g_ = (long double)(got), check_e_ = (long double)(expected);               \
-    CHECK_COUNT_();                                                                              \
-    if (!(check_g_ == check_e_))                                                                 \
+#define CHECK_EQ(got, expected)                                                                      \
+  do {                                                                                               \
+    long double check_g_ = (long double)(got), check_e_ = (long double)(expected);                   \
+    CHECK_COUNT_();                                                                                  \
+    if (!(check_g_ == check_e_))                                                                     \
       check_fail_(__FILE__, __LINE__, "%s (got %.21Lg, expected %.21Lg)", #got, check_g_, check_e_); \
   } while (0)
 
 /* Same, with a printf-style context (type name, element index, team, ...). */
-#define CHECK_EQ_AT(got, expected, fmt, ...)                                                            \
-  do {                                                                                                  \
-    long double check_g_ = (long double)(got), check_e_ = (long double)(expected);                      \
-    CHECK_COUNT_();                                                                                     \
-    if (!(check_g_ == check_e_)) {                                                                      \
-      char check_ctx_[512];                                                                             \
-      snprintf(check_ctx_, sizeof check_ctx_, fmt, __VA_ARGS__);                                        \
-      check_fail_(__FILE__, __LINE__, "%s [%s] (got %.21Lg, expected %.21Lg)", #got, check_ctx_, check_g_, \
-                  check_e_);                                                                            \
-    }                                                                                                   \
+#define CHECK_EQ_AT(got, expected, fmt, ...)                                                                          \
+  do {                                                                                                                \
+    long double check_g_ = (long double)(got), check_e_ = (long double)(expected);                                    \
+    CHECK_COUNT_();                                                                                                   \
+    if (!(check_g_ == check_e_)) {                                                                                    \
+      char check_ctx_[512];                                                                                           \
+      snprintf(check_ctx_, sizeof check_ctx_, fmt, __VA_ARGS__);                                                      \
+      check_fail_(__FILE__, __LINE__, "%s [%s] (got %.21Lg, expected %.21Lg)", #got, check_ctx_, check_g_, check_e_); \
+    }                                                                                                                 \
   } while (0)
 
-#define CHECK_PTR_EQ(got, expected)                                                         \
-  do {                                                                                      \
-    const void* check_g_ = (const void*)(got);                                              \
-    const void* check_e_ = (const void*)(expected);                                         \
-    CHECK_COUNT_();                                                                         \
-    if (check_g_ != check_e_)                                                               \
-      check_fail_(__FILE__, __LINE__, "%s (got %p, expected %p)", #got, check_g_, check_e_); \
+#define CHECK_PTR_EQ(got, expected)                                                                                  \
+  do {                                                                                                               \
+    const void* check_g_ = (const void*)(got);                                                                       \
+    const void* check_e_ = (const void*)(expected);                                                                  \
+    CHECK_COUNT_();                                                                                                  \
+    if (check_g_ != check_e_) check_fail_(__FILE__, __LINE__, "%s (got %p, expected %p)", #got, check_g_, check_e_); \
   } while (0)
 
 /* n bytes at got against expected; reports the first differing offset. The rest is a
  * printf-style description of what is compared. */
-#define CHECK_BYTES(got, expected, n, ...)                                                        \
-  do {                                                                                            \
-    const unsigned char* check_g_ = (const unsigned char*)(got);                                  \
-    const unsigned char* check_e_ = (const unsigned char*)(expected);                             \
-    size_t check_n_ = (n);                                                                        \
-    CHECK_COUNT_();                                                                               \
-    if (check_n_ && memcmp(check_g_, check_e_, check_n_) != 0) {                                  \
-      size_t check_i_ = 0;                                                                        \
-      while (check_g_[check_i_] == check_e_[check_i_]) ++check_i_;                                \
-      char check_ctx_[512];                                                                       \
-      snprintf(check_ctx_, sizeof check_ctx_, __VA_ARGS__);                                       \
-      check_fail_(__FILE__, __LINE__, "%s: byte %zu of %zu (got %u, expected %u)", check_ctx_,    \
-                  check_i_, check_n_, (unsigned)check_g_[check_i_], (unsigned)check_e_[check_i_]); \
-    }                                                                                             \
+#define CHECK_BYTES(got, expected, n, ...)                                                                         \
+  do {                                                                                                             \
+    const unsigned char* check_g_ = (const unsigned char*)(got);                                                   \
+    const unsigned char* check_e_ = (const unsigned char*)(expected);                                              \
+    size_t check_n_ = (n);                                                                                         \
+    CHECK_COUNT_();                                                                                                \
+    if (check_n_ && memcmp(check_g_, check_e_, check_n_) != 0) {                                                   \
+      size_t check_i_ = 0;                                                                                         \
+      while (check_g_[check_i_] == check_e_[check_i_]) ++check_i_;                                                 \
+      char check_ctx_[512];                                                                                        \
+      snprintf(check_ctx_, sizeof check_ctx_, __VA_ARGS__);                                                        \
+      check_fail_(__FILE__, __LINE__, "%s: byte %zu of %zu (got %u, expected %u)", check_ctx_, check_i_, check_n_, \
+                  (unsigned)check_g_[check_i_], (unsigned)check_e_[check_i_]);                                     \
+    }                                                                                                              \
   } while (0)
 
 /* Finalizes and returns main's exit status (0 only if every check of this PE passed). With a
@@ -139,15 +137,15 @@ CHECK_UNUSED_ static int check_finish(const char* name) {
 }
 
 /* A failed condition prints "FAILED: PE n: file:line: cond: message" and ends this process. */
-#define CHECK_OR_EXIT(cond, ...)                                                              \
-  do {                                                                                        \
-    if (!(cond)) {                                                                            \
-      fprintf(stderr, "FAILED: PE %d: %s:%d: %s: ", check_pe_, __FILE__, __LINE__, #cond);    \
-      fprintf(stderr, __VA_ARGS__);                                                           \
-      fputc('\n', stderr);                                                                    \
-      fflush(NULL);                                                                           \
-      _exit(1);                                                                               \
-    }                                                                                         \
+#define CHECK_OR_EXIT(cond, ...)                                                           \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
+      fprintf(stderr, "FAILED: PE %d: %s:%d: %s: ", check_pe_, __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                                        \
+      fputc('\n', stderr);                                                                 \
+      fflush(NULL);                                                                        \
+      _exit(1);                                                                            \
+    }                                                                                      \
   } while (0)
 
 /* An integer from the environment, or `dflt` when unset or empty. */

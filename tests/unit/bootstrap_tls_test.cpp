@@ -136,7 +136,7 @@ class StoreTlsCert : public ::testing::Test {
     TlsConfig t;
     t.enabled = true;
     t.apply_tls_info("tlsCaFile: " + dir_->file(ca + ".pem") + "; tlsCert: " + dir_->file(name + ".pem") +
-                      "; tlsPk: " + dir_->file(name + ".key") + ";");
+                     "; tlsPk: " + dir_->file(name + ".key") + ";");
     return t;
   }
 
