@@ -14,7 +14,7 @@
 
 #include <shmem/device/device.hpp>
 
-#include "pe_check.h"
+#include "check.h"
 
 namespace dev = shmem::device;
 
@@ -250,6 +250,5 @@ int main(int argc, char** argv) {
   shmemx_cuda_free(s.sig);
   shmemx_cuda_free(s.src);
   shmemx_cuda_free(s.ring);
-  shmem_finalize();
-  return pe_check_finish();
+  return check_finish("cuda_device_pe");
 }

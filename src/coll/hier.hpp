@@ -2,7 +2,7 @@
 // Collectives on teams and active sets that span hosts: hierarchical. Inside a host the
 // members meet through shared memory (node_sync, and loads and stores into each other's
 // mapped buffers); between hosts only the host leaders (a host's first member) talk, through
-// the leader channel (core/xchan.hpp). Every algorithm has the same frame:
+// the leader channel (coll/xhost_channel.hpp). Every algorithm has the same frame:
 //
 //   node_sync            every member of this host has entered: its source and dest are ready
 //   leaders: the between-host phase, reading and writing this host's members' buffers directly
@@ -18,7 +18,7 @@
 // order, and parts in host order (direct) or along one ring path per segment.
 //
 // G provides: Runtime& rt(); int size(), me(), world(int member); const HostLayout& layout();
-// void node_sync(), leader_sync(); A& chan() (xchan addressing); int key(int host) (the host's
+// void node_sync(), leader_sync(); A& chan() (xhost_channel addressing); int key(int host) (the host's
 // leader in the channel); const char* name(); char* at(const void* sym, int member) (member's
 // copy of a symmetric address, mapped here: members of this host only); std::uint64_t*
 // word(int member, int k) (two words per member that this host's members share, for collect);
@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "core/host_layout.hpp"
-#include "core/xchan.hpp"
+#include "coll/xhost_channel.hpp"
 
 namespace shmem::coll::hier {
 
@@ -63,8 +63,8 @@ inline char* member_at(const Runtime& rt, const void* sym, int world_pe, const c
 }
 
 template <class G>
-xchan::Msg msg(G& g, int host) {
-  return xchan::Msg(g.world(g.layout().leader(host)), g.key(host));
+xhost_channel::Msg msg(G& g, int host) {
+  return xhost_channel::Msg(g.world(g.layout().leader(host)), g.key(host));
 }
 
 // ---- broadcast ---------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ void broadcast_tree(G& g, void* dest, const char* here, std::size_t bytes, int h
   const HostLayout& l = g.layout();
   const int hosts = l.hosts();
   const int v = (l.my_host - hr + hosts) % hosts;  // this host's place in the tree
-  std::vector<xchan::Msg> sends, recvs;
+  std::vector<xhost_channel::Msg> sends, recvs;
   int mask = 1;
   for (; mask < hosts; mask <<= 1)
     if (v & mask) {
@@ -95,14 +95,14 @@ void broadcast_tree(G& g, void* dest, const char* here, std::size_t bytes, int h
       recvs.back().add(dest, bytes);
       break;
     }
-  if (!recvs.empty()) xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
+  if (!recvs.empty()) xhost_channel::transfer(g.rt(), g.chan(), sends, recvs, g.name());
   for (int m = mask >> 1; m > 0; m >>= 1)
     if (v + m < hosts) {
       sends.push_back(msg(g, (v + m + hr) % hosts));
       sends.back().add(here, bytes);
     }
   recvs.clear();
-  if (!sends.empty()) xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
+  if (!sends.empty()) xhost_channel::transfer(g.rt(), g.chan(), sends, recvs, g.name());
 }
 
 inline bool push_broadcast(const Runtime& rt, std::size_t bytes) noexcept { return bytes <= rt.config().coll_xhost_push; }
@@ -156,7 +156,7 @@ void allreduce_leaders(G& g, char* buf, const char* mine, std::size_t nelems, st
   const HostLayout& l = g.layout();
   const int hosts = l.hosts(), me = l.my_host;
   const std::size_t bytes = nelems * elem;
-  std::vector<xchan::Msg> sends, recvs;
+  std::vector<xhost_channel::Msg> sends, recvs;
   if (choose(g.rt(), bytes, hosts) == Algo::kDirect) {
     std::vector<std::vector<char>> parts(static_cast<std::size_t>(hosts));
     parts[static_cast<std::size_t>(me)].assign(mine, mine + bytes);
@@ -168,7 +168,7 @@ void allreduce_leaders(G& g, char* buf, const char* mine, std::size_t nelems, st
       recvs.push_back(msg(g, h));
       recvs.back().add(parts[static_cast<std::size_t>(h)].data(), bytes);
     }
-    xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
+    xhost_channel::transfer(g.rt(), g.chan(), sends, recvs, g.name());
     combine(buf, parts[0].data(), parts[1].data(), nelems);
     for (int h = 2; h < hosts; ++h) combine(buf, buf, parts[static_cast<std::size_t>(h)].data(), nelems);
     return;
@@ -178,7 +178,7 @@ void allreduce_leaders(G& g, char* buf, const char* mine, std::size_t nelems, st
     s = ((s % hosts) + hosts) % hosts;
     const std::size_t lo = nelems * static_cast<std::size_t>(s) / static_cast<std::size_t>(hosts);
     const std::size_t hi = nelems * static_cast<std::size_t>(s + 1) / static_cast<std::size_t>(hosts);
-    return xchan::Piece{const_cast<char*>(base) + lo * elem, (hi - lo) * elem};
+    return xhost_channel::Piece{const_cast<char*>(base) + lo * elem, (hi - lo) * elem};
   };
   auto seg = [&](int s) { return seg_in(buf, s); };
   // Every segment but me's is combined here once, from mine and what the previous host sends,
@@ -187,22 +187,22 @@ void allreduce_leaders(G& g, char* buf, const char* mine, std::size_t nelems, st
   const int next = (me + 1) % hosts, prev = (me + hosts - 1) % hosts;
   for (int k = 0; k < hosts - 1; ++k) {  // reduce-scatter: this host ends with segment me + 1
     sends.assign(1, msg(g, next));
-    const xchan::Piece out = k == 0 ? seg_in(mine, me) : seg(me - k), in = seg(me - k - 1);
+    const xhost_channel::Piece out = k == 0 ? seg_in(mine, me) : seg(me - k), in = seg(me - k - 1);
     sends[0].add(out.p, out.n);
     recvs.assign(1, msg(g, prev));
     recvs[0].add(in.p, in.n);
     recvs[0].combine = combine;
     recvs[0].first = seg_in(mine, me - k - 1).p;
     recvs[0].elem = elem;
-    xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
+    xhost_channel::transfer(g.rt(), g.chan(), sends, recvs, g.name());
   }
   for (int k = 0; k < hosts - 1; ++k) {  // allgather of the complete segments
     sends.assign(1, msg(g, next));
-    const xchan::Piece out = seg(me + 1 - k), in = seg(me - k);
+    const xhost_channel::Piece out = seg(me + 1 - k), in = seg(me - k);
     sends[0].add(out.p, out.n);
     recvs.assign(1, msg(g, prev));
     recvs[0].add(in.p, in.n);
-    xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
+    xhost_channel::transfer(g.rt(), g.chan(), sends, recvs, g.name());
   }
 }
 
@@ -250,11 +250,11 @@ void gather_between(G& g, char* out, const void* source, const std::vector<std::
     if (sizes[static_cast<std::size_t>(m)])
       std::memmove(out + offsets[static_cast<std::size_t>(m)], g.at(source, m), sizes[static_cast<std::size_t>(m)]);
   // Host h's bundle: its members' blocks, in member order, out of (or into) this dest.
-  auto bundle = [&](xchan::Msg& msg_, int h) {
+  auto bundle = [&](xhost_channel::Msg& msg_, int h) {
     for (int m : l.members[static_cast<std::size_t>(((h % hosts) + hosts) % hosts)])
       msg_.add(out + offsets[static_cast<std::size_t>(m)], sizes[static_cast<std::size_t>(m)]);
   };
-  std::vector<xchan::Msg> sends, recvs;
+  std::vector<xhost_channel::Msg> sends, recvs;
   if (choose(g.rt(), most, hosts, true) == Algo::kDirect) {
     for (int h = 0; h < hosts; ++h) {
       if (h == me) continue;
@@ -263,7 +263,7 @@ void gather_between(G& g, char* out, const void* source, const std::vector<std::
       recvs.push_back(msg(g, h));
       bundle(recvs.back(), h);
     }
-    xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
+    xhost_channel::transfer(g.rt(), g.chan(), sends, recvs, g.name());
     return;
   }
   const int next = (me + 1) % hosts, prev = (me + hosts - 1) % hosts;
@@ -272,7 +272,7 @@ void gather_between(G& g, char* out, const void* source, const std::vector<std::
     bundle(sends[0], me - k);
     recvs.assign(1, msg(g, prev));
     bundle(recvs[0], me - k - 1);
-    xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
+    xhost_channel::transfer(g.rt(), g.chan(), sends, recvs, g.name());
   }
 }
 
@@ -303,7 +303,7 @@ void collect(G& g, void* dest, const void* source, std::size_t bytes) {
     std::vector<std::uint64_t> all(static_cast<std::size_t>(n));
     for (int m : l.mine())
       all[static_cast<std::size_t>(m)] = std::atomic_ref<std::uint64_t>(*g.word(m, 0)).load(std::memory_order_relaxed);
-    std::vector<xchan::Msg> sends, recvs;
+    std::vector<xhost_channel::Msg> sends, recvs;
     for (int h = 0; h < hosts; ++h) {
       if (h == l.my_host) continue;
       sends.push_back(msg(g, h));
@@ -311,7 +311,7 @@ void collect(G& g, void* dest, const void* source, std::size_t bytes) {
       recvs.push_back(msg(g, h));
       for (int m : l.members[static_cast<std::size_t>(h)]) recvs.back().add(&all[static_cast<std::size_t>(m)], sizeof(std::uint64_t));
     }
-    xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
+    xhost_channel::transfer(g.rt(), g.chan(), sends, recvs, g.name());
     std::vector<std::size_t> sizes(static_cast<std::size_t>(n)), offsets(static_cast<std::size_t>(n));
     std::size_t total = 0;
     for (std::size_t i = 0; i < sizes.size(); ++i) sizes[i] = all[i], offsets[i] = total, total += all[i];
@@ -338,7 +338,7 @@ void exchange(G& g, void* dest, const void* source, std::size_t nelems, std::siz
   const HostLayout& l = g.layout();
   const int hosts = l.hosts(), me = g.me();
   const std::size_t block = nelems * elem;
-  auto add_block = [&](xchan::Msg& m, char* base, auto&& at, int other) {
+  auto add_block = [&](xhost_channel::Msg& m, char* base, auto&& at, int other) {
     if (contiguous) return m.add(base + at(other, 0), block);
     for (std::size_t e = 0; e < nelems; ++e) m.add(base + at(other, e), elem);
   };
@@ -353,7 +353,7 @@ void exchange(G& g, void* dest, const void* source, std::size_t nelems, std::siz
     }
   }
   if (l.is_leader()) {
-    std::vector<xchan::Msg> sends, recvs;
+    std::vector<xhost_channel::Msg> sends, recvs;
     for (int h = 0; h < hosts; ++h) {
       if (h == l.my_host) continue;
       sends.push_back(msg(g, h));
@@ -363,7 +363,7 @@ void exchange(G& g, void* dest, const void* source, std::size_t nelems, std::siz
       for (int s : l.members[static_cast<std::size_t>(h)])
         for (int d : l.mine()) add_block(recvs.back(), g.at(dest, d), dst_at, s);
     }
-    xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
+    xhost_channel::transfer(g.rt(), g.chan(), sends, recvs, g.name());
   }
   g.node_sync();
 }
@@ -401,7 +401,7 @@ void scan(G& g, void* dest, const void* source, std::size_t nelems, std::size_t 
     std::vector<char> all(bytes * static_cast<std::size_t>(n));
     auto slot = [&](int m) { return all.data() + static_cast<std::size_t>(m) * bytes; };
     for (int m : l.mine()) std::memcpy(slot(m), g.at(source, m), bytes);
-    std::vector<xchan::Msg> sends, recvs;
+    std::vector<xhost_channel::Msg> sends, recvs;
     for (int h = 0; h < hosts; ++h) {
       if (h == l.my_host) continue;
       sends.push_back(msg(g, h));
@@ -409,7 +409,7 @@ void scan(G& g, void* dest, const void* source, std::size_t nelems, std::size_t 
       recvs.push_back(msg(g, h));
       for (int m : l.members[static_cast<std::size_t>(h)]) recvs.back().add(slot(m), bytes);
     }
-    xchan::transfer(g.rt(), g.chan(), sends, recvs, g.name());
+    xhost_channel::transfer(g.rt(), g.chan(), sends, recvs, g.name());
     std::vector<char> result(bytes);
     for (int m : l.mine()) {
       const int last = exclusive ? m - 1 : m;

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "store_test_util.hpp"
+#include "bootstrap_store_util.hpp"
 
 namespace shmem::bootstrap {
 namespace {

@@ -1,6 +1,7 @@
 #pragma once
 // Waiting inside collectives: a watchdog-reporting wait on one word, and the dissemination
-// barrier that teams and active sets use when every PE has a CPU of its own.
+// barrier that teams and active sets use when every PE has a CPU of its own. In the core, not
+// in coll/, because a team's sync (core/team.cpp) is this barrier.
 #include <atomic>
 #include <cstdint>
 
@@ -8,7 +9,7 @@
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
 
-namespace shmem::coll {
+namespace shmem {
 
 // Waits (adaptive spin, then yield; see wait.hpp) until done(); past SHMEM_WAIT_TIMEOUT it reports what this PE was
 // waiting for, on which word, and ends the job.
@@ -56,4 +57,4 @@ void dissemination(Runtime& rt, int n, int me, WordAt&& word) noexcept {
   });
 }
 
-}  // namespace shmem::coll
+}  // namespace shmem

@@ -1,17 +1,17 @@
 // Legacy active-set collectives on sets that span hosts: the hierarchical algorithms of
-// coll_hier.hpp. Active sets have no team slot, so their leaders talk through the runtime's
-// active-set channel (core/xarea.hpp), keyed by world PE: both ends of a pair count the bytes
+// hier.hpp. Active sets have no team slot, so their leaders talk through the runtime's
+// active-set channel (core/xhost_area.hpp), keyed by world PE: both ends of a pair count the bytes
 // between them, whichever sets they were for, which stays consistent because the members of
 // overlapping sets call their collectives in the same order (the specification's rule).
 // collect's sizes pass through pSync[2..3], pushed broadcasts count in pSync[4]; the barriers use the caller's pSync: [16..23] for this host's members, [32..39] for the host
 // leaders (counting flags, back at SHMEM_SYNC_VALUE once everyone is through).
-#include "core/coll_xset.hpp"
+#include "coll/xhost_set.hpp"
 
-#include "core/coll_hier.hpp"
-#include "core/coll_wait.hpp"
+#include "coll/hier.hpp"
+#include "core/sync_wait.hpp"
 #include "core/set_layouts.hpp"
 
-namespace shmem::xset {
+namespace shmem::xhost_set {
 namespace {
 
 constexpr std::size_t kPushWord = 4, kNodeRounds = 16, kLeaderRounds = 32;
@@ -74,13 +74,13 @@ struct Group {
   void push_wait(int) noexcept {
     long* w = set.psync + kPushWord;
     std::atomic_ref<long> count(*w);
-    coll::wait_word(r, "the broadcast's data from a member of this host (pSync[4])", w,
+    wait_word(r, "the broadcast's data from a member of this host (pSync[4])", w,
                     [&] { return count.load(std::memory_order_acquire) > core::kSyncValue; });
     count.fetch_sub(1, std::memory_order_relaxed);
   }
   void node_sync() noexcept {
     const std::vector<int>& local = l.mine();
-    coll::dissemination<long>(r, static_cast<int>(local.size()), l.my_local, [&](int i, int round) {
+    dissemination<long>(r, static_cast<int>(local.size()), l.my_local, [&](int i, int round) {
       return reinterpret_cast<long*>(at(set.psync, local[static_cast<std::size_t>(i)])) + kNodeRounds + round;
     });
   }
@@ -88,7 +88,7 @@ struct Group {
     transport::Seg seg = transport::Seg::kHeap;
     std::uint64_t off = 0;
     if (!r.symmetric_offset(set.psync, &seg, &off)) core::fatal(func, "pSync is not symmetric");
-    coll::dissemination<long>(
+    dissemination<long>(
         r, l.hosts(), l.my_host, [&](int, int round) { return set.psync + kLeaderRounds + round; },
         [&](int h, int round) {
           r.remote()->signal_add(world(l.leader(h)), seg,
@@ -137,4 +137,4 @@ void reduce(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const v
   coll::hier::reduce(g, dest, source, nelems, elem, combine);
 }
 
-}  // namespace shmem::xset
+}  // namespace shmem::xhost_set

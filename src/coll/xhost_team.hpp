@@ -1,13 +1,13 @@
 #pragma once
-// Team-based collectives on teams that span hosts (core/coll_xteam.cpp; the algorithms are in
-// core/coll_hier.hpp). Arguments are checked by the callers (core/coll_team.cpp).
+// Team-based collectives on teams that span hosts (coll/xhost_team.cpp; the algorithms are in
+// coll/hier.hpp). Arguments are checked by the callers (coll/team.cpp).
 #include <cstddef>
 
-#include "core/team_ops.hpp"
+#include "coll/ops.hpp"
 
 namespace shmem {
 class Team;
-namespace xteam {
+namespace xhost_team {
 
 void broadcast(Team& t, void* dest, const void* source, std::size_t bytes, int root);
 void collect(Team& t, void* dest, const void* source, std::size_t bytes);
@@ -19,5 +19,5 @@ void reduce(Team& t, void* dest, const void* source, std::size_t nelems, std::si
 void scan(Team& t, void* dest, const void* source, std::size_t nelems, std::size_t elem, core::Combine combine,
           bool exclusive);
 
-}  // namespace xteam
+}  // namespace xhost_team
 }  // namespace shmem

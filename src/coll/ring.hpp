@@ -25,15 +25,15 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/coll_push.hpp"
-#include "core/coll_wait.hpp"
+#include "coll/push.hpp"
+#include "core/sync_wait.hpp"
 #include "base/log.hpp"
 #include "core/runtime.hpp"
 
 namespace shmem::coll::ring {
 
 // What kind of call a ring message belongs to (the top bits of its tag): a broadcast, or one of
-// the pushed collectives of coll_push.hpp.
+// the pushed collectives of push.hpp.
 constexpr unsigned kBroadcast = 0;
 constexpr unsigned kind_of(push::Kind k) noexcept { return static_cast<unsigned>(k); }
 inline const char* kind_label(unsigned kind) noexcept {
@@ -116,7 +116,7 @@ inline void receive(Runtime& rt, int from, std::uint64_t tag, void* dest, std::s
   done(rt, from);
 }
 
-// The rings as the channel of coll_push.hpp's algorithms, for a set (G provides rt(), size(),
+// The rings as the channel of push.hpp's algorithms, for a set (G provides rt(), size(),
 // me(), world(i) and set, the core::ActiveSet) and one call of `kind` moving `bytes` per member
 // pair: member i is world PE g.world(i).
 template <class G>

@@ -1,13 +1,13 @@
 #pragma once
-// Legacy active-set collectives on sets that span hosts (core/coll_xset.cpp; the algorithms
-// are in core/coll_hier.hpp). `me` is this PE's index in the set; arguments are checked by
-// the callers (core/coll_legacy.cpp).
+// Legacy active-set collectives on sets that span hosts (coll/xhost_set.cpp; the algorithms
+// are in coll/hier.hpp). `me` is this PE's index in the set; arguments are checked by
+// the callers (coll/active_set.cpp).
 #include <cstddef>
 
 #include "core/runtime.hpp"
-#include "core/team_ops.hpp"
+#include "coll/ops.hpp"
 
-namespace shmem::xset {
+namespace shmem::xhost_set {
 
 void barrier(Runtime& rt, const core::ActiveSet& set, int me, bool quiet_first);
 void broadcast(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const void* source, std::size_t bytes,
@@ -20,4 +20,4 @@ void alltoalls(Runtime& rt, const core::ActiveSet& set, int me, void* dest, cons
 void reduce(Runtime& rt, const core::ActiveSet& set, int me, void* dest, const void* source, std::size_t nelems,
             std::size_t elem, core::Combine combine);
 
-}  // namespace shmem::xset
+}  // namespace shmem::xhost_set

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "base/log.hpp"
-#include "store_test_util.hpp"
+#include "bootstrap_store_util.hpp"
 
 namespace shmem::bootstrap {
 namespace {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "base/log.hpp"
-#include "store_test_util.hpp"
+#include "bootstrap_store_util.hpp"
 
 namespace shmem::bootstrap {
 namespace {

@@ -1,5 +1,5 @@
 #pragma once
-// The channel between host leaders (core/xarea.hpp holds its memory): credit-based messages
+// The channel between host leaders (core/xhost_area.hpp holds its memory): credit-based messages
 // over the remote transport, with no handshake per call.
 //
 // Leader S writes to leader R through one byte ring of R's area (ring_bytes() long), as a stream
@@ -33,9 +33,9 @@
 
 #include "base/log.hpp"
 #include "core/runtime.hpp"
-#include "core/team_ops.hpp"
+#include "coll/ops.hpp"
 
-namespace shmem::xchan {
+namespace shmem::xhost_channel {
 
 struct Piece {
   char* p;
@@ -217,4 +217,4 @@ void transfer(Runtime& rt, A& a, std::vector<Msg>& sends, std::vector<Msg>& recv
   }
 }
 
-}  // namespace shmem::xchan
+}  // namespace shmem::xhost_channel

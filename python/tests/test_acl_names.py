@@ -1,4 +1,4 @@
-"""The seed's (Ascend SHMEM) Python names: raw integer addresses and byte counts, team helpers."""
+"""Ascend SHMEM's Python names: raw integer addresses and byte counts, team helpers."""
 import os
 
 import numpy as np
@@ -70,7 +70,7 @@ def test_raw_checks(npes):
     shmem.aclshmem_free(p)
 
 
-def test_seed_setup_and_teams(me, npes):
+def test_acl_setup_and_teams(me, npes):
     assert shmem.aclshmem_info_get_version() == (1, 6)
     assert shmem.aclshmem_info_get_name() == shmem.info_get_name()
     assert shmem.aclshmem_init() == 0  # already initialised: a no-op

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# expect_run.sh - run a command (usually `oshrun -n N prog args`) and check how it ends.
+# expect_run.sh - run a command (usually `oshrun -n N prog args`) and check how it ends: the one
+# wrapper of every test that expects an exit status or messages (tests/support/shmem_tests.cmake).
 #
 #   expect_run.sh [options] -- command [args...]
 #     --exit N|nonzero|0   expected exit status (default 0)
 #     --match ERE          the combined output must match (grep -iE); repeatable, all must match
+#     --case-sensitive     --match and --no-match compare case (grep -E)
 #     --no-match ERE       the combined output must not match; repeatable
 #     --max-seconds S      the command must end within S seconds (default: no limit)
 #     --timeout S          hang guard: kill the command after S seconds (default 30)
@@ -27,6 +29,7 @@ max_seconds=""
 timeout_s=30
 envs=()
 leak_check=1
+grep_case=-i
 while [ $# -gt 0 ]; do
   case "$1" in
     --exit) expect_exit="$2"; shift 2 ;;
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout_s="$2"; shift 2 ;;
     --env) envs+=("$2"); shift 2 ;;
     --no-leak-check) leak_check=0; shift ;;
+    --case-sensitive) grep_case=""; shift ;;
     --) shift; break ;;
     *) echo "expect_run.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -89,10 +93,10 @@ if [ -n "$max_seconds" ]; then
     fail "took ${elapsed}s, limit ${max_seconds}s"
 fi
 for re in "${matches[@]+"${matches[@]}"}"; do
-  grep -qiE -- "$re" "$out" || fail "output does not match /$re/"
+  grep -q $grep_case -E -- "$re" "$out" || fail "output does not match /$re/"
 done
 for re in "${no_matches[@]+"${no_matches[@]}"}"; do
-  if grep -qiE -- "$re" "$out"; then fail "output matches /$re/ but must not"; fi
+  if grep -q $grep_case -E -- "$re" "$out"; then fail "output matches /$re/ but must not"; fi
 done
 
 if [ "$leak_check" -eq 1 ]; then

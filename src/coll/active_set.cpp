@@ -5,19 +5,20 @@
 // [2] on every PE publishes a value (collect sizes); [3] on every PE counts the deliveries of
 // pushed broadcasts; [4..7] on every PE are the counting round flags of the dissemination
 // barrier that replaces [0]/[1] for sets of up to 16 PEs when PEs do not outnumber CPUs
-// (coll_wait.hpp); the rest holds the slots of pushed small fcollects, alltoalls and
-// reductions for sets of up to 8 PEs (coll_push.hpp). Broadcasts of up to 8 bytes, and
+// (core/sync_wait.hpp); the rest holds the slots of pushed small fcollects, alltoalls and
+// reductions for sets of up to 8 PEs (push.hpp). Broadcasts of up to 8 bytes, and
 // fcollects, alltoalls and reductions of up to 8 bytes per member pair, use the runtime's rings
-// instead when they can (coll_ring.hpp), and leave pSync alone. The last arriver resets the
+// instead when they can (ring.hpp), and leave pSync alone. The last arriver resets the
 // counter before releasing anyone, and each PE clears its own flag once released, so
 // consecutive calls with the same pSync need no re-initialisation.
 #include <atomic>
 
 #include "core/access.hpp"
-#include "core/coll_algos.hpp"
-#include "core/coll_push.hpp"
-#include "core/coll_ring.hpp"
-#include "core/coll_xset.hpp"
+#include "coll/algos.hpp"
+#include "coll/ops.hpp"
+#include "coll/push.hpp"
+#include "coll/ring.hpp"
+#include "coll/xhost_set.hpp"
 #include "base/log.hpp"
 
 namespace shmem {
@@ -29,7 +30,7 @@ struct SetGroup {
   Runtime* r;
   core::ActiveSet set;
   int my_index;
-  bool spans = false;  // some member is on another host: core/coll_xset.cpp runs the call
+  bool spans = false;  // some member is on another host: coll/xhost_set.cpp runs the call
 
   Runtime& rt() const noexcept { return *r; }
   int size() const noexcept { return set.size; }
@@ -43,7 +44,7 @@ struct SetGroup {
   void sync() noexcept {
     if (set.size == 1) return;
     if (!r->wait_policy().oversubscribed && set.size <= (1 << kDissRounds)) {
-      coll::dissemination<long>(*r, set.size, my_index, [this](int pe, int round) { return &psync_at(pe)[4 + round]; });
+      dissemination<long>(*r, set.size, my_index, [this](int pe, int round) { return &psync_at(pe)[4 + round]; });
       return;
     }
     std::atomic_ref<long> count(*psync_at(0));
@@ -84,7 +85,7 @@ struct SetGroup {
   }
   void bcast_wait_signal(std::uint64_t) noexcept {
     std::atomic_ref<long> count(set.psync[3]);
-    coll::wait_word(*r, "the broadcast's root to deliver the data (pSync[3])", &set.psync[3],
+    wait_word(*r, "the broadcast's root to deliver the data (pSync[3])", &set.psync[3],
                     [&] { return count.load(std::memory_order_acquire) > 0; });
   }
   void bcast_done(std::uint64_t, bool root) noexcept {
@@ -93,7 +94,7 @@ struct SetGroup {
   void bcast_pulled(std::uint64_t) noexcept {}
 };
 
-// Whether a call of set g moving `bytes` per member pair goes through the rings (coll_ring.hpp);
+// Whether a call of set g moving `bytes` per member pair goes through the rings (ring.hpp);
 // `top_sender` is the highest member index that sends.
 bool on_rings(const SetGroup& g, int top_sender, std::size_t bytes) noexcept {
   return g.set.size > 1 && g.set.size <= coll::push::kMaxMembers && coll::ring::usable(*g.r, g.world(top_sender), bytes);
@@ -137,7 +138,7 @@ void barrier(const ActiveSet& set) noexcept {
   SetGroup g = make_group(set, "shmem_barrier");
   if (g.spans) {
     quiet(g.r->default_ctx());
-    return xset::barrier(*g.r, set, g.my_index, true);
+    return xhost_set::barrier(*g.r, set, g.my_index, true);
   }
   quiet(g.r->default_ctx());
   g.sync();
@@ -145,7 +146,7 @@ void barrier(const ActiveSet& set) noexcept {
 
 void sync(const ActiveSet& set) noexcept {
   SetGroup g = make_group(set, "shmem_sync");
-  if (g.spans) return xset::barrier(*g.r, set, g.my_index, false);
+  if (g.spans) return xhost_set::barrier(*g.r, set, g.my_index, false);
   g.sync();
 }
 
@@ -153,7 +154,7 @@ void broadcast(const ActiveSet& set, void* dest, const void* source, std::size_t
   SetGroup g = make_group(set, "shmem_broadcast");
   if (root < 0 || root >= set.size)
     core::fatal("shmem_broadcast", "PE_root %d is not an index of the active set (0..%d)", root, set.size - 1);
-  if (g.spans) return xset::broadcast(*g.r, set, g.my_index, dest, source, bytes, root);
+  if (g.spans) return xhost_set::broadcast(*g.r, set, g.my_index, dest, source, bytes, root);
   if (on_rings(g, root, bytes)) {
     const std::uint64_t tag = coll::ring::tag(coll::ring::kBroadcast, set.start, set.log_stride, set.size, root, bytes);
     if (g.me() != root) {
@@ -172,20 +173,20 @@ void broadcast(const ActiveSet& set, void* dest, const void* source, std::size_t
 
 void collect(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_collect");
-  if (g.spans) return xset::collect(*g.r, set, g.my_index, dest, source, bytes);
+  if (g.spans) return xhost_set::collect(*g.r, set, g.my_index, dest, source, bytes);
   coll::collect(g, dest, source, bytes);
 }
 
 void fcollect(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_fcollect");
-  if (g.spans) return xset::fcollect(*g.r, set, g.my_index, dest, source, bytes);
+  if (g.spans) return xhost_set::fcollect(*g.r, set, g.my_index, dest, source, bytes);
   if (coll::push::fits(set.size, bytes)) return gather(g, coll::push::Kind::kFcollect, dest, source, bytes, 0);
   coll::fcollect(g, dest, source, bytes);
 }
 
 void alltoall(const ActiveSet& set, void* dest, const void* source, std::size_t bytes) noexcept {
   SetGroup g = make_group(set, "shmem_alltoall");
-  if (g.spans) return xset::alltoall(*g.r, set, g.my_index, dest, source, bytes);
+  if (g.spans) return xhost_set::alltoall(*g.r, set, g.my_index, dest, source, bytes);
   if (coll::push::fits(set.size, bytes)) return gather(g, coll::push::Kind::kAlltoall, dest, source, bytes, bytes);
   coll::alltoall(g, dest, source, bytes);
 }
@@ -193,14 +194,14 @@ void alltoall(const ActiveSet& set, void* dest, const void* source, std::size_t 
 void alltoalls(const ActiveSet& set, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
                std::size_t nelems, std::size_t elem) noexcept {
   SetGroup g = make_group(set, "shmem_alltoalls");
-  if (g.spans) return xset::alltoalls(*g.r, set, g.my_index, dest, source, dst, sst, nelems, elem);
+  if (g.spans) return xhost_set::alltoalls(*g.r, set, g.my_index, dest, source, dst, sst, nelems, elem);
   coll::alltoalls(g, dest, source, dst, sst, nelems, elem);
 }
 
 void reduce(const ActiveSet& set, void* dest, const void* source, std::size_t nelems, std::size_t elem,
             Combine combine) noexcept {
   SetGroup g = make_group(set, "shmem_to_all");
-  if (g.spans) return xset::reduce(*g.r, set, g.my_index, dest, source, nelems, elem, combine);
+  if (g.spans) return xhost_set::reduce(*g.r, set, g.my_index, dest, source, nelems, elem, combine);
   if (on_rings(g, set.size - 1, nelems * elem)) {
     coll::ring::Channel<SetGroup> ch(g, coll::push::Kind::kReduce, nelems * elem);
     return coll::push::reduce(ch, dest, source, nelems, elem, combine);

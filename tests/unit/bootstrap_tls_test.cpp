@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "store_test_util.hpp"
+#include "bootstrap_store_util.hpp"
 
 namespace shmem::bootstrap {
 namespace {
@@ -135,7 +135,7 @@ class StoreTlsCert : public ::testing::Test {
   static TlsConfig cert_tls(const std::string& name, const std::string& ca = "ca1") {
     TlsConfig t;
     t.enabled = true;
-    t.apply_seed_info("tlsCaFile: " + dir_->file(ca + ".pem") + "; tlsCert: " + dir_->file(name + ".pem") +
+    t.apply_tls_info("tlsCaFile: " + dir_->file(ca + ".pem") + "; tlsCert: " + dir_->file(name + ".pem") +
                       "; tlsPk: " + dir_->file(name + ".key") + ";");
     return t;
   }
@@ -181,7 +181,7 @@ TEST_F(StoreTlsCert, ClientWithoutCertificateRefused) {
 
 TEST_F(StoreTlsCert, SeveralCaFilesAreAllLoaded) {
   TlsConfig server_tls = cert_tls("server");
-  server_tls.apply_seed_info("tlsCaFile: " + dir_->file("ca2.pem") + ", " + dir_->file("ca1.pem"));
+  server_tls.apply_tls_info("tlsCaFile: " + dir_->file("ca2.pem") + ", " + dir_->file("ca1.pem"));
   auto server = make_server(server_tls);
   auto from_ca1 = make_client(*server, cert_tls("client", "ca1"), 0);
   auto from_ca2 = make_client(*server, cert_tls("other", "ca1"), 1);
@@ -204,7 +204,7 @@ TEST_F(StoreTlsCert, EncryptedInMemoryKeyTakesPrecedence) {
 
 TEST_F(StoreTlsCert, RevokedClientRefusedWithCrl) {
   TlsConfig server_tls = cert_tls("server");
-  server_tls.apply_seed_info("tlsCrlFile: " + dir_->file("crl.pem"));
+  server_tls.apply_tls_info("tlsCrlFile: " + dir_->file("crl.pem"));
   auto server = make_server(server_tls);
   auto good = make_client(*server, cert_tls("client"), 0);
   expect_error([&] { make_client(*server, cert_tls("revoked"), 1); }, Errc::kAuth, "certificates");

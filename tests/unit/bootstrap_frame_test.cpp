@@ -1,10 +1,10 @@
-// Wire format, address parsing and the seed's TLS info string.
+// Wire format, address parsing and Ascend SHMEM's TLS info string.
 #include <gtest/gtest.h>
 
 #include "bootstrap/frame.hpp"
 #include "bootstrap/store.hpp"
 #include "bootstrap/tls.hpp"
-#include "store_test_util.hpp"
+#include "bootstrap_store_util.hpp"
 
 namespace shmem::bootstrap {
 namespace {
@@ -91,9 +91,9 @@ TEST(StoreParseHostPort, RejectsBadInputNamingTheSetting) {
   }
 }
 
-TEST(StoreTlsSeedInfo, ParsesAllKeys) {
+TEST(StoreTlsInfo, ParsesAllKeys) {
   TlsConfig t;
-  t.apply_seed_info(
+  t.apply_tls_info(
       "  tlsCaPath: /ca/dir ; tlsCaFile: /a/ca1.pem, /a/ca2.pem ,; tlsCert:/a/c.pem;tlsPk: /a/c.key;"
       " tlsPkPwd: pw:with:colons ; tlsCrlPath: /crl ; tlsCrlFile: /a/r1.pem,/a/r2.pem; packagePath: /opt/x;");
   EXPECT_EQ(t.ca_path, "/ca/dir");
@@ -107,26 +107,26 @@ TEST(StoreTlsSeedInfo, ParsesAllKeys) {
   EXPECT_TRUE(t.enabled);
 }
 
-TEST(StoreTlsSeedInfo, EmptyStringChangesNothing) {
+TEST(StoreTlsInfo, EmptyStringChangesNothing) {
   TlsConfig t;
-  t.apply_seed_info("  ;; ");
+  t.apply_tls_info("  ;; ");
   EXPECT_FALSE(t.uses_certificates());
   EXPECT_TRUE(t.ca_file.empty());
 }
 
-TEST(StoreTlsSeedInfo, RejectsUnknownKeyNamingIt) {
+TEST(StoreTlsInfo, RejectsUnknownKeyNamingIt) {
   TlsConfig t;
-  expect_error([&] { t.apply_seed_info("tlsCert: /a; tlsBogus: 1;"); }, Errc::kInvalidValue, "tlsBogus");
+  expect_error([&] { t.apply_tls_info("tlsCert: /a; tlsBogus: 1;"); }, Errc::kInvalidValue, "tlsBogus");
   EXPECT_TRUE(t.cert_file.empty()) << "a rejected string must leave the config untouched";
-  expect_error([&] { t.apply_seed_info("tlsCert /a"); }, Errc::kInvalidValue, "tlsCert /a");
+  expect_error([&] { t.apply_tls_info("tlsCert /a"); }, Errc::kInvalidValue, "tlsCert /a");
 }
 
-TEST(StoreTlsSeedInfo, RejectsOverlongString) {
+TEST(StoreTlsInfo, RejectsOverlongString) {
   TlsConfig t;
   std::string info = "tlsCert: " + std::string(10 * 1024, 'a') + ";";
-  expect_error([&] { t.apply_seed_info(info); }, Errc::kInvalidValue, "limit");
+  expect_error([&] { t.apply_tls_info(info); }, Errc::kInvalidValue, "limit");
   std::string fits = "tlsCert: " + std::string(10 * 1024 - 10, 'a') + ";";
-  EXPECT_NO_THROW(t.apply_seed_info(fits));
+  EXPECT_NO_THROW(t.apply_tls_info(fits));
 }
 
 }  // namespace

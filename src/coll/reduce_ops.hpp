@@ -1,7 +1,8 @@
 #pragma once
 // The element operations of the reductions and scans, and the core::Combine callback built from
 // them: combine<T, Op> does out[i] = Op(a[i], b[i]). The shims instantiate it once per
-// (type, operation) pair of the spec's tables; the core algorithms only move bytes and call it.
+// (type, operation) pair of the spec's tables (src/api, src/stream); the algorithms only move bytes
+// and call it.
 //
 // Integer SUM and PROD wrap around (two's complement) instead of overflowing: they are computed
 // in the unsigned type of at least int's width, which is defined behaviour for every input (a
@@ -11,9 +12,9 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "core/team_ops.hpp"
+#include "coll/ops.hpp"
 
-namespace shmem::api {
+namespace shmem::coll {
 
 template <class T>
 using Wide = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
@@ -68,4 +69,4 @@ void combine(void* out, const void* a, const void* b, std::size_t n) noexcept {
 // Every instantiation must fit the core's callback type exactly.
 static_assert(std::is_same_v<decltype(&combine<int, OpSum>), core::Combine>);
 
-}  // namespace shmem::api
+}  // namespace shmem::coll

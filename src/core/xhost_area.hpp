@@ -1,7 +1,7 @@
 #pragma once
 // The cross-host collective area at the end of every PE's heap, after the user heap (jobs of
-// more than one PE): what the host leaders of a collective exchange through (core/xchan.hpp)
-// and the words of the hierarchical barrier (core/coll_hier.hpp). Sparse like the rest of the
+// more than one PE): what the host leaders of a collective exchange through (coll/xhost_channel.hpp)
+// and the words of the hierarchical barrier (coll/hier.hpp). Sparse like the rest of the
 // heap: only the parts a job uses cost memory.
 //
 //   [ team slot 0 | team slot 1 | ... | team slot kMaxTeams-1 ][ active-set channel ]

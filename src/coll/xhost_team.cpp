@@ -1,17 +1,17 @@
 // Team-based collectives on teams that span hosts: the hierarchical algorithms of
-// coll_hier.hpp over a Team, whose leaders talk through the channel in the team slot's
-// cross-host area (core/xarea.hpp), keyed by the team's host index.
-#include "core/coll_xteam.hpp"
+// hier.hpp over a Team, whose leaders talk through the channel in the team slot's
+// cross-host area (core/xhost_area.hpp), keyed by the team's host index.
+#include "coll/xhost_team.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 
-#include "core/coll_hier.hpp"
-#include "core/coll_wait.hpp"
+#include "coll/hier.hpp"
+#include "core/sync_wait.hpp"
 #include "core/team.hpp"
 
-namespace shmem::xteam {
+namespace shmem::xhost_team {
 namespace {
 
 class TeamChan {
@@ -61,7 +61,7 @@ struct Group {
     const std::uint64_t want = ++t.x_push_seen()[static_cast<std::size_t>(j)];
     std::uint64_t* w = t.x_push_word(t.my_pe(), static_cast<int>(j));
     std::atomic_ref<std::uint64_t> count(*w);
-    coll::wait_word(t.rt(), "the broadcast's data from a member of this host", w,
+    wait_word(t.rt(), "the broadcast's data from a member of this host", w,
                     [&] { return count.load(std::memory_order_acquire) >= want; });
   }
 };
@@ -105,4 +105,4 @@ void scan(Team& t, void* dest, const void* source, std::size_t nelems, std::size
   coll::hier::scan(g, dest, source, nelems, elem, combine, exclusive);
 }
 
-}  // namespace shmem::xteam
+}  // namespace shmem::xhost_team

@@ -11,9 +11,9 @@
 #include <cstring>
 #include <vector>
 
-#include "core/coll_wait.hpp"
+#include "core/sync_wait.hpp"
 #include "core/runtime.hpp"
-#include "core/team_ops.hpp"
+#include "coll/ops.hpp"
 
 namespace shmem::coll {
 

@@ -2,10 +2,10 @@
 // Pushed small fcollects, alltoalls and reductions for active sets (up to kMaxMembers PEs):
 // every member writes its contribution straight into a slot of every other member's pSync and
 // raises the slot's state; a member then waits for its own slots, uses them and empties them.
-// One one-way hand-off per call, where the pull algorithms of coll_algos.hpp need two barriers
+// One one-way hand-off per call, where the pull algorithms of algos.hpp need two barriers
 // and a read of every peer.
 //
-// pSync layout (core::kSyncSize longs): words [0, kHeadWords) belong to coll_legacy.cpp. The
+// pSync layout (core::kSyncSize longs): words [0, kHeadWords) belong to active_set.cpp. The
 // slot area is kAreaWords words starting at the first cache-line boundary at or after word
 // kHeadWords (the offset is the same on every PE: symmetric objects share their alignment),
 // split into size - 1 slots of slot_words(size) words: slot j of member r receives from member
@@ -21,8 +21,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/coll_wait.hpp"
-#include "core/team_ops.hpp"
+#include "core/sync_wait.hpp"
+#include "coll/ops.hpp"
 
 namespace shmem::coll::push {
 

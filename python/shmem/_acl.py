@@ -1,6 +1,6 @@
-"""The seed's Python names (Ascend SHMEM's ``import shmem``), mapped onto this library.
+"""Ascend SHMEM's Python names (Ascend SHMEM's ``import shmem``), mapped onto this library.
 
-Raw memory here is integer addresses and byte counts, as in the seed: ``aclshmem_malloc``
+Raw memory here is integer addresses and byte counts, as in Ascend SHMEM: ``aclshmem_malloc``
 returns an address, ``aclshmem_putmem(dst, src, nbytes, pe)`` copies bytes. Only the symmetric
 side of a raw call can be checked; a wrong local address is the caller's bug, as in C.
 Arrays are accepted wherever an address is (their data address is used).
@@ -47,7 +47,7 @@ class TeamConfig:
 
 
 class InitStatus(_enum.IntEnum):
-    """Values of ``init_status()`` (the seed's ``aclshmemx_init_status``)."""
+    """Values of ``init_status()`` (Ascend SHMEM's ``aclshmemx_init_status``)."""
 
     NOT_INITIALIZED = 0
     SHM_CREATED = 1
@@ -95,7 +95,7 @@ UniqueId = _core.UniqueId
 
 
 def aclshmem_init(attr=None) -> int:
-    """Initialise (collective). With ``attr.ip_port`` set: the seed's default mode
+    """Initialise (collective). With ``attr.ip_port`` set: Ascend SHMEM's default mode
     (``aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT)``); otherwise through the launcher, and
     ``attr`` may set the heap size and must agree with the launcher."""
     if attr is not None and attr.ip_port:
@@ -148,7 +148,7 @@ def aclshmem_finalize() -> int:
     return 0
 
 
-aclshmem_finialize = aclshmem_finalize  # the seed's misspelt alias
+aclshmem_finialize = aclshmem_finalize  # Ascend SHMEM's misspelt alias
 
 
 def aclshmem_info_get_version():

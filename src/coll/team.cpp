@@ -1,11 +1,12 @@
-// Team-based collectives: the algorithms of coll_algos.hpp over a Team, and for small
-// reductions, fcollects and alltoalls on teams of up to 8 PEs the pushed ones of coll_push.hpp
+// Team-based collectives: the algorithms of algos.hpp over a Team, and for small
+// reductions, fcollects and alltoalls on teams of up to 8 PEs the pushed ones of push.hpp
 // over the team's push lines (TeamLines).
 #include <atomic>
 
-#include "core/coll_algos.hpp"
-#include "core/coll_push.hpp"
-#include "core/coll_xteam.hpp"
+#include "coll/algos.hpp"
+#include "coll/ops.hpp"
+#include "coll/push.hpp"
+#include "coll/xhost_team.hpp"
 #include "base/log.hpp"
 #include "core/team.hpp"
 
@@ -37,7 +38,7 @@ struct TeamGroup {
     std::uint64_t& seen = t->seen_ack(pe);
     if (seen + lag >= seq) return;
     std::atomic_ref<std::uint64_t> ack(t->cell(pe).bcast_ack);
-    coll::wait_word(rt(), "a team member to finish an earlier broadcast", &t->cell(pe).bcast_ack,
+    wait_word(rt(), "a team member to finish an earlier broadcast", &t->cell(pe).bcast_ack,
                     [&] { return (seen = ack.load(std::memory_order_acquire)) + lag >= seq; });
   }
   void bcast_signal(int pe, std::uint64_t seq) noexcept {
@@ -46,7 +47,7 @@ struct TeamGroup {
   void bcast_wait_signal(std::uint64_t seq) noexcept {
     std::uint64_t& word = t->my_cell().bcast_flag[seq & 1];
     std::atomic_ref<std::uint64_t> flag(word);
-    coll::wait_word(rt(), "the broadcast's root to deliver the data", &word,
+    wait_word(rt(), "the broadcast's root to deliver the data", &word,
                     [&] { return flag.load(std::memory_order_acquire) >= seq; });
   }
   void bcast_done(std::uint64_t seq, bool) noexcept { bcast_pulled(seq); }
@@ -55,7 +56,7 @@ struct TeamGroup {
   }
 };
 
-// The push channel of a team (coll_push.hpp): member r's lines for sender s are
+// The push channel of a team (push.hpp): member r's lines for sender s are
 // team_push(r).lines[slot][call & 1][(s - r - 1) mod n]. Lines carry the call number, so nothing
 // is cleared, and alternate calls use alternate lines: a member starting call c + 2 has finished
 // call c + 1, which needed every other member's data for c + 1, sent only once that member had
@@ -78,7 +79,7 @@ class TeamLines {
     PushLine& l = line(me_, from);
     std::atomic_ref<std::uint64_t> h(l.head);
     std::uint64_t got = 0;
-    coll::wait_word(t_->rt(), "a team member's data pushed into this PE's lines", &l.head, [&] {
+    wait_word(t_->rt(), "a team member's data pushed into this PE's lines", &l.head, [&] {
       got = h.load(std::memory_order_acquire);
       return (got & kCallMask) == (call_ & kCallMask);
     });
@@ -123,7 +124,7 @@ int broadcast(Team* team, void* dest, const void* source, std::size_t bytes, int
   if (root < 0 || root >= team->size()) {
     core::fatal("shmem_broadcast", "PE_root %d is not a PE of the team (0..%d)", root, team->size() - 1);
   }
-  if (team->spans_hosts()) return xteam::broadcast(*team, dest, source, bytes, root), 0;
+  if (team->spans_hosts()) return xhost_team::broadcast(*team, dest, source, bytes, root), 0;
   TeamGroup g{team};
   coll::broadcast(g, dest, source, bytes, root, true);
   return 0;
@@ -131,7 +132,7 @@ int broadcast(Team* team, void* dest, const void* source, std::size_t bytes, int
 
 int collect(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
   if (!valid(team, "shmem_collect")) return 1;
-  if (team->spans_hosts()) return xteam::collect(*team, dest, source, bytes), 0;
+  if (team->spans_hosts()) return xhost_team::collect(*team, dest, source, bytes), 0;
   TeamGroup g{team};
   coll::collect(g, dest, source, bytes);
   return 0;
@@ -139,7 +140,7 @@ int collect(Team* team, void* dest, const void* source, std::size_t bytes) noexc
 
 int fcollect(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
   if (!valid(team, "shmem_fcollect")) return 1;
-  if (team->spans_hosts()) return xteam::fcollect(*team, dest, source, bytes), 0;
+  if (team->spans_hosts()) return xhost_team::fcollect(*team, dest, source, bytes), 0;
   if (TeamLines::fits(*team, bytes)) {
     TeamLines lines(team);
     coll::push::gather(lines, coll::push::Kind::kFcollect, dest, source, bytes, 0);
@@ -152,7 +153,7 @@ int fcollect(Team* team, void* dest, const void* source, std::size_t bytes) noex
 
 int alltoall(Team* team, void* dest, const void* source, std::size_t bytes) noexcept {
   if (!valid(team, "shmem_alltoall")) return 1;
-  if (team->spans_hosts()) return xteam::alltoall(*team, dest, source, bytes), 0;
+  if (team->spans_hosts()) return xhost_team::alltoall(*team, dest, source, bytes), 0;
   if (TeamLines::fits(*team, bytes)) {
     TeamLines lines(team);
     coll::push::gather(lines, coll::push::Kind::kAlltoall, dest, source, bytes, bytes);
@@ -166,7 +167,7 @@ int alltoall(Team* team, void* dest, const void* source, std::size_t bytes) noex
 int alltoalls(Team* team, void* dest, const void* source, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t nelems,
               std::size_t elem) noexcept {
   if (!valid(team, "shmem_alltoalls")) return 1;
-  if (team->spans_hosts()) return xteam::alltoalls(*team, dest, source, dst, sst, nelems, elem), 0;
+  if (team->spans_hosts()) return xhost_team::alltoalls(*team, dest, source, dst, sst, nelems, elem), 0;
   TeamGroup g{team};
   coll::alltoalls(g, dest, source, dst, sst, nelems, elem);
   return 0;
@@ -174,7 +175,7 @@ int alltoalls(Team* team, void* dest, const void* source, std::ptrdiff_t dst, st
 
 int reduce(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem, Combine combine) noexcept {
   if (!valid(team, "shmem_reduce")) return 1;
-  if (team->spans_hosts()) return xteam::reduce(*team, dest, source, nelems, elem, combine), 0;
+  if (team->spans_hosts()) return xhost_team::reduce(*team, dest, source, nelems, elem, combine), 0;
   if (TeamLines::fits(*team, nelems * elem)) {
     TeamLines lines(team);
     coll::push::reduce(lines, dest, source, nelems, elem, combine);
@@ -188,7 +189,7 @@ int reduce(Team* team, void* dest, const void* source, std::size_t nelems, std::
 int scan(Team* team, void* dest, const void* source, std::size_t nelems, std::size_t elem, Combine combine,
          bool exclusive) noexcept {
   if (!valid(team, "shmem_scan")) return 1;
-  if (team->spans_hosts()) return xteam::scan(*team, dest, source, nelems, elem, combine, exclusive), 0;
+  if (team->spans_hosts()) return xhost_team::scan(*team, dest, source, nelems, elem, combine, exclusive), 0;
   TeamGroup g{team};
   coll::scan(g, dest, source, nelems, elem, combine, exclusive);
   return 0;

@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "store_test_util.hpp"
+#include "bootstrap_store_util.hpp"
 
 namespace shmem::bootstrap {
 namespace {
