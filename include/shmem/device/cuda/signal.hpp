@@ -28,6 +28,17 @@ __device__ __forceinline__ S* signal_word(const char* routine, S* sig_addr, int 
   if (!valid_sig_op(routine, sig_op)) return nullptr;
   return word<S>(routine, sig_addr, pe);
 }
+// The cooperative forms: every thread checks the signal word silently (all agree); when it is
+// bad, the first thread reports it through signal_word and nobody moves any data.
+template <class S>
+__device__ __forceinline__ S* shared_signal_word(const char* routine, S* sig_addr, int sig_op, int pe, bool first) {
+  char* p = target(sig_addr, sizeof(S), pe);
+  if ((sig_op == SHMEM_SIGNAL_SET || sig_op == SHMEM_SIGNAL_ADD) && p != nullptr &&
+      reinterpret_cast<std::uintptr_t>(p) % alignof(S) == 0) [[likely]]
+    return reinterpret_cast<S*>(p);
+  if (first) signal_word<S>(routine, sig_addr, sig_op, pe);
+  return nullptr;
+}
 }  // namespace cuda::detail
 
 template <class S>
@@ -67,14 +78,14 @@ template <class S>
 __device__ __forceinline__ void putmem_signal_block(const Block& b, void* dest, const void* src, std::size_t bytes,
                                                     S* sig_addr, S signal, int sig_op, int pe) {
   constexpr const char* f = "shmem::device::putmem_signal_block";
+  S* w = cuda::detail::shared_signal_word<S>(f, sig_addr, sig_op, pe, b.thread_id == 0);
+  if (w == nullptr) return;  // every thread of the block alike
   const bool ok = cuda::detail::rma<true>(f, dest, src, bytes, pe, static_cast<unsigned>(b.thread_id),
                                           static_cast<unsigned>(b.block_dim));
   __syncthreads();
   if (ok && b.thread_id == 0) {
-    if (S* w = cuda::detail::signal_word<S>(f, sig_addr, sig_op, pe)) {
-      cuda::detail::fence_system();
-      cuda::detail::signal_update(w, signal, sig_op);
-    }
+    cuda::detail::fence_system();
+    cuda::detail::signal_update(w, signal, sig_op);
   }
 }
 template <class S>
@@ -92,13 +103,13 @@ template <class S>
 __device__ __forceinline__ void putmem_signal_warp(void* dest, const void* src, std::size_t bytes, S* sig_addr,
                                                    S signal, int sig_op, int pe) {
   constexpr const char* f = "shmem::device::putmem_signal_warp";
+  S* w = cuda::detail::shared_signal_word<S>(f, sig_addr, sig_op, pe, cuda::detail::lane() == 0);
+  if (w == nullptr) return;  // every lane alike
   const bool ok = cuda::detail::rma<true>(f, dest, src, bytes, pe, cuda::detail::lane(), 32);
   __syncwarp();
   if (ok && cuda::detail::lane() == 0) {
-    if (S* w = cuda::detail::signal_word<S>(f, sig_addr, sig_op, pe)) {
-      cuda::detail::fence_system();
-      cuda::detail::signal_update(w, signal, sig_op);
-    }
+    cuda::detail::fence_system();
+    cuda::detail::signal_update(w, signal, sig_op);
   }
   __syncwarp();
 }
