@@ -83,9 +83,15 @@ class DeviceArray {
 // The library puts each PE's GPU heap on a device of its choosing (SHMEM_CUDA_DEVICE, else the
 // node-local index modulo the device count): make that device current for this process's own
 // allocations and launches. `sym` is any GPU symmetric address.
+// (With one GPU there is nothing to choose, so a failed query only warns.)
 inline void use_device_of(const void* sym) {
   cudaPointerAttributes a{};
-  EXAMPLE_CUDA_CHECK(cudaPointerGetAttributes(&a, sym));
+  if (const cudaError_t e = cudaPointerGetAttributes(&a, sym); e != cudaSuccess) {
+    std::fprintf(stderr, "PE %d: warning: cudaPointerGetAttributes(%p): %s; keeping the current device\n",
+                 shmem_my_pe(), sym, cudaGetErrorString(e));
+    cudaGetLastError();  // clear it: later checks must not see it
+    return;
+  }
   if (a.device >= 0) EXAMPLE_CUDA_CHECK(cudaSetDevice(a.device));
 }
 
