@@ -196,6 +196,15 @@ SHMEM_API void* shmemx_cuda_malloc(size_t size) SHMEM_NOEXCEPT;
 SHMEM_API void* shmemx_cuda_calloc(size_t count, size_t size) SHMEM_NOEXCEPT;
 SHMEM_API void* shmemx_cuda_align(size_t alignment, size_t size) SHMEM_NOEXCEPT;
 SHMEM_API void shmemx_cuda_free(void* ptr) SHMEM_NOEXCEPT;
+/* A stream that wraps a CUDA stream (a CUstream / cudaStream_t; NULL = CUDA's legacy default
+ * stream), for a PE whose GPU heap exists (else SHMEMX_ERR_NOT_SUPPORTED). Work enqueued on it
+ * starts after the CUDA stream's earlier work has completed; shmemx_stream_synchronize also
+ * synchronises the CUDA stream and returns the first error a kernel of this PE reported (the
+ * message, with routine, PE, address and for waits the expected and seen values, is logged).
+ * Destroy it with shmemx_stream_destroy (the CUDA stream stays the caller's).
+ * shmemx_stream_cuda_handle: the wrapped CUDA stream (NULL for other streams). */
+SHMEM_API int shmemx_stream_create_cuda(shmemx_stream_t* stream, void* cuda_stream) SHMEM_NOEXCEPT;
+SHMEM_API void* shmemx_stream_cuda_handle(shmemx_stream_t stream) SHMEM_NOEXCEPT;
 
 /* ---- Sandia OpenSHMEM compatibility: shmemx_ names of routines 1.5/1.6 standardised ---------
  * Each behaves exactly as the standard routine named without the x (shmem_TYPENAME_ibput ...).

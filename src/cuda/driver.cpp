@@ -18,7 +18,8 @@ std::unique_ptr<Driver> open_driver(const std::string& path, std::string* error)
   void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* why = ::dlerror();
-    *error = "no CUDA driver (" + std::string(why ? why : path + ": cannot be loaded") + ")";
+    *error = "no CUDA driver (" + std::string(why ? why : path + ": cannot be loaded") +
+             "); set SHMEM_CUDA_DRIVER or run on a machine with an NVIDIA GPU";
     return nullptr;
   }
   auto get = reinterpret_cast<GetProcAddress>(::dlsym(lib, "cuGetProcAddress_v2"));
