@@ -78,7 +78,7 @@ void signal_wait_on(const char* f, W* sig_addr, int cmp, W cmp_value, shmemx_str
 
 void putmem(const char* f, void* dest, const void* source, std::size_t bytes, int pe, shmemx_stream_t s) noexcept {
   submit(s, f, [=](Runtime& rt) -> int {
-    if (const int rc = check_remote(rt, f, "dest", dest, bytes, pe)) return rc;
+    if (const int rc = check_remote(rt, f, "dest", dest, bytes, pe, true)) return rc;
     if (const int rc = check_local(f, "source", source, bytes)) return rc;
     core::put(rt.default_ctx(), dest, source, bytes, pe);
     return 0;
@@ -87,7 +87,7 @@ void putmem(const char* f, void* dest, const void* source, std::size_t bytes, in
 
 void getmem(const char* f, void* dest, const void* source, std::size_t bytes, int pe, shmemx_stream_t s) noexcept {
   submit(s, f, [=](Runtime& rt) -> int {
-    if (const int rc = check_remote(rt, f, "source", source, bytes, pe)) return rc;
+    if (const int rc = check_remote(rt, f, "source", source, bytes, pe, true)) return rc;
     if (const int rc = check_local(f, "dest", dest, bytes)) return rc;
     core::get(rt.default_ctx(), dest, source, bytes, pe);
     return 0;
