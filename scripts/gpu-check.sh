@@ -20,7 +20,7 @@ step "machine"
 nvidia-smi -L || summary "no nvidia-smi"
 nvcc --version | tail -1; cmake --version | head -1; g++ --version | head -1
 py=$(command -v python3)
-nvshmem_dir=$("$py" -c 'import nvidia.nvshmem, os; print(os.path.dirname(nvidia.nvshmem.__file__))' 2>/dev/null || true)
+nvshmem_dir=$("$py" -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null || true)
 echo "python3: $py; nvshmem: ${nvshmem_dir:-none}"
 
 step "MPS"
@@ -51,7 +51,7 @@ grep -E "shmem .*(CUDA|NVSHMEM|UCX)" "$OUT/configure.log"
 
 step "build"
 # Only what the check runs: the library, its plugins, the launcher, the CUDA tests, examples, bench.
-targets=$(cmake --build build-gpu --target help | sed -n 's/^\.\.\. \([A-Za-z_0-9]*\).*/\1/p' |
+targets=$(cmake --build build-gpu --target help | grep -oE '^(\.\.\. )?[A-Za-z_0-9]+' | sed 's/^\.\.\. //' |
           grep -E '^(shmem|shmem_cuda|oshrun|cuda_.*|bench_gpu_.*)$' | tr '\n' ' ')
 # shellcheck disable=SC2086
 if ! timeout 300 cmake --build build-gpu -j"$(nproc)" --target $targets >"$OUT/build.log" 2>&1; then
@@ -69,7 +69,7 @@ grep -E "Not Run|Skipped|\*\*\*" "$OUT/ctest-cuda.log" | head -20
 step "compute-sanitizer memcheck (2 PEs)"
 if command -v compute-sanitizer >/dev/null; then
   SHMEM_CUDA_HEAP_SIZE=256M SHMEM_WAIT_TIMEOUT=60 timeout 100 build-gpu/bin/oshrun -n 2 \
-    compute-sanitizer --tool memcheck --error-exitcode 3 build-gpu/tests/cuda/cuda_device_pe >"$OUT/memcheck.log" 2>&1
+    compute-sanitizer --tool memcheck --error-exitcode 3 build-gpu/bin/cuda_device_pe >"$OUT/memcheck.log" 2>&1
   rc=$?
   tail -15 "$OUT/memcheck.log"
   summary "memcheck cuda_device_pe np2: rc=$rc ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/memcheck.log") PEs with 0 errors)"

@@ -178,27 +178,31 @@ __device__ __forceinline__ std::uint64_t bits(T v) {
   return b;
 }
 
-// The pause of every device wait: spin, then back off with __nanosleep up to 1 us (other
-// kernels, e.g. peers' under MPS, get the issue slots); past SHMEM_WAIT_TIMEOUT the wait is
-// reported (PE, address, expected, seen) and the kernel traps.
+// The pause of every device wait: spin (a peer's kernel usually answers within microseconds, and
+// a sleep would add its length to the hand-off), then, after kSpinNs, back off with __nanosleep
+// up to 1 us so that other kernels (peers' under MPS) get the issue slots; past
+// SHMEM_WAIT_TIMEOUT the wait is reported (PE, address, expected, seen) and the kernel traps.
 class Backoff {
  public:
+  static constexpr std::uint64_t kSpinNs = 50'000;
+
   __device__ __forceinline__ void pause(const char* routine, const void* addr, std::uint64_t expected,
                                         std::uint64_t seen, int cmp) {
-    if (++n_ < 64) return;
-    __nanosleep(sleep_ns_);
-    if (sleep_ns_ < 1024) sleep_ns_ *= 2;
-    if ((n_ & 255) == 0) check(routine, addr, expected, seen, cmp);
+    if ((++n_ & 63) != 0) return;
+    slow(routine, addr, expected, seen, cmp);
   }
 
  private:
-  __device__ __noinline__ void check(const char* routine, const void* addr, std::uint64_t expected, std::uint64_t seen,
-                                    int cmp) {
-    const std::uint64_t limit = state().timeout_ns;
-    if (limit == 0) return;
+  __device__ __noinline__ void slow(const char* routine, const void* addr, std::uint64_t expected, std::uint64_t seen,
+                                   int cmp) {
     const std::uint64_t t = now_ns();
     if (start_ == 0) start_ = t;
-    if (t - start_ < limit) return;
+    const std::uint64_t waited = t - start_;
+    if (waited < kSpinNs) return;
+    __nanosleep(sleep_ns_);
+    if (sleep_ns_ < 1024) sleep_ns_ *= 2;
+    const std::uint64_t limit = state().timeout_ns;
+    if (limit == 0 || waited < limit) return;
     Report r{kGpuErrTimeout, routine, state().my_pe, addr, 0, expected, seen, cmp};
     report(r);
     __trap();

@@ -29,18 +29,35 @@ __device__ __forceinline__ void block_sync(const Block&) { __syncthreads(); }
 
 namespace cuda::detail {
 
-// Copies bytes [lo, hi) with `step` threads starting at `rank` (rank < step): 16-byte vectors
-// when source and destination agree modulo 16, bytes otherwise.
+// Copies `bytes` with `step` threads starting at `rank` (rank < step): 16-byte vectors when source
+// and destination agree modulo 16 (four loads in flight per thread before their stores, for
+// bandwidth), 8-byte words when both are 8-aligned, bytes otherwise.
+__device__ __forceinline__ void copy_vectors(uint4* d, const uint4* s, std::size_t n, unsigned rank, unsigned step) {
+  std::size_t i = rank;
+  for (; i + 3 * static_cast<std::size_t>(step) < n; i += 4 * static_cast<std::size_t>(step)) {
+    const uint4 a = s[i], b = s[i + step], c = s[i + 2 * static_cast<std::size_t>(step)],
+                e = s[i + 3 * static_cast<std::size_t>(step)];
+    d[i] = a;
+    d[i + step] = b;
+    d[i + 2 * static_cast<std::size_t>(step)] = c;
+    d[i + 3 * static_cast<std::size_t>(step)] = e;
+  }
+  for (; i < n; i += step) d[i] = s[i];
+}
 __device__ __forceinline__ void copy_span(char* dst, const char* src, std::size_t bytes, unsigned rank,
                                           unsigned step) {
-  std::size_t head = 0;
-  if (((reinterpret_cast<std::uintptr_t>(dst) ^ reinterpret_cast<std::uintptr_t>(src)) & 15) == 0) {
-    head = (16 - (reinterpret_cast<std::uintptr_t>(dst) & 15)) & 15;
+  const auto da = reinterpret_cast<std::uintptr_t>(dst), sa = reinterpret_cast<std::uintptr_t>(src);
+  if (((da | sa | bytes) & 7) == 0 && bytes <= 256) {  // small and word-aligned: whole words
+    auto* d = reinterpret_cast<std::uint64_t*>(dst);
+    const auto* s = reinterpret_cast<const std::uint64_t*>(src);
+    for (std::size_t i = rank; i < bytes / 8; i += step) d[i] = s[i];
+    return;
+  }
+  if (((da ^ sa) & 15) == 0) {
+    std::size_t head = (16 - (da & 15)) & 15;
     if (head > bytes) head = bytes;
     const std::size_t vecs = (bytes - head) / 16;
-    auto* d = reinterpret_cast<uint4*>(dst + head);
-    auto* s = reinterpret_cast<const uint4*>(src + head);
-    for (std::size_t i = rank; i < vecs; i += step) d[i] = s[i];
+    copy_vectors(reinterpret_cast<uint4*>(dst + head), reinterpret_cast<const uint4*>(src + head), vecs, rank, step);
     for (std::size_t i = head + vecs * 16 + rank; i < bytes; i += step) dst[i] = src[i];
     for (std::size_t i = rank; i < head; i += step) dst[i] = src[i];
     return;
