@@ -50,7 +50,7 @@ __global__ void k_wait(std::uint64_t* sig, int cmp, std::uint64_t value) { dev::
 
 __device__ void team_barrier(const StreamTeam& t, const char* routine) {
   dev::quiet();
-  dev::cuda::detail::team_sync_on(routine, kStreamSlotBase + t.slot % kStreamSlots, t.root_world, t.n);
+  dev::cuda::detail::team_sync_on(routine, kStreamSlotBase + t.slot % kStreamSlots, t.members, t.me, t.n);
 }
 __global__ void k_barrier(StreamTeam t) { team_barrier(t, "shmemx_barrier_on_stream (CUDA)"); }
 

@@ -31,7 +31,6 @@ struct StreamTeam {
   int me = 0;
   int slot = 0;
   const int* members = nullptr;  // device memory, n entries
-  int root_world = 0;            // members[0], the PE whose cell counts arrivals
 };
 
 enum class RedOp : int { kSum, kProd, kMin, kMax, kAnd, kOr, kXor };

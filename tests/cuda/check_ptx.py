@@ -29,11 +29,11 @@ REQUIRED = {
     "k_atomic_add_u8": [r"atom\.cas(\.relaxed)?\.sys\.b32"],    # 8-bit add: likewise
     "k_atomic_add_double": [r"(atom|red)\.add(\.relaxed)?\.sys\.f64"],
     "k_atomic_fetch_float": [r"ld\.relaxed\.sys\.b32"],
-    "k_barrier_all": [r"fence\.sc\.sys", r"atom\.add\.acq_rel\.sys\.u64", r"ld\.acquire\.sys\.b64",
-                      r"st\.release\.sys\.b64"],
-    "k_barrier_all_block": [r"bar\.sync|barrier\.sync", r"atom\.add\.acq_rel\.sys\.u64"],
-    "k_barrier_all_grid": [r"atom\.add\.acq_rel\.sys\.u64"],
-    "k_sync_all": [r"atom\.add\.acq_rel\.sys\.u64", r"ld\.acquire\.sys\.b64"],
+    # dissemination barriers: a release store of the epoch into the peer's flag, acquire polling
+    "k_barrier_all": [r"fence\.sc\.sys", r"st\.release\.sys\.b64", r"ld\.acquire\.sys\.b64"],
+    "k_barrier_all_block": [r"bar\.sync|barrier\.sync", r"st\.release\.sys\.b64", r"ld\.acquire\.sys\.b64"],
+    "k_barrier_all_grid": [r"st\.release\.sys\.b64", r"ld\.acquire\.sys\.b64"],
+    "k_sync_all": [r"st\.release\.sys\.b64", r"ld\.acquire\.sys\.b64"],
 }
 # Kernels whose cooperative-groups grid barrier (within this PE's own launch) is at GPU scope.
 GRID_SCOPE_OK = {"k_barrier_all_grid"}

@@ -10,8 +10,8 @@
 //   barrier_all_block(b) / sync_all_block(b)       every thread of one block per PE
 //   barrier_all_grid(b) / sync_all_grid(b)         every thread of a cooperative launch per PE
 //                                                  (the Ascend API's aclshmem_barrier_all)
-// They count arrivals in a cell of the device synchronisation area at the start of PE 0's GPU heap
-// (state.hpp: kGpuSyncOffset), apart from the host's barriers. Device barriers serve
+// They are dissemination barriers on cells of the device synchronisation area at the start of every
+// PE's GPU heap (state.hpp: kGpuSyncOffset), apart from the host's barriers. Device barriers serve
 // SHMEM_TEAM_WORLD; other teams are refused (reported, nothing done) in this version.
 #include <cooperative_groups.h>
 
@@ -32,40 +32,53 @@ __device__ __forceinline__ int team_translate_pe(shmem_team_t src, int pe, shmem
 
 namespace cuda::detail {
 
-struct alignas(64) SyncCell {
-  std::uint64_t count;  // arrivals of the current round
-  char pad_[56];
-  std::uint64_t gen;    // completed rounds
-  char pad2_[56];
+// A team slot's cell of the device synchronisation area, on every member: this PE's count of
+// barriers on the slot, and one flag per dissemination round (written by one other member only).
+inline constexpr int kSyncRounds = 15;  // up to 2^15 members
+struct alignas(128) SyncCell {
+  std::uint64_t epoch;
+  std::uint64_t flag[kSyncRounds];
 };
 static_assert(sizeof(SyncCell) == 128 && kGpuSyncSlots * sizeof(SyncCell) <= kGpuStreamOffset - kGpuSyncOffset);
 
-// Centralised counter barrier on cell `slot` of world PE `root`: the last of n arrivals resets the
-// count and advances the generation the others wait for. The generation is read before arriving,
-// which is safe because it cannot advance before this caller arrives.
-__device__ __noinline__ inline void team_sync_on(const char* routine, int slot, int root, int n) {
-  if (n <= 1) return;
+__device__ __forceinline__ SyncCell* sync_cell(int world_pe, int slot) {
   const GpuState& s = state();
-  const int li = s.n_local == s.n_pes ? root : s.local_index[root];
-  if (li < 0) return bad_target(routine, s.my_heap, 0, root);
-  auto* cell = reinterpret_cast<SyncCell*>(s.base + static_cast<std::size_t>(li) * s.stride + kGpuSyncOffset) + slot;
-  SysRef<std::uint64_t> gen(cell->gen);
-  SysRef<std::uint64_t> count(cell->count);
-  const std::uint64_t g = gen.load(kAcquire);
-  if (count.fetch_add(1, ::cuda::std::memory_order_acq_rel) == static_cast<std::uint64_t>(n - 1)) {
-    count.store(0, kRelaxed);
-    gen.store(g + 1, kRelease);
-    return;
+  const int li = s.n_local == s.n_pes ? world_pe : s.local_index[world_pe];
+  if (li < 0) return nullptr;
+  return reinterpret_cast<SyncCell*>(s.base + static_cast<std::size_t>(li) * s.stride + kGpuSyncOffset) + slot;
+}
+
+// Dissemination barrier on cell `slot` of the n members (members[i] is member i as a world PE;
+// nullptr: the world, member i = PE i; this PE is member `me`): in round k member i raises the
+// round-k flag of member (i + 2^k) % n to this barrier's epoch (a release) and waits until its
+// own round-k flag reaches it (an acquire): ceil(log2 n) one-way latencies and no shared counter.
+// Flags only grow (each has one writer, and the epoch is this PE's count of barriers on the slot,
+// kept in its own cell by the one caller per PE), so nothing is reset; a member already in the
+// next barrier raises a flag past the epoch, which still releases this one's waiter, rightly.
+__device__ __noinline__ inline void team_sync_on(const char* routine, int slot, const int* members, int me, int n) {
+  if (n <= 1) return;
+  if (n > (1 << kSyncRounds)) return bad_argument(routine, n);
+  const int my_world = members ? members[me] : me;
+  SyncCell* mine = sync_cell(my_world, slot);
+  if (mine == nullptr) return bad_target(routine, state().my_heap, 0, my_world);
+  const std::uint64_t epoch = mine->epoch + 1;
+  mine->epoch = epoch;
+  for (int k = 0, d = 1; d < n; ++k, d <<= 1) {
+    const int to = members ? members[(me + d) % n] : (me + d) % n;
+    SyncCell* peer = sync_cell(to, slot);
+    if (peer == nullptr) return bad_target(routine, state().my_heap, 0, to);
+    SysRef<std::uint64_t>(peer->flag[k]).store(epoch, kRelease);
+    SysRef<std::uint64_t> own(mine->flag[k]);
+    Backoff backoff;
+    for (std::uint64_t v = own.load(kAcquire); v < epoch; v = own.load(kAcquire))
+      backoff.pause(routine, &mine->flag[k], epoch, v, SHMEM_CMP_GE);
   }
-  Backoff backoff;
-  for (std::uint64_t v = gen.load(kAcquire); v == g; v = gen.load(kAcquire))
-    backoff.pause(routine, &cell->gen, g + 1, v, SHMEM_CMP_GT);
 }
 
 __device__ __forceinline__ void team_sync(const char* routine, shmem_team_t team) {
   if (!is_world(team)) [[unlikely]]
     return bad_argument(routine, -1);
-  team_sync_on(routine, 0, 0, state().n_pes);
+  team_sync_on(routine, 0, nullptr, state().my_pe, state().n_pes);
 }
 
 }  // namespace cuda::detail
