@@ -97,6 +97,9 @@ int main(int argc, char** argv) {
   };
 
   if (!std::strcmp(what, "all") || !std::strcmp(what, "putbw")) {
+    int sms = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const int put_blocks = 4 * sms;  // as gpu_bench.cu
     char* dst = static_cast<char*>(nvshmem_malloc(max_bytes));
     char* src = static_cast<char*>(nvshmem_malloc(max_bytes));
     CUDA_CHECK(cudaMemset(src, 1, max_bytes));
@@ -106,7 +109,7 @@ int main(int argc, char** argv) {
         nvshmem_barrier_all();
         if (me == 0) {
           CUDA_CHECK(cudaEventRecord(e0));
-          put_kernel<<<132, 512>>>(dst, src, bytes, 1);
+          put_kernel<<<put_blocks, 512>>>(dst, src, bytes, 1);
           CUDA_CHECK(cudaEventRecord(e1));
           CUDA_CHECK(cudaEventSynchronize(e1));
           float ms = 0;
