@@ -131,16 +131,11 @@ __device__ __forceinline__ T wait_until(T* ivar, int cmp, T value) {
     cuda::detail::bad_argument(f, cmp);
     return T{};
   }
-  // Polls with relaxed loads (cheap), then confirms with one acquire load, which reads the value
-  // the signaller released (or a later one) and so orders this thread's later reads after its data.
   cuda::detail::SysRef<T> a(*ivar);
   cuda::detail::Backoff backoff;
   for (;;) {
-    T v = a.load(cuda::detail::kRelaxed);
-    if (cuda::detail::compare(cmp, v, value)) {
-      v = a.load(cuda::detail::kAcquire);
-      if (cuda::detail::compare(cmp, v, value)) return v;
-    }
+    const T v = a.load(cuda::detail::kAcquire);
+    if (cuda::detail::compare(cmp, v, value)) return v;
     backoff.pause(f, ivar, cuda::detail::bits(value), cuda::detail::bits(v), cmp);
   }
 }

@@ -70,9 +70,8 @@ __device__ __noinline__ inline void team_sync_on(const char* routine, int slot, 
     SysRef<std::uint64_t>(peer->flag[k]).store(epoch, kRelease);
     SysRef<std::uint64_t> own(mine->flag[k]);
     Backoff backoff;
-    for (std::uint64_t v = own.load(kRelaxed); v < epoch; v = own.load(kRelaxed))
+    for (std::uint64_t v = own.load(kAcquire); v < epoch; v = own.load(kAcquire))
       backoff.pause(routine, &mine->flag[k], epoch, v, SHMEM_CMP_GE);
-    (void)own.load(kAcquire);  // the flag's writer released it: order what follows after its writes
   }
 }
 
