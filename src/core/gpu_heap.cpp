@@ -205,6 +205,7 @@ GpuHeap::~GpuHeap() {
   if (p_ && ctx_) {
     if (status_host_) p_->host_free(ctx_, status_host_);
     if (index_dev_) p_->device_free(ctx_, index_dev_);
+    for (auto& entry : team_members_) p_->device_free(ctx_, entry.second);
     if (heap_) p_->heap_destroy(heap_);
     p_->close(ctx_);
   }
@@ -254,6 +255,30 @@ bool GpuHeap::stream_sync(void* stream, std::string* error) const {
   if (p_->stream_sync(ctx_, stream, err, sizeof err) == 0) return true;
   *error = reason(err);
   return false;
+}
+
+bool GpuHeap::stream_op(void* stream, const shmem_cuda_stream_op& op, std::string* error) const {
+  char err[512] = "";
+  if (p_->stream_op(ctx_, stream, &op, err, sizeof err) == 0) return true;
+  *error = reason(err);
+  return false;
+}
+
+const int* GpuHeap::team_members(const std::vector<int>& world_pes, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [members, dev] : team_members_)
+    if (members == world_pes) return static_cast<const int*>(dev);
+  char err[512] = "";
+  void* dev = nullptr;
+  const std::size_t bytes = world_pes.size() * sizeof(int);
+  if (p_->device_alloc(ctx_, bytes, &dev, err, sizeof err) != 0 ||
+      p_->copy(ctx_, dev, world_pes.data(), bytes, err, sizeof err) != 0) {
+    if (dev) p_->device_free(ctx_, dev);
+    *error = reason(err);
+    return nullptr;
+  }
+  team_members_.emplace_back(world_pes, dev);
+  return static_cast<const int*>(dev);
 }
 
 }  // namespace shmem::core

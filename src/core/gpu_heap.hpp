@@ -65,6 +65,11 @@ class GpuHeap {
                std::size_t count, std::string* error) const;
   bool fill(void* dst, unsigned char value, std::size_t bytes, std::string* error) const;
   bool stream_sync(void* stream, std::string* error) const;
+  // Enqueues op on a user's CUDA stream (the plugin's stream kernels); false with *error set.
+  bool stream_op(void* stream, const shmem_cuda_stream_op& op, std::string* error) const;
+  // A team's members (world PEs) as a device array for stream collectives: made once per team
+  // and membership, kept until the heap goes (nullptr with *error set on failure).
+  const int* team_members(const std::vector<int>& world_pes, std::string* error);
 
  private:
   GpuHeap() : alloc_(0) {}
@@ -79,8 +84,9 @@ class GpuHeap {
   bool claimed_ = false;  // holds the process's one GPU heap
   std::vector<int> local_index_;  // per world PE: local index, -1 on another host
   GpuState state_;
-  mutable std::mutex mu_;  // the allocator
+  mutable std::mutex mu_;  // the allocator and the team member arrays
   HeapAllocator alloc_;
+  std::vector<std::pair<std::vector<int>, void*>> team_members_;  // device copies, by membership
 };
 
 // Rounds bytes up to a multiple of granularity (a power of two or any positive number).

@@ -6,6 +6,7 @@
 
 #include "cuda/context.hpp"
 #include "cuda/heap.hpp"
+#include "cuda/stream_entry.hpp"
 #include "plugins/cuda_plugin_abi.h"
 
 namespace shmem::cuda {
@@ -149,10 +150,17 @@ int p_stream_sync(void* ctx, void* stream, char* err, std::size_t err_len) {
   });
 }
 
+int p_stream_op(void* ctx, void* stream, const shmem_cuda_stream_op* op, char* err, std::size_t err_len) {
+  return guarded(err, err_len, [&](std::string* e) {
+    const Context& c = as_ctx(ctx);
+    return c.make_current(e) && stream_op(stream, *op, e);
+  });
+}
+
 constexpr shmem_cuda_plugin kTable = {
     SHMEM_CUDA_PLUGIN_ABI_VERSION, sizeof(shmem_cuda_plugin), p_open,  p_close,      p_heap_create, p_heap_map,
     p_heap_destroy,                p_copy,                    p_copy_2d, p_memset8,  p_host_alloc,  p_host_free,
-    p_device_alloc,                p_device_free,             p_stream_sync};
+    p_device_alloc,                p_device_free,             p_stream_sync, p_stream_op};
 
 }  // namespace
 }  // namespace shmem::cuda

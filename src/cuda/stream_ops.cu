@@ -59,6 +59,8 @@ __global__ void k_barrier(StreamTeam t) { team_barrier(t, "shmemx_barrier_on_str
 __device__ void pull(char* dest, const char* source, std::size_t bytes, int pe, unsigned rank, unsigned step) {
   dev::cuda::detail::rma<false>("shmem stream collective (CUDA)", dest, source, bytes, pe, rank, step);
 }
+// Team member i as a world PE (members == nullptr: the world).
+__device__ int member(const StreamTeam& t, int i) { return t.members ? member(t, i) : i; }
 __device__ unsigned grid_rank() { return blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ unsigned grid_step() { return gridDim.x * blockDim.x; }
 
@@ -67,13 +69,13 @@ __global__ void k_pull(StreamTeam t, Pull kind, char* dest, const char* source, 
   const unsigned rank = grid_rank(), step = grid_step();
   switch (kind) {
     case Pull::kBroadcast:
-      if (t.me != root || dest != source) pull(dest, source, bytes, t.members[root], rank, step);
+      if (t.me != root || dest != source) pull(dest, source, bytes, member(t, root), rank, step);
       break;
     case Pull::kFcollect:
-      for (int i = 0; i < t.n; ++i) pull(dest + i * bytes, source, bytes, t.members[i], rank, step);
+      for (int i = 0; i < t.n; ++i) pull(dest + i * bytes, source, bytes, member(t, i), rank, step);
       break;
     case Pull::kAlltoall:
-      for (int i = 0; i < t.n; ++i) pull(dest + i * bytes, source + t.me * bytes, bytes, t.members[i], rank, step);
+      for (int i = 0; i < t.n; ++i) pull(dest + i * bytes, source + t.me * bytes, bytes, member(t, i), rank, step);
       break;
   }
 }
@@ -96,14 +98,14 @@ template <class T, RedOp kOp>
 __device__ void reduce_range(const StreamTeam& t, T* dest, const T* source, std::size_t lo, std::size_t hi) {
   if (lo >= hi) return;
   for (int m = 0; m < t.n; ++m) {
-    if (dev::cuda::detail::target(source + lo, (hi - lo) * sizeof(T), t.members[m]) != nullptr) continue;
+    if (dev::cuda::detail::target(source + lo, (hi - lo) * sizeof(T), member(t, m)) != nullptr) continue;
     if (grid_rank() == 0)
-      dev::cuda::detail::bad_target("shmemx_reduce_on_stream (CUDA)", source + lo, (hi - lo) * sizeof(T), t.members[m]);
+      dev::cuda::detail::bad_target("shmemx_reduce_on_stream (CUDA)", source + lo, (hi - lo) * sizeof(T), member(t, m));
     return;
   }
   for (std::size_t i = lo + grid_rank(); i < hi; i += grid_step()) {
-    T acc = static_cast<const T*>(dev::ptr(source, t.members[0]))[i];
-    for (int m = 1; m < t.n; ++m) acc = combine<T, kOp>(acc, static_cast<const T*>(dev::ptr(source, t.members[m]))[i]);
+    T acc = static_cast<const T*>(dev::ptr(source, member(t, 0)))[i];
+    for (int m = 1; m < t.n; ++m) acc = combine<T, kOp>(acc, static_cast<const T*>(dev::ptr(source, member(t, m)))[i]);
     dest[i] = acc;
   }
 }
@@ -127,7 +129,7 @@ __global__ void k_gather_chunks(StreamTeam t, T* dest, std::size_t count) {
     if (m == t.me) continue;
     const std::size_t lo = ::min(count, per * m), hi = ::min(count, lo + per);
     pull(reinterpret_cast<char*>(dest + lo), reinterpret_cast<const char*>(dest + lo), (hi - lo) * sizeof(T),
-         t.members[m], grid_rank(), grid_step());
+         member(t, m), grid_rank(), grid_step());
   }
 }
 

@@ -30,7 +30,7 @@ struct StreamTeam {
   int n = 1;
   int me = 0;
   int slot = 0;
-  const int* members = nullptr;  // device memory, n entries
+  const int* members = nullptr;  // device memory, n entries; nullptr: the world (member i = PE i)
 };
 
 enum class RedOp : int { kSum, kProd, kMin, kMax, kAnd, kOr, kXor };

@@ -37,6 +37,32 @@ typedef struct shmem_cuda_device_info {
   char name[128];
 } shmem_cuda_device_info;
 
+/* One stream-ordered operation on GPU symmetric memory (stream_op below; src/cuda/stream_ops.hpp).
+ * Addresses are this PE's symmetric GPU addresses; team_members is device memory (NULL: the world,
+ * member i = PE i). Unused fields are ignored. */
+enum shmem_cuda_stream_kind {
+  SHMEM_CUDA_STREAM_PUT = 0, SHMEM_CUDA_STREAM_GET = 1, SHMEM_CUDA_STREAM_SIGNAL = 2, SHMEM_CUDA_STREAM_WAIT = 3,
+  SHMEM_CUDA_STREAM_BARRIER = 4, SHMEM_CUDA_STREAM_BROADCAST = 5, SHMEM_CUDA_STREAM_FCOLLECT = 6,
+  SHMEM_CUDA_STREAM_ALLTOALL = 7, SHMEM_CUDA_STREAM_REDUCE = 8
+};
+typedef struct shmem_cuda_stream_op {
+  int kind;                  /* shmem_cuda_stream_kind */
+  void* dest;
+  const void* source;
+  size_t bytes;              /* RMA and gathers: bytes per PE */
+  size_t count;              /* reductions: elements */
+  int elem;                  /* reductions: shmem::cuda::Elem */
+  int op;                    /* reductions: shmem::cuda::RedOp */
+  int pe;                    /* RMA, signal: the target PE (world) */
+  int root;                  /* broadcast: the root's team PE */
+  uint64_t* sig;             /* signal, wait */
+  uint64_t value;            /* signal: the value; wait: the compared value */
+  int sig_op;                /* signal: SHMEM_SIGNAL_SET / _ADD */
+  int cmp;                   /* wait: SHMEM_CMP_* */
+  int team_n, team_me, team_slot;
+  const int* team_members;
+} shmem_cuda_stream_op;
+
 typedef struct shmem_cuda_plugin {
   unsigned abi_version; /* SHMEM_CUDA_PLUGIN_ABI_VERSION */
   unsigned size;        /* sizeof(shmem_cuda_plugin) of the plugin's build */
@@ -77,6 +103,11 @@ typedef struct shmem_cuda_plugin {
 
   /* cuStreamSynchronize of a user's CUstream (NULL: the legacy default stream). */
   int (*stream_sync)(void* ctx, void* stream, char* err, size_t err_len);
+
+  /* Enqueues `op` on the user's CUstream `stream` as small kernels that run in the stream's order
+   * (after its earlier work, before its later work) and returns at once. Errors inside the kernels
+   * go to the PE's GPU status record; this returns nonzero only when the enqueue failed. */
+  int (*stream_op)(void* ctx, void* stream, const shmem_cuda_stream_op* op, char* err, size_t err_len);
 } shmem_cuda_plugin;
 
 typedef const shmem_cuda_plugin* (*shmem_cuda_plugin_fn)(void);

@@ -91,6 +91,11 @@ int Stream::synchronize() noexcept {
   return e;
 }
 
+void Stream::wait_idle() noexcept {
+  std::unique_lock<std::mutex> lk(mu_);
+  idle_cv_.wait(lk, [this] { return queue_.empty() && !running_; });
+}
+
 bool Stream::pending() noexcept {
   std::lock_guard<std::mutex> g(mu_);
   return !queue_.empty() || running_;

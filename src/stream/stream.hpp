@@ -68,6 +68,8 @@ class Stream {
   // Waits until all work has completed; returns and clears the first recorded error.
   int synchronize() noexcept;
   bool pending() noexcept;
+  // Waits until the library thread has run every queued item (errors stay recorded).
+  void wait_idle() noexcept;
   void record(int code) noexcept;  // the first error wins
   bool is_own_thread() noexcept;   // called from this stream's work?
   // Drains the queue and ends the thread (a later enqueue starts a new one).
