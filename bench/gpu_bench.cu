@@ -5,6 +5,8 @@
 //   pingpong  8-byte put+signal ping-pong between the 2 PEs (2-PE runs only), one thread each; us
 //             per one-way trip
 //   barrier   device barrier_all from one thread per PE; us per barrier
+//   stream    on a CUDA stream (shmemx_stream_create_cuda): barrier_all, float sum allreduce 8 B to
+//             256 MiB, alltoall 8 B to 16 MiB per PE; us per operation (events around 20 of them)
 // Output: CSV lines "lib,metric,bytes,npes,value,unit" on PE 0, each value a median of 7 trials.
 #include <shmem.h>
 #include <shmemx.h>
@@ -166,6 +168,51 @@ int main(int argc, char** argv) {
       us.push_back(timed_kernel_ns(ns_dev) / 1e3 / kIters);
     }
     row("device_barrier", 0, median(us), "us");
+  }
+
+  if (!std::strcmp(what, "all") || !std::strcmp(what, "stream")) {
+    cudaStream_t cs;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+    shmemx_stream_t st;
+    if (shmemx_stream_create_cuda(&st, cs) != 0) shmem_global_exit(3);
+    constexpr int kOps = 20;
+    // us per operation: the median of kTrials batches of kOps, each batch timed with events.
+    auto per_op = [&](auto&& enqueue) {
+      std::vector<double> us;
+      for (int t = 0; t < kTrials + 1; ++t) {  // the first batch warms up
+        shmem_barrier_all();
+        CUDA_CHECK(cudaEventRecord(e0, cs));
+        for (int i = 0; i < kOps; ++i) enqueue();
+        CUDA_CHECK(cudaEventRecord(e1, cs));
+        if (shmemx_stream_synchronize(st) != 0) shmem_global_exit(4);
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        if (t > 0) us.push_back(ms * 1e3 / kOps);
+      }
+      return median(us);
+    };
+    row("stream_barrier", 0, per_op([&] { shmemx_barrier_all_on_stream(st); }), "us");
+    const std::size_t max_reduce = std::min<std::size_t>(max_bytes, std::size_t{256} << 20);
+    auto* rs = static_cast<float*>(shmemx_cuda_malloc(max_reduce));
+    auto* rd = static_cast<float*>(shmemx_cuda_malloc(max_reduce));
+    CUDA_CHECK(cudaMemset(rs, 0, max_reduce));
+    for (std::size_t bytes = 8; bytes <= max_reduce; bytes *= 8) {
+      const std::size_t n = bytes / sizeof(float);
+      row("allreduce_sum_float", bytes,
+          per_op([&] { shmemx_float_sum_reduce_on_stream(SHMEM_TEAM_WORLD, rd, rs, n, st); }), "us");
+      if (bytes * 8 > max_reduce && bytes != max_reduce) bytes = max_reduce / 8;  // end exactly at the maximum
+    }
+    shmemx_cuda_free(rd);
+    shmemx_cuda_free(rs);
+    const std::size_t max_a2a = std::size_t{16} << 20;
+    auto* as = static_cast<char*>(shmemx_cuda_malloc(max_a2a * shmem_n_pes()));
+    auto* ad = static_cast<char*>(shmemx_cuda_malloc(max_a2a * shmem_n_pes()));
+    for (std::size_t bytes = 8; bytes <= max_a2a; bytes *= 8)
+      row("alltoall", bytes, per_op([&] { shmemx_alltoallmem_on_stream(SHMEM_TEAM_WORLD, ad, as, bytes, st); }), "us");
+    shmemx_cuda_free(ad);
+    shmemx_cuda_free(as);
+    shmemx_stream_destroy(st);
+    cudaStreamDestroy(cs);
   }
 
   cudaFree(ns_dev);

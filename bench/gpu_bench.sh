@@ -12,9 +12,17 @@ echo "lib,metric,bytes,npes,value,unit" >"$csv"
 run() { timeout 90 "$oshrun" -n "$1" "${@:2}" | grep -E '^(shmem|nvshmem),' >>"$csv" || echo "gpu_bench.sh: '${*:2}' at $1 PEs failed (rc $?)"; }
 run 2 "$build/bench/gpu_bench" all $((1 << 30))
 run 4 "$build/bench/gpu_bench" barrier
+run 4 "$build/bench/gpu_bench" stream $((256 << 20))
 if [ -x "$build/bench/gpu_nvshmem" ]; then
   run 2 "$build/bench/gpu_nvshmem" all $((1 << 30))
   run 4 "$build/bench/gpu_nvshmem" barrier
+  run 4 "$build/bench/gpu_nvshmem" stream $((256 << 20))
+fi
+# PyTorch's SymmetricMemory one-shot allreduce (2 ranks on the one GPU), where torch is there.
+if python3 -c 'import torch.distributed._symmetric_memory' 2>/dev/null; then
+  TORCH_SYMM_MEM_ALLOW_OVERLAPPING_DEVICES=1 timeout 120 python3 -m torch.distributed.run --nproc_per_node 2 \
+    "$(dirname "$0")/gpu_torch_symm.py" $((256 << 20)) 2>"${csv%.csv}-torch.err" | grep -E '^torch,' >>"$csv" ||
+    echo "gpu_bench.sh: torch SymmetricMemory failed (${csv%.csv}-torch.err)"
 fi
 cat "$csv"
 python3 - "$csv" <<'PY'
@@ -23,13 +31,17 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 key = lambda r: (r["metric"], r["bytes"], r["npes"])
 ours = {key(r): float(r["value"]) for r in rows if r["lib"] == "shmem"}
 theirs = {key(r): float(r["value"]) for r in rows if r["lib"] == "nvshmem"}
+torch = {key(r): float(r["value"]) for r in rows if r["lib"] == "torch"}
 copy = {(k[1], k[2]): v for k, v in ours.items() if k[0] == "copy_limit"}
-print(f"| metric | bytes | PEs | shmem | NVSHMEM | NVSHMEM/shmem | shmem/copy limit |\n|---|---|---|---|---|---|---|")
+print("| metric | bytes | PEs | shmem | NVSHMEM | NVSHMEM/shmem | PyTorch | PyTorch/shmem | shmem/copy limit |\n"
+      "|---|---|---|---|---|---|---|---|---|")
 for k, v in sorted(ours.items()):
     if k[0] == "copy_limit":
         continue
-    t = theirs.get(k)
+    t, p = theirs.get(k), torch.get(k)
     lim = copy.get((k[1], k[2])) if k[0] == "put_bw" else None
-    print(f"| {k[0]} | {k[1]} | {k[2]} | {v:.3f} | {'' if t is None else f'{t:.3f}'} | "
-          f"{'' if t is None else f'{t / v:.2f}'} | {'' if lim is None else f'{v / lim:.2f}'} |")
+    cell = lambda x: '' if x is None else f'{x:.3f}'
+    ratio = lambda x: '' if x is None else f'{x / v:.2f}'
+    print(f"| {k[0]} | {k[1]} | {k[2]} | {v:.3f} | {cell(t)} | {ratio(t)} | {cell(p)} | {ratio(p)} | "
+          f"{'' if lim is None else f'{v / lim:.2f}'} |")
 PY

@@ -150,6 +150,47 @@ int main(int argc, char** argv) {
     }
     row("device_barrier", 0, median(us), "us");
   }
+  if (!std::strcmp(what, "all") || !std::strcmp(what, "stream")) {
+    cudaStream_t cs;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+    constexpr int kOps = 20;
+    auto per_op = [&](auto&& enqueue) {
+      std::vector<double> us;
+      for (int t = 0; t < kTrials + 1; ++t) {
+        nvshmem_barrier_all();
+        CUDA_CHECK(cudaEventRecord(e0, cs));
+        for (int i = 0; i < kOps; ++i) enqueue();
+        CUDA_CHECK(cudaEventRecord(e1, cs));
+        CUDA_CHECK(cudaStreamSynchronize(cs));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        if (t > 0) us.push_back(ms * 1e3 / kOps);
+      }
+      return median(us);
+    };
+    row("stream_barrier", 0, per_op([&] { nvshmemx_barrier_all_on_stream(cs); }), "us");
+    const std::size_t max_reduce = std::min<std::size_t>(max_bytes, std::size_t{256} << 20);
+    auto* rs = static_cast<float*>(nvshmem_malloc(max_reduce));
+    auto* rd = static_cast<float*>(nvshmem_malloc(max_reduce));
+    CUDA_CHECK(cudaMemset(rs, 0, max_reduce));
+    for (std::size_t bytes = 8; bytes <= max_reduce; bytes *= 8) {
+      const std::size_t n = bytes / sizeof(float);
+      row("allreduce_sum_float", bytes,
+          per_op([&] { nvshmemx_float_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, rd, rs, n, cs); }), "us");
+      if (bytes * 8 > max_reduce && bytes != max_reduce) bytes = max_reduce / 8;
+    }
+    nvshmem_free(rd);
+    nvshmem_free(rs);
+    const std::size_t max_a2a = std::size_t{16} << 20;
+    auto* as = static_cast<char*>(nvshmem_malloc(max_a2a * nvshmem_n_pes()));
+    auto* ad = static_cast<char*>(nvshmem_malloc(max_a2a * nvshmem_n_pes()));
+    for (std::size_t bytes = 8; bytes <= max_a2a; bytes *= 8)
+      row("alltoall", bytes, per_op([&] { nvshmemx_alltoallmem_on_stream(NVSHMEM_TEAM_WORLD, ad, as, bytes, cs); }),
+          "us");
+    nvshmem_free(ad);
+    nvshmem_free(as);
+    cudaStreamDestroy(cs);
+  }
   cudaFree(ns_dev);
   nvshmem_finalize();
   shmem_free(uid);
