@@ -187,6 +187,21 @@ int main() {
   shmemx_cuda_free(again);
   shmemx_cuda_free(aligned);
 
+  // GPU to GPU: our own GPU memory (buf[400..463] = pattern(me)) as the local buffer of a put and a get.
+  auto* copy = static_cast<long*>(shmemx_cuda_malloc(64 * sizeof(long)));
+  CHECK(copy != nullptr, "malloc for the GPU-to-GPU copy");
+  if (copy) {
+    shmem_putmem(copy, buf + 400, 64 * sizeof(long), next);
+    shmem_barrier_all();
+    shmem_getmem(buf + 1000, copy, 64 * sizeof(long), me);  // into our own GPU memory
+    std::vector<long> check(64);
+    shmem_getmem(check.data(), buf + 1000, 64 * sizeof(long), me);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < 64; ++i) bad += check[i] != pattern(prev, 400 + i);
+    CHECK(bad == 0, "GPU-to-GPU put/get: %zu of 64 words differ", bad);
+    shmemx_cuda_free(copy);
+  }
+
   // A sink added now hears of the existing heap at once.
   shmemx_cuda_state_sink_add(late_sink);
   CHECK(g_late_calls == 1, "late sink called %d times", g_late_calls);
