@@ -37,10 +37,10 @@ bool unhex(const std::string& s, unsigned char* b, std::size_t n) {
 
 // Every PE reports its error ("" when it went well) with a payload; true on every PE alike when
 // none failed (payloads then holds every PE's), else false, and the lowest failing PE logs why.
-bool agree(Runtime& r, const std::string& tag, const std::string& error, const std::string& payload,
-           const char* func, std::vector<std::string>* payloads) {
-  std::vector<std::string> all = r.n_pes() == 1 ? std::vector<std::string>{}
-                                                : r.store_allgather(tag, error.empty() ? "+" + payload : "-" + error);
+bool agree(Runtime& r, const std::string& tag, const std::string& error, const std::string& payload, const char* func,
+           std::vector<std::string>* payloads) {
+  std::vector<std::string> all =
+      r.n_pes() == 1 ? std::vector<std::string>{} : r.store_allgather(tag, error.empty() ? "+" + payload : "-" + error);
   if (r.n_pes() == 1) all.push_back(error.empty() ? "+" + payload : "-" + error);
   for (int pe = 0; pe < r.n_pes(); ++pe) {
     const std::string& m = all[static_cast<std::size_t>(pe)];
@@ -108,7 +108,8 @@ std::unique_ptr<GpuHeap> GpuHeap::create(Runtime& r, const char* func) noexcept 
       return nullptr;
     std::size_t granularity = 1;
     for (const std::string& s : peers_info) granularity = std::max<std::size_t>(granularity, std::stoull(s.substr(33)));
-    const std::size_t bytes = gpu_round_up(std::max<std::size_t>(cfg.cuda_heap_size, dc::kGpuInternalBytes), granularity);
+    const std::size_t bytes =
+        gpu_round_up(std::max<std::size_t>(cfg.cuda_heap_size, dc::kGpuInternalBytes), granularity);
     // 2. This PE's heap, exported.
     char err[512] = "";
     int fd_raw = -1;
@@ -161,7 +162,8 @@ std::unique_ptr<GpuHeap> GpuHeap::create(Runtime& r, const char* func) noexcept 
     r.barrier();  // every PE's internal area is zeroed before any state goes out
     h->state_.version = dc::kGpuStateVersion;
     SHMEM_DEBUG_LOG("cuda", "GPU heap: %zu bytes per PE on device %d (%s, driver %d), %d node-local PEs at %p", bytes,
-                    info.ordinal, info.name, info.driver_version, h->state_.n_local, static_cast<void*>(h->state_.base));
+                    info.ordinal, info.name, info.driver_version, h->state_.n_local,
+                    static_cast<void*>(h->state_.base));
     publish_gpu_state(h->state_);
     return h;
   } catch (const std::exception& e) {

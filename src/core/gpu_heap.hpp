@@ -35,14 +35,14 @@ class GpuHeap {
 
   // Whether addr lies in this PE's GPU heap.
   bool contains(const void* addr) const noexcept {
-    return reinterpret_cast<std::uintptr_t>(addr) - reinterpret_cast<std::uintptr_t>(state_.my_heap) <
-           state_.heap_size;
+    return reinterpret_cast<std::uintptr_t>(addr) - reinterpret_cast<std::uintptr_t>(state_.my_heap) < state_.heap_size;
   }
   // addr (in this PE's GPU heap) as pe's copy mapped here; nullptr when pe is on another host.
   char* peer(const void* addr, int pe) const noexcept {
     const int li = local_index_[static_cast<std::size_t>(pe)];
     if (li < 0) return nullptr;
-    return state_.base + static_cast<std::size_t>(li) * state_.stride + (static_cast<const char*>(addr) - state_.my_heap);
+    return state_.base + static_cast<std::size_t>(li) * state_.stride +
+           (static_cast<const char*>(addr) - state_.my_heap);
   }
   // Bytes from addr to the end of this PE's GPU heap (addr must be contained).
   std::size_t room(const void* addr) const noexcept {
@@ -81,7 +81,7 @@ class GpuHeap {
   void* heap_ = nullptr;
   void* index_dev_ = nullptr;
   GpuStatus* status_host_ = nullptr;
-  bool claimed_ = false;  // holds the process's one GPU heap
+  bool claimed_ = false;          // holds the process's one GPU heap
   std::vector<int> local_index_;  // per world PE: local index, -1 on another host
   GpuState state_;
   mutable std::mutex mu_;  // the allocator and the team member arrays

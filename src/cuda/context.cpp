@@ -19,7 +19,9 @@ bool Context::ok(const char* call, CUresult r, std::string* error) const {
   return false;
 }
 
-bool Context::make_current(std::string* error) const { return ok("cuCtxSetCurrent", drv_->cuCtxSetCurrent(ctx_), error); }
+bool Context::make_current(std::string* error) const {
+  return ok("cuCtxSetCurrent", drv_->cuCtxSetCurrent(ctx_), error);
+}
 
 std::unique_ptr<Context> Context::open(const std::string& driver_path, int device, int local_rank,
                                        shmem_cuda_device_info* info, std::string* error) {
@@ -28,6 +30,13 @@ std::unique_ptr<Context> Context::open(const std::string& driver_path, int devic
   std::unique_ptr<Context> c(new Context(d));
   int count = 0;
   if (!c->ok("cuInit", d->cuInit(0), error)) return nullptr;
+  // Whatever the application has current on this thread stays current when this returns.
+  struct Restore {
+    const Driver* d;
+    CUcontext prev = nullptr;
+    ~Restore() { d->cuCtxSetCurrent(prev); }
+  } restore{d};
+  if (d->cuCtxGetCurrent(&restore.prev) != CUDA_SUCCESS) restore.prev = nullptr;
   if (!c->ok("cuDeviceGetCount", d->cuDeviceGetCount(&count), error)) return nullptr;
   if (count <= 0) {
     *error = "no CUDA device (the driver " + d->path + " sees none; CUDA_VISIBLE_DEVICES?)";

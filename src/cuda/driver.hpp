@@ -14,7 +14,7 @@ namespace shmem::cuda {
   X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetUuid) \
   X(cuDeviceGetAttribute) X(cuDeviceCanAccessPeer) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)      \
   X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuMemGetAllocationGranularity) X(cuMemAddressReserve)   \
-  X(cuMemAddressFree)                                                                                       \
+  X(cuMemAddressFree) X(cuCtxGetCurrent)                                                                    \
   X(cuMemCreate) X(cuMemRelease) X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle)          \
   X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) X(cuMemcpyAsync) X(cuMemcpy2DAsync) X(cuMemsetD8Async)       \
   X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostGetDevicePointer) X(cuMemAlloc) X(cuMemFree)                \

@@ -12,7 +12,8 @@ std::unique_ptr<Heap> Heap::create(const Context& ctx, std::size_t bytes, int* f
   if (!ctx.ok("cuDeviceTotalMem", d.cuDeviceTotalMem(&total, ctx.device()), error)) return nullptr;
   if (bytes > total) {
     *error = "a GPU heap of " + std::to_string(bytes) + " bytes is larger than CUDA device " +
-             std::to_string(ctx.ordinal()) + "'s memory (" + std::to_string(total) + " bytes): lower SHMEM_CUDA_HEAP_SIZE";
+             std::to_string(ctx.ordinal()) + "'s memory (" + std::to_string(total) +
+             " bytes): lower SHMEM_CUDA_HEAP_SIZE";
     return nullptr;
   }
   std::unique_ptr<Heap> h(new Heap(ctx, bytes));
@@ -20,9 +21,10 @@ std::unique_ptr<Heap> Heap::create(const Context& ctx, std::size_t bytes, int* f
   const CUresult r = d.cuMemCreate(&h->own_, bytes, &prop, 0);
   if (r != CUDA_SUCCESS) {
     h->own_ = 0;
-    *error = d.describe("cuMemCreate", r) + " for a GPU heap of " + std::to_string(bytes) + " bytes on CUDA device " +
-             std::to_string(ctx.ordinal()) +
-             (r == CUDA_ERROR_OUT_OF_MEMORY ? ": lower SHMEM_CUDA_HEAP_SIZE (the PEs sharing a GPU each have one)" : "");
+    *error =
+        d.describe("cuMemCreate", r) + " for a GPU heap of " + std::to_string(bytes) + " bytes on CUDA device " +
+        std::to_string(ctx.ordinal()) +
+        (r == CUDA_ERROR_OUT_OF_MEMORY ? ": lower SHMEM_CUDA_HEAP_SIZE (the PEs sharing a GPU each have one)" : "");
     return nullptr;
   }
   int exported = -1;
@@ -54,7 +56,8 @@ bool Heap::reachable(const unsigned char* uuid, int local, std::string* error) c
              "with peer access (NVLink or a PCIe switch), or on one GPU";
     return false;
   }
-  *error = "local PE " + std::to_string(local) + "'s GPU is not visible in this process: every PE of a node must see "
+  *error = "local PE " + std::to_string(local) +
+           "'s GPU is not visible in this process: every PE of a node must see "
            "the same GPUs (CUDA_VISIBLE_DEVICES; choose a PE's GPU with SHMEM_CUDA_DEVICE instead)";
   return false;
 }

@@ -20,6 +20,7 @@ class Heap {
 
   bool map(int n_local, int my_local, const int* fds, const unsigned char (*uuids)[16], void** base,
            std::string* error);
+  const Context& context() const noexcept { return ctx_; }
 
  private:
   Heap(const Context& ctx, std::size_t bytes) : ctx_(ctx), bytes_(bytes) {}

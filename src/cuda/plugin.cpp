@@ -36,6 +36,22 @@ int guarded(char* err, std::size_t err_len, F&& f) noexcept {
 
 Context& as_ctx(void* c) { return *static_cast<Context*>(c); }
 
+// Every call makes the device's primary context current on the calling thread; this puts back
+// whatever the application had current there (a context of its own, or none).
+class KeepCurrent {
+ public:
+  explicit KeepCurrent(const Context& c) : drv_(c.drv()) {
+    if (drv_.cuCtxGetCurrent(&prev_) != CUDA_SUCCESS) prev_ = nullptr;
+  }
+  ~KeepCurrent() { drv_.cuCtxSetCurrent(prev_); }
+  KeepCurrent(const KeepCurrent&) = delete;
+  KeepCurrent& operator=(const KeepCurrent&) = delete;
+
+ private:
+  const Driver& drv_;
+  CUcontext prev_ = nullptr;
+};
+
 int p_open(const char* driver_path, int device, int local_rank, void** ctx, shmem_cuda_device_info* info, char* err,
            std::size_t err_len) {
   return guarded(err, err_len, [&](std::string* e) {
@@ -50,6 +66,7 @@ void p_close(void* ctx) { delete static_cast<Context*>(ctx); }
 
 int p_heap_create(void* ctx, std::size_t bytes, void** heap, int* fd, char* err, std::size_t err_len) {
   return guarded(err, err_len, [&](std::string* e) {
+    const KeepCurrent keep(as_ctx(ctx));
     auto h = Heap::create(as_ctx(ctx), bytes, fd, e);
     if (!h) return false;
     *heap = h.release();
@@ -59,15 +76,21 @@ int p_heap_create(void* ctx, std::size_t bytes, void** heap, int* fd, char* err,
 
 int p_heap_map(void* heap, int n_local, int my_local, const int* fds, const unsigned char (*uuids)[16], void** base,
                char* err, std::size_t err_len) {
-  return guarded(err, err_len,
-                 [&](std::string* e) { return static_cast<Heap*>(heap)->map(n_local, my_local, fds, uuids, base, e); });
+  auto* h = static_cast<Heap*>(heap);
+  const KeepCurrent keep(h->context());
+  return guarded(err, err_len, [&](std::string* e) { return h->map(n_local, my_local, fds, uuids, base, e); });
 }
 
-void p_heap_destroy(void* heap) { delete static_cast<Heap*>(heap); }
+void p_heap_destroy(void* heap) {
+  auto* h = static_cast<Heap*>(heap);
+  const KeepCurrent keep(h->context());
+  delete h;
+}
 
 int p_copy(void* ctx, void* dst, const void* src, std::size_t bytes, char* err, std::size_t err_len) {
   return guarded(err, err_len, [&](std::string* e) {
     const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
     return c.make_current(e) &&
            c.ok("cuMemcpyAsync",
                 c.drv().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), bytes,
@@ -81,6 +104,7 @@ int p_copy_2d(void* ctx, void* dst, std::size_t dst_pitch, const void* src, std:
               std::size_t count, char* err, std::size_t err_len) {
   return guarded(err, err_len, [&](std::string* e) {
     const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
     CUDA_MEMCPY2D m{};
     m.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
     m.srcDevice = reinterpret_cast<CUdeviceptr>(src);
@@ -98,6 +122,7 @@ int p_copy_2d(void* ctx, void* dst, std::size_t dst_pitch, const void* src, std:
 int p_memset8(void* ctx, void* dst, unsigned char value, std::size_t bytes, char* err, std::size_t err_len) {
   return guarded(err, err_len, [&](std::string* e) {
     const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
     return c.make_current(e) &&
            c.ok("cuMemsetD8Async",
                 c.drv().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(dst), value, bytes, c.stream()), e) &&
@@ -108,8 +133,10 @@ int p_memset8(void* ctx, void* dst, unsigned char value, std::size_t bytes, char
 int p_host_alloc(void* ctx, std::size_t bytes, void** host, void** device, char* err, std::size_t err_len) {
   return guarded(err, err_len, [&](std::string* e) {
     const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
     if (!c.make_current(e) ||
-        !c.ok("cuMemHostAlloc", c.drv().cuMemHostAlloc(host, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP), e))
+        !c.ok("cuMemHostAlloc",
+              c.drv().cuMemHostAlloc(host, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP), e))
       return false;
     std::memset(*host, 0, bytes);
     CUdeviceptr dev = 0;
@@ -123,6 +150,7 @@ int p_host_alloc(void* ctx, std::size_t bytes, void** host, void** device, char*
 }
 
 void p_host_free(void* ctx, void* host) {
+  const KeepCurrent keep(as_ctx(ctx));
   std::string ignored;
   if (as_ctx(ctx).make_current(&ignored)) as_ctx(ctx).drv().cuMemFreeHost(host);
 }
@@ -130,6 +158,7 @@ void p_host_free(void* ctx, void* host) {
 int p_device_alloc(void* ctx, std::size_t bytes, void** device, char* err, std::size_t err_len) {
   return guarded(err, err_len, [&](std::string* e) {
     const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
     CUdeviceptr dev = 0;
     if (!c.make_current(e) || !c.ok("cuMemAlloc", c.drv().cuMemAlloc(&dev, bytes), e)) return false;
     *device = reinterpret_cast<void*>(dev);
@@ -138,6 +167,7 @@ int p_device_alloc(void* ctx, std::size_t bytes, void** device, char* err, std::
 }
 
 void p_device_free(void* ctx, void* device) {
+  const KeepCurrent keep(as_ctx(ctx));
   std::string ignored;
   if (as_ctx(ctx).make_current(&ignored)) as_ctx(ctx).drv().cuMemFree(reinterpret_cast<CUdeviceptr>(device));
 }
@@ -145,6 +175,7 @@ void p_device_free(void* ctx, void* device) {
 int p_stream_sync(void* ctx, void* stream, char* err, std::size_t err_len) {
   return guarded(err, err_len, [&](std::string* e) {
     const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
     return c.make_current(e) &&
            c.ok("cuStreamSynchronize", c.drv().cuStreamSynchronize(static_cast<CUstream>(stream)), e);
   });
@@ -153,14 +184,27 @@ int p_stream_sync(void* ctx, void* stream, char* err, std::size_t err_len) {
 int p_stream_op(void* ctx, void* stream, const shmem_cuda_stream_op* op, char* err, std::size_t err_len) {
   return guarded(err, err_len, [&](std::string* e) {
     const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
     return c.make_current(e) && stream_op(stream, *op, e);
   });
 }
 
-constexpr shmem_cuda_plugin kTable = {
-    SHMEM_CUDA_PLUGIN_ABI_VERSION, sizeof(shmem_cuda_plugin), p_open,  p_close,      p_heap_create, p_heap_map,
-    p_heap_destroy,                p_copy,                    p_copy_2d, p_memset8,  p_host_alloc,  p_host_free,
-    p_device_alloc,                p_device_free,             p_stream_sync, p_stream_op};
+constexpr shmem_cuda_plugin kTable = {SHMEM_CUDA_PLUGIN_ABI_VERSION,
+                                      sizeof(shmem_cuda_plugin),
+                                      p_open,
+                                      p_close,
+                                      p_heap_create,
+                                      p_heap_map,
+                                      p_heap_destroy,
+                                      p_copy,
+                                      p_copy_2d,
+                                      p_memset8,
+                                      p_host_alloc,
+                                      p_host_free,
+                                      p_device_alloc,
+                                      p_device_free,
+                                      p_stream_sync,
+                                      p_stream_op};
 
 }  // namespace
 }  // namespace shmem::cuda

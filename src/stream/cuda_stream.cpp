@@ -20,21 +20,30 @@ namespace dc = device::cuda;
 
 const char* kind_name(std::uint32_t code) {
   switch (code) {
-    case dc::kGpuErrBadPe: return "PE out of range";
-    case dc::kGpuErrNotSymmetric: return "address not in the GPU heap";
-    case dc::kGpuErrFarPe: return "PE on another host (not reachable from a kernel)";
-    case dc::kGpuErrTimeout: return "wait exceeded SHMEM_WAIT_TIMEOUT";
-    case dc::kGpuErrBadArgument: return "bad argument";
-    case dc::kGpuErrNotInitialized: return "device API used without a GPU heap";
+    case dc::kGpuErrBadPe:
+      return "PE out of range";
+    case dc::kGpuErrNotSymmetric:
+      return "address not in the GPU heap";
+    case dc::kGpuErrFarPe:
+      return "PE on another host (not reachable from a kernel)";
+    case dc::kGpuErrTimeout:
+      return "wait exceeded SHMEM_WAIT_TIMEOUT";
+    case dc::kGpuErrBadArgument:
+      return "bad argument";
+    case dc::kGpuErrNotInitialized:
+      return "device API used without a GPU heap";
   }
   return "unknown device error";
 }
 
 int code_of(std::uint32_t kind) {
   switch (kind) {
-    case dc::kGpuErrTimeout: return SHMEMX_ERR_INTERNAL;
-    case dc::kGpuErrNotInitialized: return SHMEMX_ERR_NOT_INITIALIZED;
-    default: return SHMEMX_ERR_INVALID_ARGUMENT;
+    case dc::kGpuErrTimeout:
+      return SHMEMX_ERR_INTERNAL;
+    case dc::kGpuErrNotInitialized:
+      return SHMEMX_ERR_NOT_INITIALIZED;
+    default:
+      return SHMEMX_ERR_INVALID_ARGUMENT;
   }
 }
 
@@ -49,9 +58,11 @@ int collect_status(const core::GpuHeap& g, const char* func) {
                 g.state().my_pe, kind_name(kind));
   } else {
     s.routine[sizeof s.routine - 1] = '\0';
-    SHMEM_ERROR("cuda", "%s: %s in a kernel of PE %d (block %u, thread %u): %s; target pe %d, address 0x%llx (%llu "
-                "bytes), expected %llu, seen %llu, cmp %d", func, s.routine, s.pe, s.block, s.thread, kind_name(kind),
-                s.target_pe, static_cast<unsigned long long>(s.addr), static_cast<unsigned long long>(s.bytes),
+    SHMEM_ERROR("cuda",
+                "%s: %s in a kernel of PE %d (block %u, thread %u): %s; target pe %d, address 0x%llx (%llu "
+                "bytes), expected %llu, seen %llu, cmp %d",
+                func, s.routine, s.pe, s.block, s.thread, kind_name(kind), s.target_pe,
+                static_cast<unsigned long long>(s.addr), static_cast<unsigned long long>(s.bytes),
                 static_cast<unsigned long long>(s.expected), static_cast<unsigned long long>(s.seen), s.cmp);
   }
   const int pe = s.pe;
@@ -84,8 +95,10 @@ extern "C" {
 int shmemx_stream_create_cuda(shmemx_stream_t* stream, void* cuda_stream) noexcept {
   shmem::Runtime& r = shmem::core::rt(__func__);
   if (!r.gpu()) {
-    SHMEM_ERROR("stream", "%s: there is no GPU heap yet (the first shmemx_cuda_malloc creates it): a CUDA stream "
-                "needs the CUDA backend's context", __func__);
+    SHMEM_ERROR("stream",
+                "%s: there is no GPU heap yet (the first shmemx_cuda_malloc creates it): a CUDA stream "
+                "needs the CUDA backend's context",
+                __func__);
     return SHMEMX_ERR_NOT_SUPPORTED;
   }
   return shmem::stream::create_cuda(stream, cuda_stream);

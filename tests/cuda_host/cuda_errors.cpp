@@ -22,8 +22,9 @@ int main(int argc, char** argv) {
     shmem_barrier_all();
     const bool cpu_ok = cpu && shmem_long_g(cpu, next) == next;
     shmem_finalize();
-    if (!ok || !cpu_ok) std::fprintf(stderr, "cuda_errors: PE %d: gpu %p, cpu heap %s\n", me, static_cast<void*>(gpu),
-                                     cpu_ok ? "ok" : "broken");
+    if (!ok || !cpu_ok)
+      std::fprintf(stderr, "cuda_errors: PE %d: gpu %p, cpu heap %s\n", me, static_cast<void*>(gpu),
+                   cpu_ok ? "ok" : "broken");
     return ok && cpu_ok ? 0 : 1;
   }
   if (!gpu) return 3;  // the heap should exist for the other modes

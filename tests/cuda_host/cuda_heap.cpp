@@ -2,6 +2,7 @@
 // the state the sinks receive, the layout of the mapped range, the symmetric allocator, host
 // RMA on GPU addresses of every PE (checked through this process's mapping of each peer's heap),
 // and that finalize leaves no descriptor, mapping or driver object behind.
+#include <cuda.h>
 #include <dirent.h>
 #include <shmem.h>
 #include <shmemx.h>
@@ -24,14 +25,14 @@ namespace dc = shmem::device::cuda;
 namespace {
 
 int g_failures = 0;
-#define CHECK(cond, ...)                                                   \
-  do {                                                                     \
-    if (!(cond)) {                                                         \
+#define CHECK(cond, ...)                                                         \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
       std::fprintf(stderr, "cuda_heap: %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                                   \
-      std::fprintf(stderr, "\n");                                          \
-      ++g_failures;                                                        \
-    }                                                                      \
+      std::fprintf(stderr, __VA_ARGS__);                                         \
+      std::fprintf(stderr, "\n");                                                \
+      ++g_failures;                                                              \
+    }                                                                            \
   } while (0)
 
 dc::GpuState g_state;  // the last state a sink received
@@ -73,8 +74,8 @@ long pattern(int pe, std::size_t i) { return 1000003L * (pe + 1) + static_cast<l
 
 // pe's copy of `sym` (a GPU symmetric address) as mapped in this process, read by the driver.
 const long* through_mapping(const void* sym, int pe, std::size_t bytes) {
-  const char* peer = g_state.base + static_cast<std::size_t>(pe) * g_state.stride +
-                     (static_cast<const char*>(sym) - g_state.my_heap);
+  const char* peer =
+      g_state.base + static_cast<std::size_t>(pe) * g_state.stride + (static_cast<const char*>(sym) - g_state.my_heap);
   return static_cast<const long*>(fakecuda_host_view(peer, bytes));
 }
 
@@ -109,7 +110,8 @@ int main() {
   for (int pe = 0; index && pe < n; ++pe) CHECK(index[pe] == pe, "local_index[%d] = %d", pe, index[pe]);
   // The internal area starts zeroed, on every PE (read through the mapping).
   for (int pe = 0; pe < n; ++pe) {
-    const auto* internal = reinterpret_cast<const unsigned char*>(through_mapping(g_state.my_heap, pe, dc::kGpuInternalBytes));
+    const auto* internal =
+        reinterpret_cast<const unsigned char*>(through_mapping(g_state.my_heap, pe, dc::kGpuInternalBytes));
     bool zero = internal != nullptr;
     for (std::size_t i = 0; zero && i < dc::kGpuInternalBytes; ++i) zero = internal[i] == 0;
     CHECK(zero, "PE %d's internal area is not zeroed", pe);
@@ -131,6 +133,12 @@ int main() {
     CHECK(bad == 0, "PE %d: %zu of %zu words differ", pe, bad, count);
   }
   shmem_barrier_all();
+  // The driver calls left this thread's current context as they found it (none).
+  void* get_current = nullptr;
+  cuGetProcAddress_v2("cuCtxGetCurrent", &get_current, 12000, CU_GET_PROC_ADDRESS_DEFAULT, nullptr);
+  CUcontext current = nullptr;
+  reinterpret_cast<decltype(&cuCtxGetCurrent)>(get_current)(&current);
+  CHECK(current == nullptr, "the library left a CUDA context current on the application's thread");
 
   // Single elements and strides, to the next PE; results checked by their owner.
   const int next = (me + 1) % n, prev = (me + n - 1) % n;
@@ -178,6 +186,21 @@ int main() {
   CHECK(shmemx_cuda_malloc(0) == nullptr, "malloc(0)");
   shmemx_cuda_free(again);
   shmemx_cuda_free(aligned);
+
+  // GPU to GPU: our own GPU memory (buf[400..463] = pattern(me)) as the local buffer of a put and a get.
+  auto* copy = static_cast<long*>(shmemx_cuda_malloc(64 * sizeof(long)));
+  CHECK(copy != nullptr, "malloc for the GPU-to-GPU copy");
+  if (copy) {
+    shmem_putmem(copy, buf + 400, 64 * sizeof(long), next);
+    shmem_barrier_all();
+    shmem_getmem(buf + 1000, copy, 64 * sizeof(long), me);  // into our own GPU memory
+    std::vector<long> check(64);
+    shmem_getmem(check.data(), buf + 1000, 64 * sizeof(long), me);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < 64; ++i) bad += check[i] != pattern(prev, 400 + i);
+    CHECK(bad == 0, "GPU-to-GPU put/get: %zu of 64 words differ", bad);
+    shmemx_cuda_free(copy);
+  }
 
   // A sink added now hears of the existing heap at once.
   shmemx_cuda_state_sink_add(late_sink);

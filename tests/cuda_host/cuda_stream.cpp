@@ -17,9 +17,8 @@ namespace dc = shmem::device::cuda;
 namespace {
 
 dc::GpuState g_state;
-const int g_sink = shmemx_cuda_state_sink_add([](const void* s, std::size_t, int) {
-  std::memcpy(&g_state, s, sizeof g_state);
-});
+const int g_sink =
+    shmemx_cuda_state_sink_add([](const void* s, std::size_t, int) { std::memcpy(&g_state, s, sizeof g_state); });
 
 template <class F>
 F driver(const char* name) {

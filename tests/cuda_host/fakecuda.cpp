@@ -153,7 +153,12 @@ CUresult fk_cuCtxSetCurrent(CUcontext c) {
   t_current = c;
   return CUDA_SUCCESS;
 }
-CUresult fk_cuMemGetAllocationGranularity(std::size_t* g, const CUmemAllocationProp*, CUmemAllocationGranularity_flags) {
+CUresult fk_cuCtxGetCurrent(CUcontext* c) {
+  *c = t_current;
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemGetAllocationGranularity(std::size_t* g, const CUmemAllocationProp*,
+                                          CUmemAllocationGranularity_flags) {
   *g = granularity();
   return CUDA_SUCCESS;
 }
@@ -249,7 +254,8 @@ CUresult map_fd(CUdeviceptr p, std::size_t size, int fd, std::size_t offset, boo
     if (m != s.mappings.end() && m->first < p + size) return CUDA_ERROR_INVALID_VALUE;
     if (m != s.mappings.begin() && (--m)->first + m->second.size > p) return CUDA_ERROR_INVALID_VALUE;
   }
-  void* dev = ::mmap(reinterpret_cast<void*>(p), size, PROT_NONE, MAP_SHARED | MAP_FIXED, fd, static_cast<off_t>(offset));
+  void* dev =
+      ::mmap(reinterpret_cast<void*>(p), size, PROT_NONE, MAP_SHARED | MAP_FIXED, fd, static_cast<off_t>(offset));
   void* shadow = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
   if (dev == MAP_FAILED || shadow == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
   s.mappings[p] = Mapping{size, static_cast<char*>(shadow), owned, owned};
@@ -283,7 +289,8 @@ CUresult fk_cuMemSetAccess(CUdeviceptr p, std::size_t size, const CUmemAccessDes
     if (it == st().mappings.end()) return CUDA_ERROR_INVALID_VALUE;
     at += it->second.size;
   }
-  for (auto it = st().mappings.find(p); it != st().mappings.end() && it->first < p + size; ++it) it->second.access = true;
+  for (auto it = st().mappings.find(p); it != st().mappings.end() && it->first < p + size; ++it)
+    it->second.access = true;
   return CUDA_SUCCESS;
 }
 CUresult copy(CUdeviceptr dst, CUdeviceptr src, std::size_t n, CUstream s) {
@@ -349,8 +356,8 @@ CUresult fk_cuMemAlloc(CUdeviceptr* d, std::size_t size) {
   if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(bytes)) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
   void* at = ::mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   std::lock_guard<std::mutex> l(st().mu);
-  const CUresult r = at == MAP_FAILED ? CUDA_ERROR_OUT_OF_MEMORY
-                                      : map_fd(reinterpret_cast<CUdeviceptr>(at), bytes, fd, 0, true);
+  const CUresult r =
+      at == MAP_FAILED ? CUDA_ERROR_OUT_OF_MEMORY : map_fd(reinterpret_cast<CUdeviceptr>(at), bytes, fd, 0, true);
   ::close(fd);  // the mappings hold the memory
   if (r == CUDA_SUCCESS) *d = reinterpret_cast<CUdeviceptr>(at);
   return r;
@@ -384,15 +391,24 @@ CUresult fk_cuStreamSynchronize(CUstream s) {
 }
 const char* error_name(CUresult r) {
   switch (r) {
-    case CUDA_SUCCESS: return "CUDA_SUCCESS";
-    case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
-    case CUDA_ERROR_OUT_OF_MEMORY: return "CUDA_ERROR_OUT_OF_MEMORY";
-    case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
-    case CUDA_ERROR_NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
-    case CUDA_ERROR_INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
-    case CUDA_ERROR_INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
-    case CUDA_ERROR_INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
-    default: return nullptr;
+    case CUDA_SUCCESS:
+      return "CUDA_SUCCESS";
+    case CUDA_ERROR_INVALID_VALUE:
+      return "CUDA_ERROR_INVALID_VALUE";
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      return "CUDA_ERROR_OUT_OF_MEMORY";
+    case CUDA_ERROR_NOT_INITIALIZED:
+      return "CUDA_ERROR_NOT_INITIALIZED";
+    case CUDA_ERROR_NO_DEVICE:
+      return "CUDA_ERROR_NO_DEVICE";
+    case CUDA_ERROR_INVALID_DEVICE:
+      return "CUDA_ERROR_INVALID_DEVICE";
+    case CUDA_ERROR_INVALID_CONTEXT:
+      return "CUDA_ERROR_INVALID_CONTEXT";
+    case CUDA_ERROR_INVALID_HANDLE:
+      return "CUDA_ERROR_INVALID_HANDLE";
+    default:
+      return nullptr;
   }
 }
 CUresult fk_cuGetErrorName(CUresult r, const char** s) {
@@ -416,18 +432,20 @@ const Entry* table(int* count) {
   static Entry entries[64];
   static int n = [] {
     int n = 0;
-    FAKE_ENTRY(cuInit) FAKE_ENTRY(cuDriverGetVersion) FAKE_ENTRY(cuDeviceGetCount) FAKE_ENTRY(cuDeviceGet)
-    FAKE_ENTRY(cuDeviceGetName) FAKE_ENTRY(cuDeviceGetUuid) FAKE_ENTRY(cuDeviceGetAttribute)
-    FAKE_ENTRY(cuDeviceCanAccessPeer) FAKE_ENTRY(cuDeviceTotalMem) FAKE_ENTRY(cuDevicePrimaryCtxRetain)
-    FAKE_ENTRY(cuDevicePrimaryCtxRelease) FAKE_ENTRY(cuCtxSetCurrent) FAKE_ENTRY(cuMemGetAllocationGranularity)
-    FAKE_ENTRY(cuMemAddressReserve) FAKE_ENTRY(cuMemAddressFree) FAKE_ENTRY(cuMemCreate) FAKE_ENTRY(cuMemRelease)
-    FAKE_ENTRY(cuMemExportToShareableHandle) FAKE_ENTRY(cuMemImportFromShareableHandle) FAKE_ENTRY(cuMemMap)
-    FAKE_ENTRY(cuMemUnmap) FAKE_ENTRY(cuMemSetAccess) FAKE_ENTRY(cuMemcpyAsync) FAKE_ENTRY(cuMemcpy2DAsync)
-    FAKE_ENTRY(cuMemsetD8Async) FAKE_ENTRY(cuMemHostAlloc) FAKE_ENTRY(cuMemFreeHost)
-    FAKE_ENTRY(cuMemHostGetDevicePointer) FAKE_ENTRY(cuMemAlloc) FAKE_ENTRY(cuMemFree) FAKE_ENTRY(cuStreamCreate)
-    FAKE_ENTRY(cuStreamDestroy) FAKE_ENTRY(cuStreamSynchronize) FAKE_ENTRY(cuGetErrorName)
-    FAKE_ENTRY(cuGetErrorString)
-    return n;
+    FAKE_ENTRY(cuInit)
+    FAKE_ENTRY(cuDriverGetVersion) FAKE_ENTRY(cuDeviceGetCount) FAKE_ENTRY(cuDeviceGet) FAKE_ENTRY(cuDeviceGetName)
+        FAKE_ENTRY(cuDeviceGetUuid) FAKE_ENTRY(cuDeviceGetAttribute) FAKE_ENTRY(cuDeviceCanAccessPeer)
+            FAKE_ENTRY(cuDeviceTotalMem) FAKE_ENTRY(cuDevicePrimaryCtxRetain) FAKE_ENTRY(cuDevicePrimaryCtxRelease)
+                FAKE_ENTRY(cuCtxSetCurrent) FAKE_ENTRY(cuCtxGetCurrent) FAKE_ENTRY(cuMemGetAllocationGranularity)
+                    FAKE_ENTRY(cuMemAddressReserve) FAKE_ENTRY(cuMemAddressFree) FAKE_ENTRY(cuMemCreate)
+                        FAKE_ENTRY(cuMemRelease) FAKE_ENTRY(cuMemExportToShareableHandle)
+                            FAKE_ENTRY(cuMemImportFromShareableHandle) FAKE_ENTRY(cuMemMap) FAKE_ENTRY(cuMemUnmap)
+                                FAKE_ENTRY(cuMemSetAccess) FAKE_ENTRY(cuMemcpyAsync) FAKE_ENTRY(cuMemcpy2DAsync)
+                                    FAKE_ENTRY(cuMemsetD8Async) FAKE_ENTRY(cuMemHostAlloc) FAKE_ENTRY(cuMemFreeHost)
+                                        FAKE_ENTRY(cuMemHostGetDevicePointer) FAKE_ENTRY(cuMemAlloc)
+                                            FAKE_ENTRY(cuMemFree) FAKE_ENTRY(cuStreamCreate) FAKE_ENTRY(cuStreamDestroy)
+                                                FAKE_ENTRY(cuStreamSynchronize) FAKE_ENTRY(cuGetErrorName)
+                                                    FAKE_ENTRY(cuGetErrorString) return n;
   }();
   *count = n;
   return entries;
@@ -438,7 +456,7 @@ const Entry* table(int* count) {
 extern "C" {
 
 __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int, cuuint64_t,
-                                                                     CUdriverProcAddressQueryResult* status) {
+                                                                    CUdriverProcAddressQueryResult* status) {
   int n = 0;
   const Entry* e = table(&n);
   for (int i = 0; i < n; ++i)

@@ -53,7 +53,8 @@ TEST(CudaDriver, MissingLibraryIsNamed) {
   std::string error;
   EXPECT_EQ(Driver::load("libshmem-no-such-driver.so.1", &error), nullptr);
   EXPECT_NE(error.find("no CUDA driver (libshmem-no-such-driver.so.1: cannot open shared object file"),
-            std::string::npos) << error;
+            std::string::npos)
+      << error;
 }
 
 TEST(CudaDriver, LibraryThatIsNotADriverIsNamed) {
@@ -148,7 +149,8 @@ TEST(CudaHeap, TooLargeIsRefusedBeforeAllocating) {
     int fd = -1;
     EXPECT_FALSE(Heap::create(*c, 128 * kMiB, &fd, &error));
     EXPECT_NE(error.find("larger than CUDA device 0's memory (67108864 bytes): lower SHMEM_CUDA_HEAP_SIZE"),
-              std::string::npos) << error;
+              std::string::npos)
+        << error;
     EXPECT_FALSE(Heap::create(*c, 3 * kMiB, &fd, &error));  // not a multiple of the granularity
     EXPECT_NE(error.find("cuMemCreate: CUDA_ERROR_INVALID_VALUE"), std::string::npos) << error;
   }
