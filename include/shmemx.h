@@ -182,6 +182,30 @@ typedef struct shmemx_team_view {
 } shmemx_team_view_t;
 SHMEM_API int shmemx_team_view(shmem_team_t team, shmemx_team_view_t* view) SHMEM_NOEXCEPT;
 
+/* ---- GPU symmetric memory (CUDA backend; docs/cuda.md) ------------------------------------
+ * Collective over every PE, like shmem_malloc (same sizes on every PE, a barrier at the end).
+ * The first call creates this PE's GPU heap (SHMEM_CUDA_HEAP_SIZE bytes on its CUDA device,
+ * mapped by every node-local PE); a size of 0 creates it too and returns NULL. Returns NULL on
+ * every PE alike when the heap cannot be created (no driver, no device, too large) or is
+ * exhausted; the reason is logged once. The pointers are device addresses: kernels use them
+ * (the device API reaches peers' copies), and the host RMA routines (shmem_putmem/getmem, _p/_g,
+ * iput/iget, ibput/ibget and their typed and _nbi forms) accept them as symmetric addresses of
+ * node-local PEs. Host atomics, signals and waits on them end the job with a message (not yet
+ * supported). shmemx_cuda_calloc zeroes; shmemx_cuda_free(NULL) is a barrier. */
+SHMEM_API void* shmemx_cuda_malloc(size_t size) SHMEM_NOEXCEPT;
+SHMEM_API void* shmemx_cuda_calloc(size_t count, size_t size) SHMEM_NOEXCEPT;
+SHMEM_API void* shmemx_cuda_align(size_t alignment, size_t size) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_cuda_free(void* ptr) SHMEM_NOEXCEPT;
+/* A stream that wraps a CUDA stream (a CUstream / cudaStream_t; NULL = CUDA's legacy default
+ * stream), for a PE whose GPU heap exists (else SHMEMX_ERR_NOT_SUPPORTED). Work enqueued on it
+ * starts after the CUDA stream's earlier work has completed; shmemx_stream_synchronize also
+ * synchronises the CUDA stream and returns the first error a kernel of this PE reported (the
+ * message, with routine, PE, address and for waits the expected and seen values, is logged).
+ * Destroy it with shmemx_stream_destroy (the CUDA stream stays the caller's).
+ * shmemx_stream_cuda_handle: the wrapped CUDA stream (NULL for other streams). */
+SHMEM_API int shmemx_stream_create_cuda(shmemx_stream_t* stream, void* cuda_stream) SHMEM_NOEXCEPT;
+SHMEM_API void* shmemx_stream_cuda_handle(shmemx_stream_t stream) SHMEM_NOEXCEPT;
+
 /* ---- Sandia OpenSHMEM compatibility: shmemx_ names of routines 1.5/1.6 standardised ---------
  * Each behaves exactly as the standard routine named without the x (shmem_TYPENAME_ibput ...).
  * SHMEMX_TEAM_NODE is the team of the PEs on this node, i.e. SHMEM_TEAM_SHARED. See

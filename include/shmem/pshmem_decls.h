@@ -1984,6 +1984,12 @@ SHMEM_API void pshmemx_block_error(const shmemx_block_t *, int, const char *) SH
 SHMEM_API const shmemx_block_t *pshmemx_block_current(void) SHMEM_NOEXCEPT;
 SHMEM_API int pshmemx_device_threads(void) SHMEM_NOEXCEPT;
 SHMEM_API int pshmemx_team_view(shmem_team_t, shmemx_team_view_t *) SHMEM_NOEXCEPT;
+SHMEM_API void *pshmemx_cuda_malloc(size_t) SHMEM_NOEXCEPT;
+SHMEM_API void *pshmemx_cuda_calloc(size_t, size_t) SHMEM_NOEXCEPT;
+SHMEM_API void *pshmemx_cuda_align(size_t, size_t) SHMEM_NOEXCEPT;
+SHMEM_API void pshmemx_cuda_free(void *) SHMEM_NOEXCEPT;
+SHMEM_API int pshmemx_stream_create_cuda(shmemx_stream_t *, void *) SHMEM_NOEXCEPT;
+SHMEM_API void *pshmemx_stream_cuda_handle(shmemx_stream_t) SHMEM_NOEXCEPT;
 SHMEM_API void pshmemx_float_ibput(float *, const float *, ptrdiff_t, ptrdiff_t, size_t, size_t, int) SHMEM_NOEXCEPT;
 SHMEM_API void pshmemx_ctx_float_ibput(shmem_ctx_t, float *, const float *, ptrdiff_t, ptrdiff_t, size_t, size_t, int) SHMEM_NOEXCEPT;
 SHMEM_API void pshmemx_float_ibget(float *, const float *, ptrdiff_t, ptrdiff_t, size_t, size_t, int) SHMEM_NOEXCEPT;

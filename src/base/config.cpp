@@ -163,6 +163,10 @@ Config Config::from_env() {
   c.coll_xhost_push = Size("SHMEM_COLL_XHOST_PUSH");
   c.coll_xhost_algo = String("SHMEM_COLL_XHOST_ALGO");
   c.coll_rings = String("SHMEM_COLL_RINGS");
+  c.cuda_heap_size = Size("SHMEM_CUDA_HEAP_SIZE");
+  c.cuda_driver = String("SHMEM_CUDA_DRIVER");
+  c.cuda_device = Int("SHMEM_CUDA_DEVICE");
+  c.acl_device = String("SHMEM_ACL_DEVICE");
   if (c.symmetric_size == 0) bad("SHMEM_SYMMETRIC_SIZE", "0", "a size greater than zero");
   if (c.wait_spin < -1 || c.wait_spin > (1 << 30))
     bad("SHMEM_WAIT_SPIN", config_raw("SHMEM_WAIT_SPIN"), "-1 (automatic) or a count from 0 to 2^30");
@@ -175,6 +179,9 @@ Config Config::from_env() {
   c.coll_xhost_forced = c.coll_xhost_algo == "auto" ? 0 : c.coll_xhost_algo[0];
   if (c.coll_rings != "auto" && c.coll_rings != "on" && c.coll_rings != "off")
     bad("SHMEM_COLL_RINGS", c.coll_rings, "auto, on or off");
+  if (c.cuda_device < -1 || c.cuda_device > 1023)
+    bad("SHMEM_CUDA_DEVICE", config_raw("SHMEM_CUDA_DEVICE"), "-1 (by node-local index) or a device ordinal");
+  if (c.acl_device != "cpu" && c.acl_device != "cuda") bad("SHMEM_ACL_DEVICE", c.acl_device, "cpu or cuda");
   return c;
 }
 

@@ -34,6 +34,10 @@ struct Config {
   std::string coll_xhost_algo;  // auto | direct | ring
   char coll_xhost_forced = 0;   // the same, parsed: 0 (auto), 'd' or 'r'
   std::string coll_rings;       // auto | on | off
+  std::uint64_t cuda_heap_size = 0;  // bytes of GPU heap per PE (0 = none)
+  std::string cuda_driver;           // empty = libcuda.so.1
+  std::int64_t cuda_device = -1;     // -1 = local index % devices
+  std::string acl_device;            // cpu | cuda
 
   // Reads the environment; throws Error(kInvalidValue) naming the variable on bad input.
   static Config from_env();

@@ -38,26 +38,32 @@ inline char* local_target(const Ctx* ctx, const void* addr, int pe, const char* 
   return local_target(*ctx->rt, addr, pe, func, arg);
 }
 
-// Where an operation lands: node-local memory (local != nullptr), or (pe, seg, off) through the
-// runtime's remote transport.
+// Where an operation lands: node-local memory (local != nullptr), pe's GPU heap as mapped here
+// (gpu != nullptr: reached through the CUDA driver, core/gpu_rma.cpp), or (pe, seg, off)
+// through the runtime's remote transport.
 struct Target {
   char* local;
   int pe;
   transport::Seg seg;
   std::uint64_t off;
+  char* gpu;
 };
 
-// The slow path of target(): the PE is remote (or addr is not symmetric: ends the job).
-Target remote_target(const Runtime& r, const void* addr, int pe, const char* func, const char* arg) noexcept;
+// The slow path of target(): the PE is remote, or addr is in the GPU heap (allowed only where
+// gpu_ok: the operations that copy; else, or when addr is not symmetric, it ends the job).
+Target remote_target(const Runtime& r, const void* addr, int pe, const char* func, const char* arg,
+                     bool gpu_ok) noexcept;
 
+template <bool kGpuOk = false>
 inline Target target(const Runtime& r, const void* addr, int pe, const char* func,
                      const char* arg = "address") noexcept {
   check_pe_fast(r, pe, func);
   char* p = r.translate(addr, pe);
-  if (__builtin_expect(p != nullptr, 1)) return Target{p, pe, transport::Seg::kHeap, 0};
-  return remote_target(r, addr, pe, func, arg);
+  if (__builtin_expect(p != nullptr, 1)) return Target{p, pe, transport::Seg::kHeap, 0, nullptr};
+  return remote_target(r, addr, pe, func, arg, kGpuOk);
 }
 
+template <bool kGpuOk = false>
 inline Target target(const Ctx* ctx, const void* addr, int pe, const char* func,
                      const char* arg = "address") noexcept {
   if (ctx->world) {
@@ -65,7 +71,7 @@ inline Target target(const Ctx* ctx, const void* addr, int pe, const char* func,
       bad_team_pe(*ctx, pe, func);
     pe = ctx->world[pe];
   }
-  return target(*ctx->rt, addr, pe, func, arg);
+  return target<kGpuOk>(*ctx->rt, addr, pe, func, arg);
 }
 
 using device::detail::store_fence;  // shmem/device/cpu.hpp

@@ -14,6 +14,7 @@
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "core/ops.hpp"
+#include "core/gpu_heap.hpp"
 #include "core/runtime.hpp"
 
 namespace shmem {
@@ -117,7 +118,9 @@ void Runtime::leave_at_exit(int status) noexcept {
 }
 
 void Runtime::finish_finalize() noexcept {
-  // Every PE is here: from now on PEs leave, and the store's host may go before we do.
+  // Every PE is here, so no peer reads our GPU heap any more: unmap and free it.
+  gpu_.reset();
+  // From now on PEs leave, and the store's host may go before we do.
   if (watcher_) watcher_->stop();
   if (store_) {
     try {

@@ -51,6 +51,25 @@ void check_symmetric(const char* func, const char* arg, const void* addr, std::s
 void check_symmetric_range(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept;
 void check_local(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept;
 
+// ---- GPU symmetric memory (CUDA backend; core/gpu_heap.hpp, core/gpu_rma.cpp) ---------------
+// Collective like malloc; the first call creates the GPU heap (every PE alike). nullptr on every
+// PE for size 0, when the heap cannot be created or is exhausted (logged once, naming func).
+void* gpu_alloc(std::size_t alignment, std::size_t size, bool zero, const char* func) noexcept;
+void gpu_free(void* p, const char* func) noexcept;
+// addr (in this PE's GPU heap) as pe's copy mapped here; ends the job when pe has none.
+char* gpu_target(const Runtime& r, const void* addr, int pe, const char* func, const char* arg) noexcept;
+// Ends the job: `arg` is GPU memory, which `func` cannot use from the host (yet).
+[[noreturn]] void gpu_unsupported(const Runtime& r, const void* addr, const char* func, const char* arg) noexcept;
+// Ends the job unless [addr, addr + bytes) lies within this PE's GPU heap (addr must be in it).
+void gpu_check_range(const Runtime& r, const void* addr, std::size_t bytes, const char* func, const char* arg) noexcept;
+// Transfers between local memory and pe's GPU heap (peer: from gpu_target; sym: the symmetric
+// address), through the driver; complete on return. The strided form moves `count` blocks of
+// `block` bytes, the symmetric side advancing sym_pitch and the local side local_pitch bytes.
+void gpu_transfer(const Runtime& r, bool is_put, const void* sym, char* peer, void* local, std::size_t bytes,
+                  const char* func) noexcept;
+void gpu_transfer_2d(const Runtime& r, bool is_put, const void* sym, char* peer, std::ptrdiff_t sym_pitch, void* local,
+                     std::ptrdiff_t local_pitch, std::size_t block, std::size_t count, const char* func) noexcept;
+
 // ---- symmetric memory -----------------------------------------------------------------------
 // Collective; return nullptr for size 0 or when the heap is exhausted (logged, naming
 // SHMEM_SYMMETRIC_SIZE). All end with a barrier as the spec requires. `func` is the public

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/access.hpp"
+#include "core/gpu_heap.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "core/ops.hpp"
@@ -105,6 +106,7 @@ void check_pe(const char* func, const Ctx* ctx, int pe) noexcept {
 void check_symmetric(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept {
   Runtime& r = rt(func);
   if (r.is_symmetric(addr, bytes)) return;
+  if (r.gpu() && r.gpu()->contains(addr)) return gpu_check_range(r, addr, bytes, func, arg);
   transport::Seg seg;
   std::uint64_t off;
   if (!r.symmetric_offset(addr, &seg, &off))
@@ -123,6 +125,7 @@ void check_symmetric_range(const char* func, const char* arg, const void* addr, 
                            seg == last_seg,
                        1))
     return;
+  if (r.gpu() && r.gpu()->contains(addr)) return gpu_check_range(r, addr, bytes, func, arg);
   detail::bad_target(r, addr, r.my_pe(), func, arg);
 }
 
@@ -140,6 +143,7 @@ void bad_pe(const Runtime& r, int pe, const char* func) noexcept {
 }
 
 void bad_target(const Runtime& r, const void* addr, int pe, const char* func, const char* arg) noexcept {
+  if (r.gpu() && r.gpu()->contains(addr)) core::gpu_unsupported(r, addr, func, arg);
   if (!r.route(pe).local() && r.is_symmetric(addr, 1))
     core::fatal(func, "pe=%d runs on host '%s' and this PE (%d) on '%s': this operation reaches node-local PEs only",
                 pe, r.host_of(pe).c_str(), r.my_pe(), r.host_of(r.my_pe()).c_str());
@@ -147,9 +151,14 @@ void bad_target(const Runtime& r, const void* addr, int pe, const char* func, co
               "memory from shmem_malloc or a global/static variable", arg, addr);
 }
 
-Target remote_target(const Runtime& r, const void* addr, int pe, const char* func, const char* arg) noexcept {
-  Target t{nullptr, pe, transport::Seg::kHeap, 0};
+Target remote_target(const Runtime& r, const void* addr, int pe, const char* func, const char* arg,
+                     bool gpu_ok) noexcept {
+  Target t{nullptr, pe, transport::Seg::kHeap, 0, nullptr};
   if (r.route(pe).remote && r.symmetric_offset(addr, &t.seg, &t.off)) return t;
+  if (gpu_ok && r.gpu() && r.gpu()->contains(addr)) {
+    t.gpu = core::gpu_target(r, addr, pe, func, arg);
+    return t;
+  }
   bad_target(r, addr, pe, func, arg);
 }
 

@@ -13,6 +13,7 @@
 #include "bootstrap/store.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "core/gpu_heap.hpp"
 #include "core/set_layouts.hpp"
 #include "core/team.hpp"
 #include "transport/transport.hpp"

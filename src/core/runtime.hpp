@@ -13,6 +13,7 @@
 #include "core/segment.hpp"
 #include "core/wait.hpp"
 #include "core/xhost_area.hpp"
+#include "transport/node.hpp"
 #include "transport/route.hpp"
 #include "transport/transport.hpp"
 #include "shmem/device/state.hpp"
@@ -26,6 +27,9 @@ namespace shmem {
 
 class Team;
 class TeamSlots;
+namespace core {
+class GpuHeap;
+}
 class SetLayouts;
 
 // A communication context. PE numbers given with a team context are team-relative:
@@ -217,6 +221,15 @@ class Runtime {
   std::uint64_t instance_id() const noexcept { return instance_id_; }
   const device::State& device_state() const noexcept { return device_; }
   void finalize() noexcept;
+  // The GPU symmetric heap (core/gpu_heap.hpp): nullptr until a GPU allocation created it.
+  core::GpuHeap* gpu() const noexcept { return gpu_.get(); }
+  void set_gpu(std::unique_ptr<core::GpuHeap> heap) noexcept;
+  // Collective: passes fd (of `bytes`) to every PE in `peers` (node-local PEs) and returns
+  // theirs, over the authenticated node-local exchange; tag names this exchange (unique).
+  std::vector<transport::PeerSegments> exchange_node_fd(const std::string& tag, int fd, std::uint64_t bytes,
+                                                        const std::vector<int>& peers);
+  // Every PE's string, in PE order (collective over the store; tag unique per call).
+  std::vector<std::string> store_allgather(const std::string& tag, const std::string& mine);
   // The process exits (exit(status) or a return from main) without having finalized this
   // runtime: status != 0 tells the job this PE left; status 0 finalizes implicitly, on a
   // rendezvous of its own, and ends the job if the other PEs do not all reach finalize soon
@@ -228,7 +241,6 @@ class Runtime {
  private:
   void connect_peers();
   void start_transport(const std::vector<char>& remote);
-  std::vector<std::string> store_allgather(const std::string& tag, const std::string& mine);
   void create_predefined_teams();
   void build_device_state();
   void attach_wait_board();
@@ -275,6 +287,7 @@ class Runtime {
   std::vector<int> node_of_;
   std::size_t x_off_ = 0;
   std::vector<XPair> x_set_pairs_;
+  std::unique_ptr<core::GpuHeap> gpu_;
 };
 
 // The instance every API call serves (nullptr before init): written only by core/instances.cpp

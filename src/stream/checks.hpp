@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/gpu_heap.hpp"
 #include "core/runtime.hpp"
 #include "stream/stream.hpp"
 
@@ -24,16 +25,23 @@ inline bool in_one_segment(const Runtime& rt, const void* addr, std::size_t byte
          hi == lo + (bytes - 1);
 }
 
-// `pe` is a PE and [addr, addr + bytes) is symmetric memory.
-inline int check_remote(Runtime& rt, const char* f, const char* arg, const void* addr, std::size_t bytes,
-                        int pe) noexcept {
+// `pe` is a PE and [addr, addr + bytes) is symmetric memory; GPU heap memory (core/gpu_heap.hpp)
+// only where gpu_ok (put and get, which copy through the driver).
+inline int check_remote(Runtime& rt, const char* f, const char* arg, const void* addr, std::size_t bytes, int pe,
+                        bool gpu_ok = false) noexcept {
   if (pe < 0 || pe >= rt.n_pes())
     return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "pe=%d is not a PE (0..%d); skipped", pe, rt.n_pes() - 1);
-  if (bytes != 0 && !in_one_segment(rt, addr, bytes))
-    return report(SHMEMX_ERR_INVALID_ARGUMENT, f,
-                  "%s=%p (%zu bytes) is not inside symmetric memory (the heap or static data); skipped", arg, addr,
-                  bytes);
-  return 0;
+  if (bytes == 0 || in_one_segment(rt, addr, bytes)) return 0;
+  if (const core::GpuHeap* g = rt.gpu(); g && g->contains(addr)) {
+    if (!gpu_ok)
+      return report(SHMEMX_ERR_NOT_SUPPORTED, f, "%s=%p is in the GPU heap: not yet supported on GPU memory; skipped",
+                    arg, addr);
+    if (bytes <= g->room(addr)) return 0;
+    return report(SHMEMX_ERR_INVALID_ARGUMENT, f, "%s=%p with %zu bytes crosses the end of the GPU heap; skipped", arg,
+                  addr, bytes);
+  }
+  return report(SHMEMX_ERR_INVALID_ARGUMENT, f,
+                "%s=%p (%zu bytes) is not inside symmetric memory (the heap or static data); skipped", arg, addr, bytes);
 }
 
 inline int check_local(const char* f, const char* arg, const void* p, std::size_t bytes) noexcept {

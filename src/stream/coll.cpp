@@ -6,6 +6,7 @@
 #include "core/team_ops.hpp"
 #include "coll/ops.hpp"
 #include "stream/checks.hpp"
+#include "stream/cuda_ops.hpp"
 #include "stream/stream.hpp"
 
 namespace shmem::stream {
@@ -22,6 +23,12 @@ enum class Kind { kBroadcast, kCollect, kFcollect, kAlltoall };
 
 void gather(const char* f, Kind kind, shmem_team_t team, void* dest, const void* source, std::size_t nelems, int root,
             shmemx_stream_t stream) noexcept {
+  if (kind != Kind::kCollect) {  // GPU memory on a CUDA stream: kernels on it
+    const GpuGather g = kind == Kind::kBroadcast ? GpuGather::kBroadcast
+                        : kind == Kind::kFcollect ? GpuGather::kFcollect
+                                                  : GpuGather::kAlltoall;
+    if (gpu_gather(f, g, team, dest, source, nelems, root, stream)) return;
+  }
   submit(stream, f, [=](Runtime& rt) -> int {
     Team* t = team_of(rt, f, team);
     if (t == nullptr) return SHMEMX_ERR_INVALID_ARGUMENT;
@@ -52,7 +59,9 @@ void gather(const char* f, Kind kind, shmem_team_t team, void* dest, const void*
 }
 
 void reduce_on_stream(const char* f, shmem_team_t team, void* dest, const void* source, std::size_t nreduce,
-                      std::size_t elem, core::Combine combine, shmemx_stream_t stream) noexcept {
+                      std::size_t elem, core::Combine combine, int gpu_elem_id, int gpu_op_id,
+                      shmemx_stream_t stream) noexcept {
+  if (gpu_reduce(f, team, dest, source, nreduce, gpu_elem_id, gpu_op_id, stream)) return;  // GPU memory, CUDA stream
   submit(stream, f, [=](Runtime& rt) -> int {
     Team* t = team_of(rt, f, team);
     if (t == nullptr) return SHMEMX_ERR_INVALID_ARGUMENT;
@@ -96,7 +105,8 @@ void shmemx_alltoallmem_on_stream(shmem_team_t team, void* dest, const void* sou
 #define SHMEMX_DEF_REDUCE_ON_STREAM_(T, N, NAME, OP)                                                             \
   void shmemx_##N##_##NAME##_reduce_on_stream(shmem_team_t team, T* dest, const T* source, size_t nreduce,       \
                                               shmemx_stream_t stream) noexcept {                                 \
-    st::reduce_on_stream(__func__, team, dest, source, nreduce, sizeof(T), &coll::combine<T, coll::OP>, stream); \
+    st::reduce_on_stream(__func__, team, dest, source, nreduce, sizeof(T), &coll::combine<T, coll::OP>,          \
+                         st::gpu_elem<T>(), st::gpu_op<coll::OP>(), stream);                                      \
   }
 #define SHMEMX_DEF_REDUCE_BIT_(T, N)                 \
   SHMEMX_DEF_REDUCE_ON_STREAM_(T, N, and, OpAnd)     \

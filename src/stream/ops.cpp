@@ -6,11 +6,13 @@
 #include "stream/ops.hpp"
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
 #include "core/team_ops.hpp"
 #include "stream/checks.hpp"
+#include "stream/cuda_ops.hpp"
 #include "stream/stream.hpp"
 
 namespace shmem::stream {
@@ -58,6 +60,8 @@ struct SignalWord<std::int32_t> {  // Ascend SHMEM's (aclshmem.h) signals
 
 template <class W>
 void signal_op_on(const char* f, W* sig_addr, W signal, int sig_op, int pe, shmemx_stream_t s) noexcept {
+  if constexpr (std::is_same_v<W, std::uint64_t>)
+    if (gpu_signal(f, sig_addr, signal, sig_op, pe, s)) return;  // GPU memory on a CUDA stream
   submit(s, f, [=](Runtime& rt) -> int {
     if (const int rc = check_signal(rt, f, SignalWord<W>::kApi, sig_addr, sig_op, pe)) return rc;
     SignalWord<W>::update(rt.default_ctx(), sig_addr, signal, sig_op, pe);
@@ -67,6 +71,8 @@ void signal_op_on(const char* f, W* sig_addr, W signal, int sig_op, int pe, shme
 
 template <class W>
 void signal_wait_on(const char* f, W* sig_addr, int cmp, W cmp_value, shmemx_stream_t s) noexcept {
+  if constexpr (std::is_same_v<W, std::uint64_t>)
+    if (gpu_wait(f, sig_addr, cmp, cmp_value, s)) return;  // GPU memory on a CUDA stream
   submit(s, f, [=](Runtime&) -> int {
     if (const int rc = check_wait(f, SignalWord<W>::kApi, sig_addr, cmp)) return rc;
     SignalWord<W>::wait(sig_addr, cmp, cmp_value);
@@ -78,7 +84,7 @@ void signal_wait_on(const char* f, W* sig_addr, int cmp, W cmp_value, shmemx_str
 
 void putmem(const char* f, void* dest, const void* source, std::size_t bytes, int pe, shmemx_stream_t s) noexcept {
   submit(s, f, [=](Runtime& rt) -> int {
-    if (const int rc = check_remote(rt, f, "dest", dest, bytes, pe)) return rc;
+    if (const int rc = check_remote(rt, f, "dest", dest, bytes, pe, true)) return rc;
     if (const int rc = check_local(f, "source", source, bytes)) return rc;
     core::put(rt.default_ctx(), dest, source, bytes, pe);
     return 0;
@@ -87,7 +93,7 @@ void putmem(const char* f, void* dest, const void* source, std::size_t bytes, in
 
 void getmem(const char* f, void* dest, const void* source, std::size_t bytes, int pe, shmemx_stream_t s) noexcept {
   submit(s, f, [=](Runtime& rt) -> int {
-    if (const int rc = check_remote(rt, f, "source", source, bytes, pe)) return rc;
+    if (const int rc = check_remote(rt, f, "source", source, bytes, pe, true)) return rc;
     if (const int rc = check_local(f, "dest", dest, bytes)) return rc;
     core::get(rt.default_ctx(), dest, source, bytes, pe);
     return 0;
@@ -119,6 +125,7 @@ void quiet(const char* f, shmemx_stream_t s) noexcept {
 }
 
 void barrier(const char* f, shmem_team_t team, shmemx_stream_t s) noexcept {
+  if (gpu_barrier(f, team, s)) return;  // a CUDA stream with a GPU heap: the device barrier, in its order
   submit(s, f, [=](Runtime& rt) -> int {
     Team* t = team_of(rt, f, team);
     if (t == nullptr) return SHMEMX_ERR_INVALID_ARGUMENT;
@@ -147,6 +154,7 @@ void shmemx_getmem_on_stream(void* dest, const void* source, size_t nelems, int 
 void shmemx_putmem_signal_on_stream(void* dest, const void* source, size_t nelems, uint64_t* sig_addr,
                                     uint64_t signal, int sig_op, int pe, shmemx_stream_t stream) noexcept {
   const char* f = __func__;
+  if (st::gpu_put_signal(f, dest, source, nelems, sig_addr, signal, sig_op, pe, stream)) return;
   st::submit(stream, f, [=](Runtime& rt) -> int {
     if (const int rc = st::check_signal(rt, f, "SHMEM", sig_addr, sig_op, pe)) return rc;
     if (const int rc = st::check_remote(rt, f, "dest", dest, nelems, pe)) return rc;

@@ -45,9 +45,9 @@ void Stream::run() noexcept {
     queue_.pop_front();
     running_ = true;
     lk.unlock();
-    int rc;
+    int rc = cuda_ ? cuda_synchronize(cuda_stream_, "stream work") : 0;
     try {
-      rc = w();
+      if (rc == 0) rc = w();
     } catch (const std::exception& e) {
       rc = report(SHMEMX_ERR_INTERNAL, "stream", "%s", e.what());
     } catch (...) {
@@ -81,9 +81,19 @@ int Stream::synchronize() noexcept {
   } else {
     idle_cv_.wait(lk, idle);
   }
-  const int e = error_;
+  int e = error_;
   error_ = 0;
+  if (cuda_) {
+    lk.unlock();
+    const int c = cuda_synchronize(cuda_stream_, "shmemx_stream_synchronize");
+    if (e == 0) e = c;
+  }
   return e;
+}
+
+void Stream::wait_idle() noexcept {
+  std::unique_lock<std::mutex> lk(mu_);
+  idle_cv_.wait(lk, [this] { return queue_.empty() && !running_; });
 }
 
 bool Stream::pending() noexcept {
@@ -158,13 +168,14 @@ Stream& resolve(shmemx_stream_t handle, const char* func) noexcept {
   return *s;
 }
 
-int create(shmemx_stream_t* out) noexcept {
+static int create_stream(shmemx_stream_t* out, bool cuda, void* cuda_stream) noexcept {
   if (out == nullptr) {
-    SHMEM_ERROR("stream", "shmemx_stream_create: stream is NULL");
+    SHMEM_ERROR("stream", "%s: stream is NULL", cuda ? "shmemx_stream_create_cuda" : "shmemx_stream_create");
     return SHMEMX_ERR_INVALID_ARGUMENT;
   }
   Stream* s = new (std::nothrow) Stream;
   if (s == nullptr) return SHMEMX_ERR_OUT_OF_MEMORY;
+  if (cuda) s->wrap_cuda(cuda_stream);
   Registry& r = registry();
   try {
     std::lock_guard<std::mutex> g(r.mu);
@@ -176,6 +187,9 @@ int create(shmemx_stream_t* out) noexcept {
   *out = reinterpret_cast<shmemx_stream_t>(s);
   return 0;
 }
+
+int create(shmemx_stream_t* out) noexcept { return create_stream(out, false, nullptr); }
+int create_cuda(shmemx_stream_t* out, void* cuda_stream) noexcept { return create_stream(out, true, cuda_stream); }
 
 int destroy(shmemx_stream_t handle) noexcept {
   Registry& r = registry();

@@ -68,10 +68,21 @@ class Stream {
   // Waits until all work has completed; returns and clears the first recorded error.
   int synchronize() noexcept;
   bool pending() noexcept;
+  // Waits until the library thread has run every queued item (errors stay recorded).
+  void wait_idle() noexcept;
   void record(int code) noexcept;  // the first error wins
   bool is_own_thread() noexcept;   // called from this stream's work?
   // Drains the queue and ends the thread (a later enqueue starts a new one).
   void stop() noexcept;
+  // A stream that wraps a CUDA stream (shmemx_stream_create_cuda; set before any work): each
+  // item first waits for the CUDA stream's earlier work, and synchronize() also synchronises
+  // the CUDA stream and returns the error its kernels reported (cuda_stream.cpp).
+  void wrap_cuda(void* cuda_stream) noexcept {
+    cuda_ = true;
+    cuda_stream_ = cuda_stream;
+  }
+  bool is_cuda() const noexcept { return cuda_; }
+  void* cuda_stream() const noexcept { return cuda_stream_; }
 
  private:
   void run() noexcept;
@@ -84,7 +95,13 @@ class Stream {
   bool stopping_ = false;
   int error_ = 0;
   std::thread thread_;
+  bool cuda_ = false;
+  void* cuda_stream_ = nullptr;  // a CUstream; nullptr is CUDA's legacy default stream
 };
+
+// Synchronises a wrapped CUDA stream and collects the first error its kernels reported in the
+// GPU status record (logged: routine, PE, address, expected and seen values); 0 or SHMEMX_ERR_*.
+int cuda_synchronize(void* cuda_stream, const char* func) noexcept;
 
 // The stream behind a public handle: the default stream for nullptr (created on first use).
 // Ends the job with a message naming `func` for a handle that is not a live stream.
@@ -93,6 +110,7 @@ Stream& resolve(shmemx_stream_t handle, const char* func) noexcept;
 // Creates / destroys user streams (destroy returns the stream's pending error, or
 // SHMEMX_ERR_INVALID_ARGUMENT for an unknown handle or the default stream).
 int create(shmemx_stream_t* out) noexcept;
+int create_cuda(shmemx_stream_t* out, void* cuda_stream) noexcept;
 int destroy(shmemx_stream_t handle) noexcept;
 // Synchronises every stream; with `destroy`, also destroys user streams and stops every
 // stream thread. Returns the first error.

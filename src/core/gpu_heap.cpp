@@ -1,0 +1,286 @@
+#include "core/gpu_heap.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+
+#include "base/error.hpp"
+#include "base/log.hpp"
+#include "core/gpu_plugin.hpp"
+#include "core/ops.hpp"
+#include "core/runtime.hpp"
+
+namespace shmem::core {
+namespace {
+
+namespace dc = device::cuda;
+
+// One GPU heap per process: the device state (and the sinks it goes to) is process-wide.
+std::atomic<bool> g_heap_taken{false};
+
+std::string hex(const unsigned char* b, std::size_t n) {
+  std::string s;
+  char two[3];
+  for (std::size_t i = 0; i < n; ++i) {
+    std::snprintf(two, sizeof two, "%02x", b[i]);
+    s += two;
+  }
+  return s;
+}
+
+bool unhex(const std::string& s, unsigned char* b, std::size_t n) {
+  if (s.size() < 2 * n) return false;
+  for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<unsigned char>(std::stoul(s.substr(2 * i, 2), nullptr, 16));
+  return true;
+}
+
+// Every PE reports its error ("" when it went well) with a payload; true on every PE alike when
+// none failed (payloads then holds every PE's), else false, and the lowest failing PE logs why.
+bool agree(Runtime& r, const std::string& tag, const std::string& error, const std::string& payload, const char* func,
+           std::vector<std::string>* payloads) {
+  std::vector<std::string> all =
+      r.n_pes() == 1 ? std::vector<std::string>{} : r.store_allgather(tag, error.empty() ? "+" + payload : "-" + error);
+  if (r.n_pes() == 1) all.push_back(error.empty() ? "+" + payload : "-" + error);
+  for (int pe = 0; pe < r.n_pes(); ++pe) {
+    const std::string& m = all[static_cast<std::size_t>(pe)];
+    if (!m.empty() && m[0] == '+') continue;
+    if (pe == r.my_pe()) SHMEM_ERROR("cuda", "%s: %s", func, m.empty() ? "unknown failure" : m.c_str() + 1);
+    return false;
+  }
+  if (payloads) {
+    payloads->clear();
+    for (auto& m : all) payloads->push_back(m.substr(1));
+  }
+  return true;
+}
+
+// A failed plugin call: its message, or a generic one.
+std::string reason(const char* err) { return err[0] ? std::string(err) : std::string("CUDA plugin call failed"); }
+
+}  // namespace
+
+bool GpuHeap::open(const std::string& driver, int device, int local_rank, shmem_cuda_device_info* info,
+                   std::string* error) {
+  try {
+    p_ = &cuda_plugin();
+  } catch (const Error& e) {
+    *error = e.what();
+    return false;
+  }
+  char err[512] = "";
+  if (p_->open(driver.c_str(), device, local_rank, &ctx_, info, err, sizeof err) != 0) {
+    ctx_ = nullptr;
+    *error = reason(err);
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<GpuHeap> GpuHeap::create(Runtime& r, const char* func) noexcept {
+  try {
+    static std::atomic<unsigned> generation{0};  // the same on every PE: creation is collective
+    const std::string tag = "cuda" + std::to_string(generation.fetch_add(1));
+    const Config& cfg = r.config();
+    const int n = r.n_pes();
+    std::unique_ptr<GpuHeap> h(new GpuHeap());
+    h->local_index_.assign(static_cast<std::size_t>(n), -1);
+    std::vector<int> locals;
+    for (int pe = 0; pe < n; ++pe)
+      if (pe == r.my_pe() || r.is_local(pe)) {
+        h->local_index_[static_cast<std::size_t>(pe)] = static_cast<int>(locals.size());
+        locals.push_back(pe);
+      }
+    const int my_local = h->local_index_[static_cast<std::size_t>(r.my_pe())];
+    // 1. The driver and the device; every PE learns every device and granularity.
+    std::string error;
+    shmem_cuda_device_info info{};
+    if (cfg.cuda_heap_size == 0) {
+      error = "SHMEM_CUDA_HEAP_SIZE=0: no GPU heap (set it to the bytes of GPU heap per PE, e.g. 1G)";
+    } else if (g_heap_taken.exchange(true)) {
+      error = "another shmem instance of this process has the GPU heap already (one per process)";
+    } else {
+      h->claimed_ = true;
+      h->open(cfg.cuda_driver, static_cast<int>(cfg.cuda_device), my_local, &info, &error);
+    }
+    std::vector<std::string> peers_info;
+    if (!agree(r, tag + "-open", error, hex(info.uuid, 16) + ":" + std::to_string(info.granularity), func, &peers_info))
+      return nullptr;
+    std::size_t granularity = 1;
+    for (const std::string& s : peers_info) granularity = std::max<std::size_t>(granularity, std::stoull(s.substr(33)));
+    const std::size_t bytes =
+        gpu_round_up(std::max<std::size_t>(cfg.cuda_heap_size, dc::kGpuInternalBytes), granularity);
+    // 2. This PE's heap, exported.
+    char err[512] = "";
+    int fd_raw = -1;
+    if (h->p_->heap_create(h->ctx_, bytes, &h->heap_, &fd_raw, err, sizeof err) != 0) {
+      h->heap_ = nullptr;
+      error = reason(err);
+    }
+    util::UniqueFd fd(fd_raw);
+    if (!agree(r, tag + "-create", error, "", func, nullptr)) return nullptr;
+    // 3. Every node-local PE's descriptor (the authenticated node-local exchange), mapped.
+    std::vector<int> peers(locals);
+    peers.erase(std::find(peers.begin(), peers.end(), r.my_pe()));
+    auto segs = r.exchange_node_fd(tag, fd.get(), bytes, peers);
+    std::vector<int> fds(locals.size(), -1);
+    fds[static_cast<std::size_t>(my_local)] = fd.get();
+    for (auto& s : segs) {
+      if (s.heap.size != bytes)
+        error = "PE " + std::to_string(s.pe) + " has a GPU heap of " + std::to_string(s.heap.size) + " bytes and PE " +
+                std::to_string(r.my_pe()) + " of " + std::to_string(bytes) +
+                ": every PE must use the same SHMEM_CUDA_HEAP_SIZE";
+      fds[static_cast<std::size_t>(h->local_index_[static_cast<std::size_t>(s.pe)])] = s.heap_fd.get();
+    }
+    if (error.empty() && std::count(fds.begin(), fds.end(), -1) != 0)
+      error = "a node-local PE did not pass its GPU heap descriptor";
+    std::vector<unsigned char> uuids(16 * locals.size());
+    for (std::size_t i = 0; i < locals.size(); ++i)
+      unhex(peers_info[static_cast<std::size_t>(locals[i])], &uuids[16 * i], 16);
+    void* base = nullptr;
+    if (error.empty() &&
+        h->p_->heap_map(h->heap_, static_cast<int>(locals.size()), my_local, fds.data(),
+                        reinterpret_cast<const unsigned char(*)[16]>(uuids.data()), &base, err, sizeof err) != 0)
+      error = reason(err);
+    segs.clear();  // the descriptors: the mappings hold the memory now
+    fd.reset();
+    if (error.empty()) {
+      GpuState& s = h->state_;
+      s.my_pe = r.my_pe();
+      s.n_pes = n;
+      s.device = info.ordinal;
+      s.my_local = my_local;
+      s.n_local = static_cast<int>(locals.size());
+      s.base = static_cast<char*>(base);
+      s.stride = bytes;
+      s.heap_size = bytes;
+      s.my_heap = s.base + static_cast<std::size_t>(my_local) * bytes;
+      s.timeout_ns = static_cast<std::uint64_t>(cfg.wait_timeout * 1e9);
+      if (!h->finish(r, &error)) error = "setting up the GPU heap: " + error;
+    }
+    if (!agree(r, tag + "-map", error, "", func, nullptr)) return nullptr;
+    r.barrier();  // every PE's internal area is zeroed before any state goes out
+    h->state_.version = dc::kGpuStateVersion;
+    SHMEM_DEBUG_LOG("cuda", "GPU heap: %zu bytes per PE on device %d (%s, driver %d), %d node-local PEs at %p", bytes,
+                    info.ordinal, info.name, info.driver_version, h->state_.n_local,
+                    static_cast<void*>(h->state_.base));
+    publish_gpu_state(h->state_);
+    return h;
+  } catch (const std::exception& e) {
+    fatal(func, "creating the GPU heap: %s", e.what());
+  }
+}
+
+// The device-side pieces of the state: the local index table, the status record, the zeroed
+// internal area.
+bool GpuHeap::finish(Runtime& r, std::string* error) {
+  char err[512] = "";
+  const std::size_t table = sizeof(std::int32_t) * local_index_.size();
+  void* status_dev = nullptr;
+  void* status_host = nullptr;
+  if (p_->device_alloc(ctx_, table, &index_dev_, err, sizeof err) != 0) {
+    index_dev_ = nullptr;
+    *error = reason(err);
+    return false;
+  }
+  std::vector<std::int32_t> index(local_index_.begin(), local_index_.end());
+  if (p_->copy(ctx_, index_dev_, index.data(), table, err, sizeof err) != 0 ||
+      p_->host_alloc(ctx_, sizeof(GpuStatus), &status_host, &status_dev, err, sizeof err) != 0) {
+    *error = reason(err);
+    return false;
+  }
+  status_host_ = static_cast<GpuStatus*>(status_host);
+  status_host_->pe = r.my_pe();
+  status_host_->target_pe = -1;
+  if (p_->memset8(ctx_, state_.my_heap, 0, dc::kGpuInternalBytes, err, sizeof err) != 0) {
+    *error = reason(err);
+    return false;
+  }
+  state_.local_index = static_cast<const std::int32_t*>(index_dev_);
+  state_.status = static_cast<GpuStatus*>(status_dev);
+  alloc_ = HeapAllocator(state_.heap_size - dc::kGpuInternalBytes);
+  return true;
+}
+
+GpuHeap::~GpuHeap() {
+  if (state_.version != 0) publish_gpu_state(GpuState{});
+  if (p_ && ctx_) {
+    if (status_host_) p_->host_free(ctx_, status_host_);
+    if (index_dev_) p_->device_free(ctx_, index_dev_);
+    for (auto& entry : team_members_) p_->device_free(ctx_, entry.second);
+    if (heap_) p_->heap_destroy(heap_);
+    p_->close(ctx_);
+  }
+  if (claimed_) g_heap_taken.store(false);
+}
+
+void* GpuHeap::alloc(std::size_t size, std::size_t alignment) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto off = alloc_.allocate(size, alignment);
+  return off ? user_base() + *off : nullptr;
+}
+
+bool GpuHeap::release(void* p) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return alloc_.release(static_cast<std::size_t>(static_cast<char*>(p) - user_base()));
+}
+
+std::size_t GpuHeap::largest_free() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return alloc_.largest_free();
+}
+
+bool GpuHeap::copy(void* dst, const void* src, std::size_t bytes, std::string* error) const {
+  char err[512] = "";
+  if (p_->copy(ctx_, dst, src, bytes, err, sizeof err) == 0) return true;
+  *error = reason(err);
+  return false;
+}
+
+bool GpuHeap::copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t block,
+                      std::size_t count, std::string* error) const {
+  char err[512] = "";
+  if (p_->copy_2d(ctx_, dst, dst_pitch, src, src_pitch, block, count, err, sizeof err) == 0) return true;
+  *error = reason(err);
+  return false;
+}
+
+bool GpuHeap::fill(void* dst, unsigned char value, std::size_t bytes, std::string* error) const {
+  char err[512] = "";
+  if (p_->memset8(ctx_, dst, value, bytes, err, sizeof err) == 0) return true;
+  *error = reason(err);
+  return false;
+}
+
+bool GpuHeap::stream_sync(void* stream, std::string* error) const {
+  char err[512] = "";
+  if (p_->stream_sync(ctx_, stream, err, sizeof err) == 0) return true;
+  *error = reason(err);
+  return false;
+}
+
+bool GpuHeap::stream_op(void* stream, const shmem_cuda_stream_op& op, std::string* error) const {
+  char err[512] = "";
+  if (p_->stream_op(ctx_, stream, &op, err, sizeof err) == 0) return true;
+  *error = reason(err);
+  return false;
+}
+
+const int* GpuHeap::team_members(const std::vector<int>& world_pes, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [members, dev] : team_members_)
+    if (members == world_pes) return static_cast<const int*>(dev);
+  char err[512] = "";
+  void* dev = nullptr;
+  const std::size_t bytes = world_pes.size() * sizeof(int);
+  if (p_->device_alloc(ctx_, bytes, &dev, err, sizeof err) != 0 ||
+      p_->copy(ctx_, dev, world_pes.data(), bytes, err, sizeof err) != 0) {
+    if (dev) p_->device_free(ctx_, dev);
+    *error = reason(err);
+    return nullptr;
+  }
+  team_members_.emplace_back(world_pes, dev);
+  return static_cast<const int*>(dev);
+}
+
+}  // namespace shmem::core

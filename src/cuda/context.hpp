@@ -1,0 +1,47 @@
+#pragma once
+// One PE's use of its GPU: the driver, the device, its primary context (retained, so the
+// application's CUDA runtime shares it) and the plugin's own copy stream.
+#include <memory>
+#include <string>
+
+#include "cuda/driver.hpp"
+#include "plugins/cuda_plugin_abi.h"
+
+namespace shmem::cuda {
+
+class Context {
+ public:
+  // device >= 0: that ordinal; else local_rank % the device count. nullptr with *error set.
+  static std::unique_ptr<Context> open(const std::string& driver_path, int device, int local_rank,
+                                       shmem_cuda_device_info* info, std::string* error);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  // Makes the primary context current on the calling thread (driver calls need one).
+  bool make_current(std::string* error) const;
+  // r == CUDA_SUCCESS, else false with *error = the call and the driver's reason.
+  bool ok(const char* call, CUresult r, std::string* error) const;
+
+  const Driver& drv() const noexcept { return *drv_; }
+  CUdevice device() const noexcept { return dev_; }
+  int ordinal() const noexcept { return ordinal_; }
+  CUstream stream() const noexcept { return stream_; }
+  std::size_t granularity() const noexcept { return granularity_; }
+
+ private:
+  explicit Context(const Driver* d) : drv_(d) {}
+
+  const Driver* drv_;
+  CUdevice dev_ = 0;
+  int ordinal_ = -1;
+  CUcontext ctx_ = nullptr;  // the retained primary context
+  CUstream stream_ = nullptr;
+  std::size_t granularity_ = 0;
+};
+
+// The allocation properties of a GPU heap on `ordinal`: pinned device memory exportable as a
+// POSIX file descriptor.
+CUmemAllocationProp heap_properties(int ordinal);
+
+}  // namespace shmem::cuda

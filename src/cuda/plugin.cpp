@@ -1,0 +1,214 @@
+// libshmem_cuda.so: the table of plugins/cuda_plugin_abi.h over Context and Heap.
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "cuda/context.hpp"
+#include "cuda/heap.hpp"
+#include "cuda/stream_entry.hpp"
+#include "plugins/cuda_plugin_abi.h"
+
+namespace shmem::cuda {
+namespace {
+
+int fail(const std::string& why, char* err, std::size_t err_len) {
+  if (err && err_len) {
+    const std::size_t n = std::min(why.size(), err_len - 1);
+    std::memcpy(err, why.data(), n);
+    err[n] = '\0';
+  }
+  return 1;
+}
+
+// Runs f(std::string* error) -> bool; converts false and exceptions (allocation) into the ABI's
+// return code and message.
+template <class F>
+int guarded(char* err, std::size_t err_len, F&& f) noexcept {
+  try {
+    std::string error;
+    if (f(&error)) return 0;
+    return fail(error.empty() ? "unknown CUDA plugin failure" : error, err, err_len);
+  } catch (const std::exception& e) {
+    return fail(std::string("CUDA plugin: ") + e.what(), err, err_len);
+  }
+}
+
+Context& as_ctx(void* c) { return *static_cast<Context*>(c); }
+
+// Every call makes the device's primary context current on the calling thread; this puts back
+// whatever the application had current there (a context of its own, or none).
+class KeepCurrent {
+ public:
+  explicit KeepCurrent(const Context& c) : drv_(c.drv()) {
+    if (drv_.cuCtxGetCurrent(&prev_) != CUDA_SUCCESS) prev_ = nullptr;
+  }
+  ~KeepCurrent() { drv_.cuCtxSetCurrent(prev_); }
+  KeepCurrent(const KeepCurrent&) = delete;
+  KeepCurrent& operator=(const KeepCurrent&) = delete;
+
+ private:
+  const Driver& drv_;
+  CUcontext prev_ = nullptr;
+};
+
+int p_open(const char* driver_path, int device, int local_rank, void** ctx, shmem_cuda_device_info* info, char* err,
+           std::size_t err_len) {
+  return guarded(err, err_len, [&](std::string* e) {
+    auto c = Context::open(driver_path ? driver_path : "", device, local_rank, info, e);
+    if (!c) return false;
+    *ctx = c.release();
+    return true;
+  });
+}
+
+void p_close(void* ctx) { delete static_cast<Context*>(ctx); }
+
+int p_heap_create(void* ctx, std::size_t bytes, void** heap, int* fd, char* err, std::size_t err_len) {
+  return guarded(err, err_len, [&](std::string* e) {
+    const KeepCurrent keep(as_ctx(ctx));
+    auto h = Heap::create(as_ctx(ctx), bytes, fd, e);
+    if (!h) return false;
+    *heap = h.release();
+    return true;
+  });
+}
+
+int p_heap_map(void* heap, int n_local, int my_local, const int* fds, const unsigned char (*uuids)[16], void** base,
+               char* err, std::size_t err_len) {
+  auto* h = static_cast<Heap*>(heap);
+  const KeepCurrent keep(h->context());
+  return guarded(err, err_len, [&](std::string* e) { return h->map(n_local, my_local, fds, uuids, base, e); });
+}
+
+void p_heap_destroy(void* heap) {
+  auto* h = static_cast<Heap*>(heap);
+  const KeepCurrent keep(h->context());
+  delete h;
+}
+
+int p_copy(void* ctx, void* dst, const void* src, std::size_t bytes, char* err, std::size_t err_len) {
+  return guarded(err, err_len, [&](std::string* e) {
+    const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
+    return c.make_current(e) &&
+           c.ok("cuMemcpyAsync",
+                c.drv().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), bytes,
+                                      c.stream()),
+                e) &&
+           c.ok("cuStreamSynchronize", c.drv().cuStreamSynchronize(c.stream()), e);
+  });
+}
+
+int p_copy_2d(void* ctx, void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t block,
+              std::size_t count, char* err, std::size_t err_len) {
+  return guarded(err, err_len, [&](std::string* e) {
+    const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
+    CUDA_MEMCPY2D m{};
+    m.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
+    m.srcDevice = reinterpret_cast<CUdeviceptr>(src);
+    m.srcPitch = src_pitch;
+    m.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+    m.dstDevice = reinterpret_cast<CUdeviceptr>(dst);
+    m.dstPitch = dst_pitch;
+    m.WidthInBytes = block;
+    m.Height = count;
+    return c.make_current(e) && c.ok("cuMemcpy2DAsync", c.drv().cuMemcpy2DAsync(&m, c.stream()), e) &&
+           c.ok("cuStreamSynchronize", c.drv().cuStreamSynchronize(c.stream()), e);
+  });
+}
+
+int p_memset8(void* ctx, void* dst, unsigned char value, std::size_t bytes, char* err, std::size_t err_len) {
+  return guarded(err, err_len, [&](std::string* e) {
+    const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
+    return c.make_current(e) &&
+           c.ok("cuMemsetD8Async",
+                c.drv().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(dst), value, bytes, c.stream()), e) &&
+           c.ok("cuStreamSynchronize", c.drv().cuStreamSynchronize(c.stream()), e);
+  });
+}
+
+int p_host_alloc(void* ctx, std::size_t bytes, void** host, void** device, char* err, std::size_t err_len) {
+  return guarded(err, err_len, [&](std::string* e) {
+    const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
+    if (!c.make_current(e) ||
+        !c.ok("cuMemHostAlloc",
+              c.drv().cuMemHostAlloc(host, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP), e))
+      return false;
+    std::memset(*host, 0, bytes);
+    CUdeviceptr dev = 0;
+    if (!c.ok("cuMemHostGetDevicePointer", c.drv().cuMemHostGetDevicePointer(&dev, *host, 0), e)) {
+      c.drv().cuMemFreeHost(*host);
+      return false;
+    }
+    *device = reinterpret_cast<void*>(dev);
+    return true;
+  });
+}
+
+void p_host_free(void* ctx, void* host) {
+  const KeepCurrent keep(as_ctx(ctx));
+  std::string ignored;
+  if (as_ctx(ctx).make_current(&ignored)) as_ctx(ctx).drv().cuMemFreeHost(host);
+}
+
+int p_device_alloc(void* ctx, std::size_t bytes, void** device, char* err, std::size_t err_len) {
+  return guarded(err, err_len, [&](std::string* e) {
+    const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
+    CUdeviceptr dev = 0;
+    if (!c.make_current(e) || !c.ok("cuMemAlloc", c.drv().cuMemAlloc(&dev, bytes), e)) return false;
+    *device = reinterpret_cast<void*>(dev);
+    return true;
+  });
+}
+
+void p_device_free(void* ctx, void* device) {
+  const KeepCurrent keep(as_ctx(ctx));
+  std::string ignored;
+  if (as_ctx(ctx).make_current(&ignored)) as_ctx(ctx).drv().cuMemFree(reinterpret_cast<CUdeviceptr>(device));
+}
+
+int p_stream_sync(void* ctx, void* stream, char* err, std::size_t err_len) {
+  return guarded(err, err_len, [&](std::string* e) {
+    const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
+    return c.make_current(e) &&
+           c.ok("cuStreamSynchronize", c.drv().cuStreamSynchronize(static_cast<CUstream>(stream)), e);
+  });
+}
+
+int p_stream_op(void* ctx, void* stream, const shmem_cuda_stream_op* op, char* err, std::size_t err_len) {
+  return guarded(err, err_len, [&](std::string* e) {
+    const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
+    return c.make_current(e) && stream_op(stream, *op, e);
+  });
+}
+
+constexpr shmem_cuda_plugin kTable = {SHMEM_CUDA_PLUGIN_ABI_VERSION,
+                                      sizeof(shmem_cuda_plugin),
+                                      p_open,
+                                      p_close,
+                                      p_heap_create,
+                                      p_heap_map,
+                                      p_heap_destroy,
+                                      p_copy,
+                                      p_copy_2d,
+                                      p_memset8,
+                                      p_host_alloc,
+                                      p_host_free,
+                                      p_device_alloc,
+                                      p_device_free,
+                                      p_stream_sync,
+                                      p_stream_op};
+
+}  // namespace
+}  // namespace shmem::cuda
+
+extern "C" __attribute__((visibility("default"))) const shmem_cuda_plugin* shmem_cuda_plugin_table() {
+  return &shmem::cuda::kTable;
+}

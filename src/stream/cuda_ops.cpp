@@ -1,0 +1,188 @@
+// On-stream operations on GPU memory as kernels on the wrapped CUDA stream (cuda_ops.hpp).
+#include "stream/cuda_ops.hpp"
+
+#include <string>
+#include <vector>
+
+#include "core/gpu_heap.hpp"
+#include "core/runtime.hpp"
+#include "core/team.hpp"
+#include "stream/checks.hpp"
+#include "stream/ops.hpp"
+#include "stream/stream.hpp"
+
+namespace shmem::stream {
+namespace {
+
+// The stream and GPU heap of an operation for this path, or nothing: the stream must wrap a CUDA
+// stream and `addr` lie in the GPU heap.
+struct Path {
+  Stream* stream = nullptr;
+  Runtime* rt = nullptr;
+  core::GpuHeap* gpu = nullptr;
+};
+Path path_for(shmemx_stream_t handle, const char* f, const void* addr) noexcept {
+  if (handle == SHMEMX_STREAM_DEFAULT) return {};
+  Stream& s = resolve(handle, f);
+  if (!s.is_cuda()) return {};
+  Runtime* rt = current_runtime();
+  core::GpuHeap* g = rt ? rt->gpu() : nullptr;
+  if (g == nullptr || !g->contains(addr)) return {};
+  return {&s, rt, g};
+}
+
+// Records and reports an error of this path; true (the operation was handled).
+bool fail(Stream& s, int code, const char* f, const char* what, const std::string& detail = {}) noexcept {
+  report(code, f, "%s%s%s; skipped", what, detail.empty() ? "" : ": ", detail.c_str());
+  s.record(code);
+  return true;
+}
+
+// Checks that [addr, addr + bytes) lies in the GPU heap.
+bool in_heap(const core::GpuHeap& g, const void* addr, std::size_t bytes) noexcept {
+  return bytes == 0 || (g.contains(addr) && bytes <= g.room(addr));
+}
+
+// Enqueues op after the stream's library-thread work (kept in order with this path's work).
+bool enqueue(const Path& p, const char* f, const shmem_cuda_stream_op& op) noexcept {
+  p.stream->wait_idle();
+  std::string error;
+  if (!p.gpu->stream_op(p.stream->cuda_stream(), op, &error))
+    return fail(*p.stream, SHMEMX_ERR_INTERNAL, f, "the CUDA stream refused the work", error);
+  return true;
+}
+
+bool team_fields(const Path& p, const char* f, shmem_team_t team, shmem_cuda_stream_op* op) noexcept {
+  Team* t = team_of(*p.rt, f, team);
+  if (t == nullptr) {
+    p.stream->record(SHMEMX_ERR_INVALID_ARGUMENT);
+    return false;
+  }
+  op->team_n = static_cast<int>(t->world_pes().size());
+  op->team_me = t->my_pe();
+  op->team_slot = t->slot();
+  if (op->team_me < 0) {
+    fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "this PE is not a member of the team");
+    return false;
+  }
+  bool world = op->team_n == p.rt->n_pes();
+  for (int i = 0; world && i < op->team_n; ++i) world = t->world_pes()[static_cast<std::size_t>(i)] == i;
+  if (world) return true;  // team_members NULL: the identity
+  std::string error;
+  op->team_members = p.gpu->team_members(t->world_pes(), &error);
+  if (op->team_members == nullptr) {
+    fail(*p.stream, SHMEMX_ERR_OUT_OF_MEMORY, f, "cannot copy the team's members to the GPU", error);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool gpu_signal(const char* f, std::uint64_t* sig, std::uint64_t value, int sig_op, int pe, shmemx_stream_t s) noexcept {
+  const Path p = path_for(s, f, sig);
+  if (!p.stream) return false;
+  if (pe < 0 || pe >= p.rt->n_pes()) return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "pe is not a PE");
+  if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "sig_op is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD");
+  if (!in_heap(*p.gpu, sig, sizeof *sig))
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "sig_addr crosses the end of the GPU heap");
+  shmem_cuda_stream_op op{};
+  op.kind = SHMEM_CUDA_STREAM_SIGNAL;
+  op.sig = sig;
+  op.value = value;
+  op.sig_op = sig_op;
+  op.pe = pe;
+  return enqueue(p, f, op);
+}
+
+bool gpu_put_signal(const char* f, void* dest, const void* source, std::size_t bytes, std::uint64_t* sig,
+                    std::uint64_t value, int sig_op, int pe, shmemx_stream_t s) noexcept {
+  const Path p = path_for(s, f, sig);
+  if (!p.stream) return false;
+  if (!in_heap(*p.gpu, dest, bytes))
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "dest is not (wholly) in the GPU heap, as sig_addr is");
+  if (pe < 0 || pe >= p.rt->n_pes()) return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "pe is not a PE");
+  shmem_cuda_stream_op op{};
+  op.kind = SHMEM_CUDA_STREAM_PUT;
+  op.dest = dest;
+  op.source = source;
+  op.bytes = bytes;
+  op.pe = pe;
+  if (!enqueue(p, f, op)) return true;
+  return gpu_signal(f, sig, value, sig_op, pe, s);  // the signal kernel fences first: data before signal
+}
+
+bool gpu_wait(const char* f, std::uint64_t* sig, int cmp, std::uint64_t value, shmemx_stream_t s) noexcept {
+  const Path p = path_for(s, f, sig);
+  if (!p.stream) return false;
+  if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "cmp is not one of SHMEM_CMP_EQ..SHMEM_CMP_LE");
+  shmem_cuda_stream_op op{};
+  op.kind = SHMEM_CUDA_STREAM_WAIT;
+  op.sig = sig;
+  op.cmp = cmp;
+  op.value = value;
+  return enqueue(p, f, op);
+}
+
+bool gpu_barrier(const char* f, shmem_team_t team, shmemx_stream_t s) noexcept {
+  Runtime* rt = current_runtime();
+  core::GpuHeap* g = rt ? rt->gpu() : nullptr;
+  const Path p = g ? path_for(s, f, g->state().my_heap) : Path{};
+  if (!p.stream) return false;
+  shmem_cuda_stream_op op{};
+  if (!team_fields(p, f, team, &op)) return true;
+  op.kind = SHMEM_CUDA_STREAM_BARRIER;
+  return enqueue(p, f, op);
+}
+
+bool gpu_gather(const char* f, GpuGather kind, shmem_team_t team, void* dest, const void* source, std::size_t bytes,
+                int root, shmemx_stream_t s) noexcept {
+  const Path p = path_for(s, f, dest);
+  if (!p.stream) return false;
+  shmem_cuda_stream_op op{};
+  if (!team_fields(p, f, team, &op)) return true;
+  const std::size_t n = static_cast<std::size_t>(op.team_n);
+  const std::size_t dest_bytes = kind == GpuGather::kBroadcast ? bytes : bytes * n;
+  const std::size_t src_bytes = kind == GpuGather::kAlltoall ? bytes * n : bytes;
+  if (kind == GpuGather::kBroadcast && (root < 0 || root >= op.team_n))
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "PE_root is not a PE of the team");
+  if (!in_heap(*p.gpu, dest, dest_bytes) || !in_heap(*p.gpu, source, src_bytes))
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f,
+                "dest and source must both lie wholly in the GPU heap on a CUDA stream");
+  op.kind = kind == GpuGather::kBroadcast  ? SHMEM_CUDA_STREAM_BROADCAST
+            : kind == GpuGather::kFcollect ? SHMEM_CUDA_STREAM_FCOLLECT
+                                           : SHMEM_CUDA_STREAM_ALLTOALL;
+  op.dest = dest;
+  op.source = source;
+  op.bytes = bytes;
+  op.root = root;
+  return enqueue(p, f, op);
+}
+
+bool gpu_reduce(const char* f, shmem_team_t team, void* dest, const void* source, std::size_t count, int elem, int op_id,
+                shmemx_stream_t s) noexcept {
+  const Path p = path_for(s, f, dest);
+  if (!p.stream) return false;
+  if (elem < 0) return fail(*p.stream, SHMEMX_ERR_NOT_SUPPORTED, f, "this type is not reduced on GPU memory yet");
+  shmem_cuda_stream_op op{};
+  if (!team_fields(p, f, team, &op)) return true;
+  static constexpr std::size_t kSize[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
+  const std::size_t bytes = count * kSize[elem];
+  if (!in_heap(*p.gpu, dest, bytes) || !in_heap(*p.gpu, source, bytes))
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f,
+                "dest and source must both lie wholly in the GPU heap on a CUDA stream");
+  const auto d = reinterpret_cast<std::uintptr_t>(dest), sr = reinterpret_cast<std::uintptr_t>(source);
+  if (bytes != 0 && d != sr && d < sr + bytes && sr < d + bytes)
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "dest and source overlap partially");
+  op.kind = SHMEM_CUDA_STREAM_REDUCE;
+  op.dest = dest;
+  op.source = source;
+  op.count = count;
+  op.elem = elem;
+  op.op = op_id;
+  return enqueue(p, f, op);
+}
+
+}  // namespace shmem::stream

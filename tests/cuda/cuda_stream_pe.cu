@@ -1,0 +1,126 @@
+// Stream-ordered operations on a CUDA stream (shmemx_stream_create_cuda) over GPU symmetric memory,
+// between real PEs (gpu_run.sh: SKIPPED without a GPU). Kernels enqueued on the same CUDA stream
+// before and after each operation check the order both ways: an operation sees the data of the
+// kernel before it, and the kernel after it sees the operation's result.
+#include <shmem.h>
+#include <shmemx.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "check.h"
+
+namespace {
+
+constexpr int kN = 1000;  // ints per PE (not a multiple of 16 bytes: the copies' tails run too)
+
+#define CUDA_OK(call)                                                                    \
+  do {                                                                                   \
+    cudaError_t e_ = (call);                                                             \
+    CHECKF(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));                 \
+  } while (0)
+
+__global__ void fill(int* p, int n, int base) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = base + i;
+}
+__global__ void fill_d(double* p, int n, int me) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = me * 0.5 + i;
+}
+// Counts elements of p[0, n) that differ from base + i (the order check after a wait).
+__global__ void count_wrong(const int* p, int n, int base, int* wrong) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    if (p[i] != base + i) atomicAdd(wrong, 1);
+}
+
+template <class T>
+T* gpu(std::size_t n) {
+  void* p = shmemx_cuda_calloc(n, sizeof(T));
+  CHECKF(p != nullptr, "shmemx_cuda_calloc(%zu, %zu)", n, sizeof(T));
+  return static_cast<T*>(p);
+}
+template <class T>
+std::vector<T> host(const T* p, std::size_t n) {
+  std::vector<T> v(n);
+  CUDA_OK(cudaMemcpy(v.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--probe") == 0) {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+      std::printf("SKIPPED: no CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+      return 77;
+    }
+    return 0;
+  }
+  shmem_init();
+  const int me = shmem_my_pe(), n = shmem_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
+  int* src = gpu<int>(kN);
+  int* all = gpu<int>(static_cast<std::size_t>(kN) * n);
+  int* a2a_src = gpu<int>(static_cast<std::size_t>(kN) * n);
+  int* a2a_dst = gpu<int>(static_cast<std::size_t>(kN) * n);
+  int* bcast = gpu<int>(kN);
+  int* isum = gpu<int>(kN);
+  double* dsrc = gpu<double>(kN);
+  double* dmax = gpu<double>(kN);
+  int* inbox = gpu<int>(kN);
+  auto* sig = gpu<std::uint64_t>(1);
+  int* wrong = gpu<int>(1);
+
+  cudaStream_t cs;
+  CUDA_OK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+  shmemx_stream_t st;
+  CHECK_EQ(shmemx_stream_create_cuda(&st, cs), 0);
+  CHECKF(shmemx_stream_cuda_handle(st) == cs, "shmemx_stream_cuda_handle returns the wrapped stream");
+
+  for (int round = 1; round <= 3; ++round) {
+    const int base = me * 100000 + round * 1000;
+    fill<<<4, 256, 0, cs>>>(src, kN, base);  // before the collectives on the same stream
+    for (int q = 0; q < n; ++q) fill<<<4, 256, 0, cs>>>(a2a_src + q * kN, kN, me * 100000 + q * 10 + round);
+    fill_d<<<4, 256, 0, cs>>>(dsrc, kN, me + round);
+    shmemx_fcollectmem_on_stream(SHMEM_TEAM_WORLD, all, src, kN * sizeof(int), st);
+    shmemx_alltoallmem_on_stream(SHMEM_TEAM_WORLD, a2a_dst, a2a_src, kN * sizeof(int), st);
+    shmemx_broadcastmem_on_stream(SHMEM_TEAM_WORLD, bcast, src, kN * sizeof(int), 1 % n, st);
+    shmemx_int_sum_reduce_on_stream(SHMEM_TEAM_WORLD, isum, src, kN, st);
+    shmemx_double_max_reduce_on_stream(SHMEM_TEAM_WORLD, dmax, dsrc, kN, st);
+    // put+signal to the right, wait for the left's, then a kernel on the stream checks the data.
+    shmemx_putmem_signal_on_stream(inbox, src, kN * sizeof(int), sig, static_cast<std::uint64_t>(round),
+                                   SHMEM_SIGNAL_SET, right, st);
+    shmemx_signal_wait_until_on_stream(sig, SHMEM_CMP_GE, static_cast<std::uint64_t>(round), st);
+    count_wrong<<<4, 256, 0, cs>>>(inbox, kN, left * 100000 + round * 1000, wrong);
+    shmemx_barrier_all_on_stream(st);  // nobody refills src before every PE read it
+    CHECK_EQ(shmemx_stream_synchronize(st), 0);
+
+    const auto got_all = host(all, static_cast<std::size_t>(kN) * n);
+    for (int p = 0; p < n; ++p)
+      for (int i = 0; i < kN; ++i) CHECK_EQ_AT(got_all[p * kN + i], p * 100000 + round * 1000 + i, "fcollect[%d][%d]", p, i);
+    const auto got_a2a = host(a2a_dst, static_cast<std::size_t>(kN) * n);
+    for (int p = 0; p < n; ++p)
+      for (int i = 0; i < kN; ++i) CHECK_EQ_AT(got_a2a[p * kN + i], p * 100000 + me * 10 + round + i, "alltoall[%d][%d]", p, i);
+    const auto got_b = host(bcast, kN);
+    for (int i = 0; i < kN; ++i) CHECK_EQ_AT(got_b[i], (1 % n) * 100000 + round * 1000 + i, "broadcast[%d]", i);
+    const auto got_s = host(isum, kN);
+    for (int i = 0; i < kN; ++i) {
+      long want = 0;
+      for (int p = 0; p < n; ++p) want += p * 100000 + round * 1000 + i;
+      CHECK_EQ_AT(static_cast<long>(got_s[i]), want, "sum[%d]", i);
+    }
+    const auto got_m = host(dmax, kN);
+    for (int i = 0; i < kN; ++i) CHECK_EQ_AT(got_m[i], (n - 1 + round) * 0.5 + i, "max[%d]", i);
+    CHECK_EQ(host(wrong, 1)[0], 0);
+  }
+  CHECK_EQ(shmemx_stream_destroy(st), 0);
+  CUDA_OK(cudaStreamDestroy(cs));
+  for (void* p : {static_cast<void*>(wrong), static_cast<void*>(sig), static_cast<void*>(inbox),
+                  static_cast<void*>(dmax), static_cast<void*>(dsrc), static_cast<void*>(isum),
+                  static_cast<void*>(bcast), static_cast<void*>(a2a_dst), static_cast<void*>(a2a_src),
+                  static_cast<void*>(all), static_cast<void*>(src)})
+    shmemx_cuda_free(p);
+  return check_finish("cuda_stream_pe");
+}

@@ -1,0 +1,92 @@
+// Streams wrapping CUDA streams (fake driver): work on them runs after the CUDA stream's and
+// reaches GPU memory from the stream's thread, synchronize returns a kernel's reported error
+// once (PE 0 plays the failing kernel by filling the status record, which is pinned host
+// memory), a CUDA stream the driver does not know is reported, and none exists before the heap.
+#include <cuda.h>
+#include <shmem.h>
+#include <shmemx.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "fakecuda.h"
+#include "shmem/device/cuda/state.hpp"
+
+namespace dc = shmem::device::cuda;
+
+namespace {
+
+dc::GpuState g_state;
+const int g_sink =
+    shmemx_cuda_state_sink_add([](const void* s, std::size_t, int) { std::memcpy(&g_state, s, sizeof g_state); });
+
+template <class F>
+F driver(const char* name) {
+  void* fn = nullptr;
+  cuGetProcAddress_v2(name, &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, nullptr);
+  return reinterpret_cast<F>(fn);
+}
+
+}  // namespace
+
+int main() {
+  int failures = g_sink;
+  auto check = [&](bool ok, const char* what) {
+    if (!ok) std::fprintf(stderr, "cuda_stream: PE %d: %s\n", shmem_my_pe(), what), ++failures;
+  };
+  shmem_init();
+  const int me = shmem_my_pe(), n = shmem_n_pes(), next = (me + 1) % n;
+  shmemx_stream_t st = nullptr;
+  check(shmemx_stream_create_cuda(&st, nullptr) == SHMEMX_ERR_NOT_SUPPORTED, "a CUDA stream without a GPU heap");
+  auto* buf = static_cast<long*>(shmemx_cuda_calloc(16, sizeof(long)));
+  check(buf != nullptr, "shmemx_cuda_calloc");
+  if (!buf) return 1;
+
+  // The application's own CUDA stream, made with the driver in its primary context.
+  CUcontext ctx = nullptr;
+  CUstream cs = nullptr;
+  driver<decltype(&cuDevicePrimaryCtxRetain)>("cuDevicePrimaryCtxRetain")(&ctx, g_state.device);
+  driver<decltype(&cuCtxSetCurrent)>("cuCtxSetCurrent")(ctx);
+  check(driver<decltype(&cuStreamCreate)>("cuStreamCreate")(&cs, 0) == CUDA_SUCCESS, "cuStreamCreate");
+
+  check(shmemx_stream_create_cuda(&st, cs) == 0, "shmemx_stream_create_cuda");
+  check(shmemx_stream_cuda_handle(st) == cs, "shmemx_stream_cuda_handle");
+  const long v[2] = {10 + me, 20 + me};
+  shmemx_putmem_on_stream(buf + 2, v, sizeof v, next, st);
+  check(shmemx_stream_synchronize(st) == 0, "synchronize after a put");
+  shmem_barrier_all();
+  long got[2] = {};
+  shmem_getmem(got, buf + 2, sizeof got, me);
+  const int prev = (me + n - 1) % n;
+  check(got[0] == 10 + prev && got[1] == 20 + prev, "the put on the CUDA-wrapped stream");
+
+  // A kernel's error comes back from synchronize, once.
+  if (me == 0) {
+    dc::GpuStatus& s = *g_state.status;  // pinned host memory, mapped at the same address
+    s.target_pe = 1;
+    s.addr = reinterpret_cast<std::uintptr_t>(buf);
+    s.bytes = 8;
+    s.expected = 5;
+    s.seen = 3;
+    s.cmp = 0;
+    std::strcpy(s.routine, "shmem_long_wait_until");
+    s.code = dc::kGpuErrTimeout;
+    s.ready = 1;
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a kernel's timeout");
+    check(shmemx_stream_synchronize(st) == 0, "the error is cleared once returned");
+    check(g_state.status->pe == 0 && g_state.status->code == 0, "the status record is reset");
+    shmemx_stream_t bogus = nullptr;
+    check(shmemx_stream_create_cuda(&bogus, reinterpret_cast<void*>(0x1234)) == 0, "wrapping any handle");
+    check(shmemx_stream_synchronize(bogus) == SHMEMX_ERR_INTERNAL, "an unknown CUDA stream");
+    shmemx_stream_destroy(bogus);
+  }
+  check(shmemx_stream_destroy(st) == 0, "shmemx_stream_destroy");
+  check(shmemx_stream_cuda_handle(SHMEMX_STREAM_DEFAULT) == nullptr, "the default stream wraps nothing");
+  driver<decltype(&cuStreamDestroy)>("cuStreamDestroy")(cs);
+  driver<decltype(&cuDevicePrimaryCtxRelease)>("cuDevicePrimaryCtxRelease")(g_state.device);
+  shmem_barrier_all();
+  shmemx_cuda_free(buf);
+  shmem_finalize();
+  if (failures == 0 && me == 0) std::printf("cuda_stream: %d PEs OK\n", n);
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,491 @@
+// libshmem_fakecuda.so: a stand-in CUDA driver on host memory, so that the CUDA plugin's heap
+// logic runs (and is tested) on machines without a GPU: SHMEM_CUDA_DRIVER=<this library>.
+// Allocations are memfds; a reservation is a PROT_NONE range; a mapping is the memfd mapped
+// PROT_NONE into that range, exactly where the device would see it, so a host load or store
+// of "GPU" memory faults here as on a real GPU. Copies go through a private read/write view
+// of the same memfd (as the copy engine would). Only what the plugin uses is provided, through
+// cuGetProcAddress_v2, with the real signatures (static_asserts below).
+//   FAKECUDA_DEVICES       devices (default 1; 0: cuInit fails with CUDA_ERROR_NO_DEVICE)
+//   FAKECUDA_NO_PEER=1     devices cannot access each other's memory
+//   FAKECUDA_MEMORY        bytes of memory per device (default 4 GiB)
+//   FAKECUDA_GRANULARITY   allocation granularity (default 2 MiB)
+#include <cuda.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <type_traits>
+
+#include "fakecuda.h"
+
+namespace {
+
+std::size_t env_size(const char* name, std::size_t dflt) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 0) : dflt;
+}
+int devices() { return static_cast<int>(env_size("FAKECUDA_DEVICES", 1)); }
+std::size_t memory() { return env_size("FAKECUDA_MEMORY", std::size_t{4} << 30); }
+std::size_t granularity() { return env_size("FAKECUDA_GRANULARITY", std::size_t{2} << 20); }
+
+constexpr std::size_t kDirtyBytes = std::size_t{64} << 20;
+
+struct Alloc {
+  int fd;
+  std::size_t size;
+  int device;
+};
+struct Mapping {
+  std::size_t size;
+  char* shadow;  // the driver's own read/write view
+  bool access;   // cuMemSetAccess granted
+  bool owned;    // a cuMemAlloc block (the fake made its memfd)
+};
+
+struct State {
+  std::mutex mu;
+  bool initialised = false;
+  std::set<Alloc*> allocs;
+  std::map<std::uintptr_t, std::size_t> reservations;
+  std::map<std::uintptr_t, Mapping> mappings;
+  std::set<void*> host;
+  std::map<void*, std::size_t> host_size;
+  std::set<CUstream> streams;
+  int retained[64] = {};
+  std::size_t used[64] = {};
+};
+State& st() {
+  static State* s = new State();
+  return *s;
+}
+thread_local CUcontext t_current = nullptr;
+
+CUcontext ctx_of(int device) { return reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(0x1000 + device)); }
+
+// The host view of [p, p + n): inside one accessible mapping, or ordinary host memory.
+// nullptr: device memory that is unmapped, inaccessible, or crosses a mapping's end.
+char* view(CUdeviceptr p, std::size_t n) {
+  State& s = st();
+  auto it = s.mappings.upper_bound(p);
+  if (it != s.mappings.begin()) {
+    --it;
+    if (p < it->first + it->second.size) {
+      if (!it->second.access || p + n > it->first + it->second.size) return nullptr;
+      return it->second.shadow + (p - it->first);
+    }
+  }
+  auto r = s.reservations.upper_bound(p);
+  if (r != s.reservations.begin()) {
+    --r;
+    if (p < r->first + r->second) return nullptr;  // reserved but not mapped there
+  }
+  return reinterpret_cast<char*>(p);
+}
+
+CUresult need_ctx() { return t_current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }
+
+CUresult fk_cuInit(unsigned int) {
+  std::lock_guard<std::mutex> l(st().mu);
+  if (devices() <= 0) return CUDA_ERROR_NO_DEVICE;
+  st().initialised = true;
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuDriverGetVersion(int* v) {
+  *v = 13000;
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuDeviceGetCount(int* n) {
+  if (!st().initialised) return CUDA_ERROR_NOT_INITIALIZED;
+  *n = devices();
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuDeviceGet(CUdevice* d, int ordinal) {
+  if (ordinal < 0 || ordinal >= devices()) return CUDA_ERROR_INVALID_DEVICE;
+  *d = ordinal;
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuDeviceGetName(char* name, int len, CUdevice d) {
+  std::snprintf(name, static_cast<std::size_t>(len), "Fake GPU %d", d);
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuDeviceGetUuid(CUuuid* u, CUdevice d) {
+  std::memset(u->bytes, 0, sizeof u->bytes);
+  std::memcpy(u->bytes, "FAKECUDA", 8);
+  u->bytes[15] = static_cast<char>(d);
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
+  *v = a == CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED ||
+       a == CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED;
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuDeviceCanAccessPeer(int* can, CUdevice a, CUdevice b) {
+  const char* no = std::getenv("FAKECUDA_NO_PEER");
+  *can = a != b && !(no && *no == '1');
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuDeviceTotalMem(std::size_t* bytes, CUdevice) {
+  *bytes = memory();
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) {
+  std::lock_guard<std::mutex> l(st().mu);
+  if (d < 0 || d >= devices()) return CUDA_ERROR_INVALID_DEVICE;
+  ++st().retained[d];
+  *c = ctx_of(d);
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuDevicePrimaryCtxRelease(CUdevice d) {
+  std::lock_guard<std::mutex> l(st().mu);
+  if (d < 0 || d >= devices() || st().retained[d] == 0) return CUDA_ERROR_INVALID_CONTEXT;
+  --st().retained[d];
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuCtxSetCurrent(CUcontext c) {
+  t_current = c;
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuCtxGetCurrent(CUcontext* c) {
+  *c = t_current;
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemGetAllocationGranularity(std::size_t* g, const CUmemAllocationProp*,
+                                          CUmemAllocationGranularity_flags) {
+  *g = granularity();
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemAddressReserve(CUdeviceptr* p, std::size_t size, std::size_t align, CUdeviceptr, unsigned long long) {
+  if (size == 0 || size % granularity() != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (align == 0) align = granularity();
+  void* m = ::mmap(nullptr, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+  const auto raw = reinterpret_cast<std::uintptr_t>(m);
+  const std::uintptr_t at = (raw + align - 1) / align * align;
+  if (at > raw) ::munmap(m, at - raw);
+  if (raw + align > at) ::munmap(reinterpret_cast<void*>(at + size), raw + align - at);
+  std::lock_guard<std::mutex> l(st().mu);
+  st().reservations[at] = size;
+  *p = at;
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemAddressFree(CUdeviceptr p, std::size_t size) {
+  std::lock_guard<std::mutex> l(st().mu);
+  auto it = st().reservations.find(p);
+  if (it == st().reservations.end() || it->second != size) return CUDA_ERROR_INVALID_VALUE;
+  auto m = st().mappings.lower_bound(p);
+  if (m != st().mappings.end() && m->first < p + size) return CUDA_ERROR_INVALID_VALUE;  // still mapped
+  ::munmap(reinterpret_cast<void*>(p), size);
+  st().reservations.erase(it);
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemCreate(CUmemGenericAllocationHandle* h, std::size_t size, const CUmemAllocationProp* prop,
+                        unsigned long long) {
+  if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
+  if (size == 0 || size % granularity() != 0 || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED ||
+      prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE || prop->location.id < 0 || prop->location.id >= devices() ||
+      !(prop->requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+    return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> l(st().mu);
+  std::size_t& used = st().used[prop->location.id];
+  if (used + size > memory()) return CUDA_ERROR_OUT_OF_MEMORY;
+  const int fd = ::memfd_create("fakecuda", MFD_CLOEXEC);
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(size)) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
+  // Device memory comes with the last user's bytes: so must this (the first 64 MiB), so that
+  // whatever the library must zero is seen not to be zero until it does.
+  if (void* m = ::mmap(nullptr, std::min(size, kDirtyBytes), PROT_WRITE, MAP_SHARED, fd, 0); m != MAP_FAILED) {
+    std::memset(m, 0xa5, std::min(size, kDirtyBytes));
+    ::munmap(m, std::min(size, kDirtyBytes));
+  }
+  used += size;
+  auto* a = new Alloc{fd, size, prop->location.id};
+  st().allocs.insert(a);
+  *h = reinterpret_cast<CUmemGenericAllocationHandle>(a);
+  return CUDA_SUCCESS;
+}
+Alloc* find(CUmemGenericAllocationHandle h) {
+  auto* a = reinterpret_cast<Alloc*>(h);
+  return st().allocs.count(a) ? a : nullptr;
+}
+CUresult fk_cuMemRelease(CUmemGenericAllocationHandle h) {
+  std::lock_guard<std::mutex> l(st().mu);
+  Alloc* a = find(h);
+  if (!a) return CUDA_ERROR_INVALID_HANDLE;
+  if (a->device >= 0) st().used[a->device] -= a->size;
+  ::close(a->fd);
+  st().allocs.erase(a);
+  delete a;
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemExportToShareableHandle(void* out, CUmemGenericAllocationHandle h, CUmemAllocationHandleType type,
+                                         unsigned long long) {
+  std::lock_guard<std::mutex> l(st().mu);
+  Alloc* a = find(h);
+  if (!a || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
+  *static_cast<int*>(out) = ::fcntl(a->fd, F_DUPFD_CLOEXEC, 0);
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle* h, void* os, CUmemAllocationHandleType type) {
+  if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
+  const int fd = static_cast<int>(reinterpret_cast<std::uintptr_t>(os));
+  struct stat sb {};
+  if (::fstat(fd, &sb) != 0) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> l(st().mu);
+  auto* a = new Alloc{::fcntl(fd, F_DUPFD_CLOEXEC, 0), static_cast<std::size_t>(sb.st_size), -1};
+  st().allocs.insert(a);
+  *h = reinterpret_cast<CUmemGenericAllocationHandle>(a);
+  return CUDA_SUCCESS;
+}
+CUresult map_fd(CUdeviceptr p, std::size_t size, int fd, std::size_t offset, bool owned) {
+  State& s = st();
+  auto r = s.reservations.upper_bound(p);
+  if (!owned) {
+    if (r == s.reservations.begin()) return CUDA_ERROR_INVALID_VALUE;
+    --r;
+    if (p < r->first || p + size > r->first + r->second) return CUDA_ERROR_INVALID_VALUE;
+    auto m = s.mappings.lower_bound(p);
+    if (m != s.mappings.end() && m->first < p + size) return CUDA_ERROR_INVALID_VALUE;
+    if (m != s.mappings.begin() && (--m)->first + m->second.size > p) return CUDA_ERROR_INVALID_VALUE;
+  }
+  void* dev =
+      ::mmap(reinterpret_cast<void*>(p), size, PROT_NONE, MAP_SHARED | MAP_FIXED, fd, static_cast<off_t>(offset));
+  void* shadow = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
+  if (dev == MAP_FAILED || shadow == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+  s.mappings[p] = Mapping{size, static_cast<char*>(shadow), owned, owned};
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemMap(CUdeviceptr p, std::size_t size, std::size_t offset, CUmemGenericAllocationHandle h,
+                     unsigned long long) {
+  std::lock_guard<std::mutex> l(st().mu);
+  Alloc* a = find(h);
+  if (!a || offset + size > a->size) return CUDA_ERROR_INVALID_VALUE;
+  return map_fd(p, size, a->fd, offset, false);
+}
+CUresult fk_cuMemUnmap(CUdeviceptr p, std::size_t size) {
+  std::lock_guard<std::mutex> l(st().mu);
+  auto it = st().mappings.find(p);
+  if (it == st().mappings.end() || it->second.size != size || it->second.owned) return CUDA_ERROR_INVALID_VALUE;
+  ::munmap(it->second.shadow, size);
+  ::mmap(reinterpret_cast<void*>(p), size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  st().mappings.erase(it);
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemSetAccess(CUdeviceptr p, std::size_t size, const CUmemAccessDesc* desc, std::size_t count) {
+  std::lock_guard<std::mutex> l(st().mu);
+  if (count == 0 || desc[0].location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+      desc[0].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+    return CUDA_ERROR_INVALID_VALUE;
+  // The whole range must be mapped, without gaps.
+  CUdeviceptr at = p;
+  while (at < p + size) {
+    auto it = st().mappings.find(at);
+    if (it == st().mappings.end()) return CUDA_ERROR_INVALID_VALUE;
+    at += it->second.size;
+  }
+  for (auto it = st().mappings.find(p); it != st().mappings.end() && it->first < p + size; ++it)
+    it->second.access = true;
+  return CUDA_SUCCESS;
+}
+CUresult copy(CUdeviceptr dst, CUdeviceptr src, std::size_t n, CUstream s) {
+  if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
+  std::lock_guard<std::mutex> l(st().mu);
+  if (s && !st().streams.count(s)) return CUDA_ERROR_INVALID_HANDLE;
+  char* d = view(dst, n);
+  char* v = view(src, n);
+  if (!d || !v) return CUDA_ERROR_INVALID_VALUE;
+  std::memmove(d, v, n);
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, std::size_t n, CUstream s) { return copy(dst, src, n, s); }
+CUresult fk_cuMemcpy2DAsync(const CUDA_MEMCPY2D* m, CUstream s) {
+  auto addr = [](CUmemorytype t, const void* host, CUdeviceptr dev) {
+    return t == CU_MEMORYTYPE_HOST ? reinterpret_cast<CUdeviceptr>(host) : dev;
+  };
+  if (m->srcPitch < m->WidthInBytes || m->dstPitch < m->WidthInBytes) return CUDA_ERROR_INVALID_VALUE;
+  const CUdeviceptr src = addr(m->srcMemoryType, m->srcHost, m->srcDevice) + m->srcXInBytes + m->srcY * m->srcPitch;
+  const CUdeviceptr dst = addr(m->dstMemoryType, m->dstHost, m->dstDevice) + m->dstXInBytes + m->dstY * m->dstPitch;
+  for (std::size_t row = 0; row < m->Height; ++row)
+    if (CUresult r = copy(dst + row * m->dstPitch, src + row * m->srcPitch, m->WidthInBytes, s); r != CUDA_SUCCESS)
+      return r;
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemsetD8Async(CUdeviceptr dst, unsigned char v, std::size_t n, CUstream s) {
+  if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
+  std::lock_guard<std::mutex> l(st().mu);
+  if (s && !st().streams.count(s)) return CUDA_ERROR_INVALID_HANDLE;
+  char* d = view(dst, n);
+  if (!d) return CUDA_ERROR_INVALID_VALUE;
+  std::memset(d, v, n);
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemHostAlloc(void** p, std::size_t size, unsigned int) {
+  if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
+  void* m = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+  std::lock_guard<std::mutex> l(st().mu);
+  st().host.insert(m);
+  st().host_size[m] = size;
+  *p = m;
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemFreeHost(void* p) {
+  std::lock_guard<std::mutex> l(st().mu);
+  if (!st().host.count(p)) return CUDA_ERROR_INVALID_VALUE;
+  ::munmap(p, st().host_size[p]);
+  st().host.erase(p);
+  st().host_size.erase(p);
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemHostGetDevicePointer(CUdeviceptr* d, void* p, unsigned int) {
+  std::lock_guard<std::mutex> l(st().mu);
+  if (!st().host.count(p)) return CUDA_ERROR_INVALID_VALUE;
+  *d = reinterpret_cast<CUdeviceptr>(p);  // unified addressing: the same address
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuMemAlloc(CUdeviceptr* d, std::size_t size) {
+  if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
+  const std::size_t bytes = (size + 4095) / 4096 * 4096;
+  const int fd = ::memfd_create("fakecuda", MFD_CLOEXEC);
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(bytes)) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
+  void* at = ::mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  std::lock_guard<std::mutex> l(st().mu);
+  const CUresult r =
+      at == MAP_FAILED ? CUDA_ERROR_OUT_OF_MEMORY : map_fd(reinterpret_cast<CUdeviceptr>(at), bytes, fd, 0, true);
+  ::close(fd);  // the mappings hold the memory
+  if (r == CUDA_SUCCESS) *d = reinterpret_cast<CUdeviceptr>(at);
+  return r;
+}
+CUresult fk_cuMemFree(CUdeviceptr d) {
+  std::lock_guard<std::mutex> l(st().mu);
+  auto it = st().mappings.find(d);
+  if (it == st().mappings.end() || !it->second.owned) return CUDA_ERROR_INVALID_VALUE;
+  ::munmap(it->second.shadow, it->second.size);
+  ::munmap(reinterpret_cast<void*>(d), it->second.size);
+  st().mappings.erase(it);
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuStreamCreate(CUstream* s, unsigned int) {
+  if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
+  std::lock_guard<std::mutex> l(st().mu);
+  *s = reinterpret_cast<CUstream>(new char);
+  st().streams.insert(*s);
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuStreamDestroy(CUstream s) {
+  std::lock_guard<std::mutex> l(st().mu);
+  if (!st().streams.erase(s)) return CUDA_ERROR_INVALID_HANDLE;
+  delete reinterpret_cast<char*>(s);
+  return CUDA_SUCCESS;
+}
+CUresult fk_cuStreamSynchronize(CUstream s) {
+  if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
+  std::lock_guard<std::mutex> l(st().mu);
+  return !s || st().streams.count(s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+const char* error_name(CUresult r) {
+  switch (r) {
+    case CUDA_SUCCESS:
+      return "CUDA_SUCCESS";
+    case CUDA_ERROR_INVALID_VALUE:
+      return "CUDA_ERROR_INVALID_VALUE";
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      return "CUDA_ERROR_OUT_OF_MEMORY";
+    case CUDA_ERROR_NOT_INITIALIZED:
+      return "CUDA_ERROR_NOT_INITIALIZED";
+    case CUDA_ERROR_NO_DEVICE:
+      return "CUDA_ERROR_NO_DEVICE";
+    case CUDA_ERROR_INVALID_DEVICE:
+      return "CUDA_ERROR_INVALID_DEVICE";
+    case CUDA_ERROR_INVALID_CONTEXT:
+      return "CUDA_ERROR_INVALID_CONTEXT";
+    case CUDA_ERROR_INVALID_HANDLE:
+      return "CUDA_ERROR_INVALID_HANDLE";
+    default:
+      return nullptr;
+  }
+}
+CUresult fk_cuGetErrorName(CUresult r, const char** s) {
+  *s = error_name(r);
+  return *s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult fk_cuGetErrorString(CUresult r, const char** s) {
+  *s = r == CUDA_ERROR_NO_DEVICE ? "no CUDA-capable device is detected" : error_name(r) ? "fake driver error" : nullptr;
+  return *s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+struct Entry {
+  const char* name;
+  void* fn;
+};
+#define FAKE_ENTRY(name)                                                                      \
+  static_assert(std::is_same_v<decltype(&fk_##name), decltype(&::name)>, #name " signature"); \
+  entries[n++] = Entry{#name, reinterpret_cast<void*>(&fk_##name)};
+
+const Entry* table(int* count) {
+  static Entry entries[64];
+  static int n = [] {
+    int n = 0;
+    FAKE_ENTRY(cuInit)
+    FAKE_ENTRY(cuDriverGetVersion) FAKE_ENTRY(cuDeviceGetCount) FAKE_ENTRY(cuDeviceGet) FAKE_ENTRY(cuDeviceGetName)
+        FAKE_ENTRY(cuDeviceGetUuid) FAKE_ENTRY(cuDeviceGetAttribute) FAKE_ENTRY(cuDeviceCanAccessPeer)
+            FAKE_ENTRY(cuDeviceTotalMem) FAKE_ENTRY(cuDevicePrimaryCtxRetain) FAKE_ENTRY(cuDevicePrimaryCtxRelease)
+                FAKE_ENTRY(cuCtxSetCurrent) FAKE_ENTRY(cuCtxGetCurrent) FAKE_ENTRY(cuMemGetAllocationGranularity)
+                    FAKE_ENTRY(cuMemAddressReserve) FAKE_ENTRY(cuMemAddressFree) FAKE_ENTRY(cuMemCreate)
+                        FAKE_ENTRY(cuMemRelease) FAKE_ENTRY(cuMemExportToShareableHandle)
+                            FAKE_ENTRY(cuMemImportFromShareableHandle) FAKE_ENTRY(cuMemMap) FAKE_ENTRY(cuMemUnmap)
+                                FAKE_ENTRY(cuMemSetAccess) FAKE_ENTRY(cuMemcpyAsync) FAKE_ENTRY(cuMemcpy2DAsync)
+                                    FAKE_ENTRY(cuMemsetD8Async) FAKE_ENTRY(cuMemHostAlloc) FAKE_ENTRY(cuMemFreeHost)
+                                        FAKE_ENTRY(cuMemHostGetDevicePointer) FAKE_ENTRY(cuMemAlloc)
+                                            FAKE_ENTRY(cuMemFree) FAKE_ENTRY(cuStreamCreate) FAKE_ENTRY(cuStreamDestroy)
+                                                FAKE_ENTRY(cuStreamSynchronize) FAKE_ENTRY(cuGetErrorName)
+                                                    FAKE_ENTRY(cuGetErrorString) return n;
+  }();
+  *count = n;
+  return entries;
+}
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int, cuuint64_t,
+                                                                    CUdriverProcAddressQueryResult* status) {
+  int n = 0;
+  const Entry* e = table(&n);
+  for (int i = 0; i < n; ++i)
+    if (std::strcmp(e[i].name, symbol) == 0) {
+      *pfn = e[i].fn;
+      if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+      return CUDA_SUCCESS;
+    }
+  *pfn = nullptr;
+  if (status) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  return CUDA_ERROR_NOT_FOUND;
+}
+
+__attribute__((visibility("default"))) void fakecuda_live(FakeCudaLive* out) {
+  std::lock_guard<std::mutex> l(st().mu);
+  State& s = st();
+  out->allocations = static_cast<int>(s.allocs.size());
+  out->reservations = static_cast<int>(s.reservations.size());
+  out->mappings = static_cast<int>(s.mappings.size());
+  out->host_allocations = static_cast<int>(s.host.size());
+  out->streams = static_cast<int>(s.streams.size());
+  out->retained = 0;
+  for (int r : s.retained) out->retained += r;
+}
+
+__attribute__((visibility("default"))) void* fakecuda_host_view(const void* device_address, size_t bytes) {
+  std::lock_guard<std::mutex> l(st().mu);
+  char* v = view(reinterpret_cast<CUdeviceptr>(device_address), bytes);
+  return v == device_address ? nullptr : v;  // device memory only
+}
+
+}  // extern "C"
