@@ -13,6 +13,7 @@
 //   launch.hpp  launch(stream, grid, kernel, {block_dim, cooperative})
 //   aclshmem_device.hpp  the seed's device names (aclshmem_*), mapped onto these
 //   remote.hpp  (internal) the library's entry points for PEs on other hosts
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #include "shmem/device/amo.hpp"
 #include "shmem/device/common.hpp"
 #include "shmem/device/launch.hpp"
