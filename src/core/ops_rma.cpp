@@ -38,14 +38,14 @@ void blocked(char* d, const char* s, std::ptrdiff_t ds, std::ptrdiff_t ss, std::
 // segment (inlined), remote PEs go through the runtime's transport.
 void put(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
-  const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
+  const detail::Target t = detail::target(ctx, dest, bytes, pe, func, "dest");
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(t.local, src, bytes);
   else ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, false, func);
 }
 
 void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
-  const detail::Target t = detail::target(ctx, src, pe, func, "source");
+  const detail::Target t = detail::target(ctx, src, bytes, pe, func, "source");
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(dest, t.local, bytes);
   else ctx->rt->remote()->get(t.pe, t.seg, t.off, dest, bytes, false, func);
 }
@@ -53,14 +53,14 @@ void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const
 // Node-local transfers complete immediately, so there the nonblocking forms are the blocking ones.
 void put_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
-  const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
+  const detail::Target t = detail::target(ctx, dest, bytes, pe, func, "dest");
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(t.local, src, bytes);
   else ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, true, func);
 }
 
 void get_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
-  const detail::Target t = detail::target(ctx, src, pe, func, "source");
+  const detail::Target t = detail::target(ctx, src, bytes, pe, func, "source");
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(dest, t.local, bytes);
   else ctx->rt->remote()->get(t.pe, t.seg, t.off, dest, bytes, true, func);
 }
@@ -89,7 +89,8 @@ void remote_blocks(const Ctx* ctx, const detail::Target& t, bool is_put, char* l
 void iput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
           std::size_t nelems, std::size_t elem_size, int pe, const char* func) noexcept {
   if (nelems == 0) return;
-  const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
+  const detail::Target t = detail::target(ctx, dest, detail::strided_extent(nelems, dst_stride, elem_size), pe, func,
+                                          "dest");
   if (t.local) strided(t.local, static_cast<const char*>(src), dst_stride, src_stride, nelems, elem_size);
   else remote_blocks(ctx, t, true, const_cast<char*>(static_cast<const char*>(src)), dst_stride, src_stride, elem_size,
                      nelems, elem_size, func);
@@ -98,7 +99,8 @@ void iput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std:
 void iget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
           std::size_t nelems, std::size_t elem_size, int pe, const char* func) noexcept {
   if (nelems == 0) return;
-  const detail::Target t = detail::target(ctx, src, pe, func, "source");
+  const detail::Target t = detail::target(ctx, src, detail::strided_extent(nelems, src_stride, elem_size), pe, func,
+                                          "source");
   if (t.local) strided(static_cast<char*>(dest), t.local, dst_stride, src_stride, nelems, elem_size);
   else remote_blocks(ctx, t, false, static_cast<char*>(dest), src_stride, dst_stride, elem_size, nelems, elem_size,
                      func);
@@ -107,7 +109,8 @@ void iget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std:
 void ibput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
            std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe, const char* func) noexcept {
   if (nblocks == 0 || bsize == 0) return;
-  const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
+  const detail::Target t = detail::target(ctx, dest, detail::blocked_extent(bsize, nblocks, dst_stride, elem_size), pe,
+                                          func, "dest");
   if (t.local) blocked(t.local, static_cast<const char*>(src), dst_stride, src_stride, bsize, nblocks, elem_size);
   else remote_blocks(ctx, t, true, const_cast<char*>(static_cast<const char*>(src)), dst_stride, src_stride,
                      bsize * elem_size, nblocks, elem_size, func);
@@ -116,7 +119,8 @@ void ibput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std
 void ibget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
            std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe, const char* func) noexcept {
   if (nblocks == 0 || bsize == 0) return;
-  const detail::Target t = detail::target(ctx, src, pe, func, "source");
+  const detail::Target t = detail::target(ctx, src, detail::blocked_extent(bsize, nblocks, src_stride, elem_size), pe,
+                                          func, "source");
   if (t.local) blocked(static_cast<char*>(dest), t.local, dst_stride, src_stride, bsize, nblocks, elem_size);
   else remote_blocks(ctx, t, false, static_cast<char*>(dest), src_stride, dst_stride, bsize * elem_size, nblocks,
                      elem_size, func);

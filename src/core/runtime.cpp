@@ -64,6 +64,7 @@ Runtime::Runtime(RuntimeSetup setup)
   heap_ = Segment::create("shmem-heap", x_off_ + x_bytes, kMaxHeapAlign, kInternalBytes);
   heap_lo_ = reinterpret_cast<std::uintptr_t>(heap_.map.data());
   heap_size_ = heap_.size;
+  heap_end_ = kInternalBytes + cfg_.symmetric_size;
   routes_.resize(static_cast<std::size_t>(npes_));
   routes_[me_].heap = heap_.map.bytes();
   routes_[me_].data = data_->base;
@@ -361,6 +362,20 @@ bool Runtime::is_symmetric(const void* addr, std::size_t bytes) const noexcept {
   }
   if (a >= data_lo_ && a < data_lo_ + data_size_) return a + bytes <= data_lo_ + data_size_;
   return false;
+}
+
+std::size_t Runtime::room_after(const void* addr, const char** region) const noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  if (a - heap_lo_ < heap_size_) {
+    *region = "symmetric heap";
+    return a - heap_lo_ < heap_end_ ? heap_lo_ + heap_end_ - a : 0;
+  }
+  if (a - data_lo_ < data_size_) {
+    *region = "static data";
+    return data_lo_ + data_size_ - a;
+  }
+  *region = "";
+  return 0;
 }
 
 std::string Runtime::describe(const void* addr) const {

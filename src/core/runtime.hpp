@@ -151,6 +151,27 @@ class Runtime {
     if (off < data_size_) return routes_[pe].data ? routes_[pe].data + off : nullptr;
     return nullptr;
   }
+  // translate() for `bytes` bytes from `addr` (bytes >= 1): also sets *past_end when they run
+  // past the end of the region addr lies in (the user part of the heap, or the static data):
+  // the one comparison that keeps a put of any size from writing beyond the peer's heap.
+  char* translate_span(const void* addr, std::size_t bytes, int pe, bool* past_end) const noexcept {
+    const auto a = reinterpret_cast<std::uintptr_t>(addr);
+    std::uintptr_t off = a - heap_lo_;
+    if (off < heap_size_) {
+      *past_end = bytes > heap_end_ - off;
+      return routes_[pe].heap ? routes_[pe].heap + off : nullptr;
+    }
+    off = a - data_lo_;
+    if (off < data_size_) {
+      *past_end = bytes > data_size_ - off;
+      return routes_[pe].data ? routes_[pe].data + off : nullptr;
+    }
+    *past_end = false;
+    return nullptr;
+  }
+  // Bytes from a symmetric `addr` to the end of its region (heap or static data), and the
+  // region's name; 0 when addr is not symmetric.
+  std::size_t room_after(const void* addr, const char** region) const noexcept;
   bool is_symmetric(const void* addr, std::size_t bytes) const noexcept;
   const PeerRoute& route(int pe) const noexcept { return routes_[pe]; }
   // The transport to PEs on other hosts (nullptr when every PE is node-local).
@@ -256,6 +277,7 @@ class Runtime {
   std::unique_ptr<transport::RemoteTransport> remote_;
   std::uintptr_t heap_lo_ = 0, data_lo_ = 0;
   std::size_t heap_size_ = 0, data_size_ = 0;
+  std::size_t heap_end_ = 0;  // offset of the end of the user heap (the cross-host area follows)
   std::mutex heap_mu_;
   HeapAllocator alloc_;
   bool finalized_ = false;
