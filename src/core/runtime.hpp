@@ -249,7 +249,13 @@ class Runtime {
  private:
   void connect_peers();
   void start_transport(const std::vector<char>& remote);
-  std::vector<std::string> store_allgather(const std::string& tag, const std::string& mine);
+  std::vector<std::string> store_allgather(const std::string& tag, const std::string& mine, bool first = false);
+  // The first rendezvous (core/arrivals.cpp): store_->get(key) that reports PEs whose key under
+  // `prefix` is missing, while it waits and when it gives up.
+  std::string await_arrivals(const std::string& key, const std::string& prefix);
+  std::vector<int> not_arrived(const std::string& prefix);
+  std::string arrival_terms() const;
+  std::string unreachable_hint() const;
   void create_predefined_teams();
   void build_device_state();
   void attach_wait_board();
@@ -287,6 +293,9 @@ class Runtime {
   double connect_timeout_s_ = 0, control_timeout_s_ = 0;
   std::string job_id_;
   std::string secret_;
+  const char* origin_ = "singleton";  // how the job started (bootstrap::LaunchSpec::origin)
+  std::string launch_store_host_;
+  std::uint16_t launch_store_port_ = 0;
   std::mutex teams_mu_;
   std::unique_ptr<TeamSlots> slots_;
   std::unique_ptr<SetLayouts> set_layouts_;
