@@ -76,3 +76,5 @@ string(REGEX REPLACE "/$" "" SHMEM_PC_TO_PREFIX "${SHMEM_PC_TO_PREFIX}")
 configure_file(${CMAKE_SOURCE_DIR}/cmake/shmem.pc.in ${CMAKE_BINARY_DIR}/cmake/shmem.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/cmake/shmem.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)
+
+include(${CMAKE_SOURCE_DIR}/cmake/package.cmake)  # cpack -G DEB

@@ -2,11 +2,14 @@
 
 ``import shmem`` does not start the library: the first call that needs it does (as if
 ``init()`` had been called), so the set-up calls below (``set_conf_store_tls`` ...) can come
-first. At interpreter exit the library is finalized; if the program is ending because of an
-uncaught exception, every PE of the job is stopped instead (``global_exit(1)``), so that the
-others do not wait forever for this one.
+first. At interpreter exit the library is finalized. A PE that ends otherwise — an uncaught
+exception, ``sys.exit(n)`` with n != 0, an interrupt — does not finalize (that would wait
+forever for PEs that are in a barrier): the library's own exit handler, which sees the
+process's real exit status, tells the job that this PE left, and oshrun (or the job watcher)
+ends every PE and names this one, as for a C program that calls ``exit(n)``.
 """
 import atexit as _atexit
+import builtins as _builtins
 import enum as _enum
 import operator as _operator
 import os as _os
@@ -171,7 +174,12 @@ def set_log_level(level) -> int:
 
 
 # ---- exit ---------------------------------------------------------------------------------------
+# The exit status is not visible to atexit handlers, so the ways a program states it are watched:
+# an uncaught exception (sys.excepthook) and sys.exit / exit / quit from the main thread with a
+# status other than 0. If such a call was caught after all and the program then ends normally,
+# the library's exit handler still sees status 0 and finalizes on its own (bounded) rendezvous.
 _uncaught = False
+_exit_status = 0
 _previous_excepthook = _sys.excepthook
 
 
@@ -179,6 +187,32 @@ def _excepthook(exc_type, exc, tb):
     global _uncaught
     _uncaught = True
     _previous_excepthook(exc_type, exc, tb)
+
+
+def _status_of(code) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    return 1  # sys.exit("message") prints the message and exits 1
+
+
+class _WatchedExit:
+    """sys.exit (or the builtins exit / quit) that remembers a status given in the main thread."""
+
+    def __init__(self, real):
+        self._real = real
+        self.__doc__ = getattr(real, "__doc__", None)
+
+    def __repr__(self):
+        return repr(self._real)
+
+    def __call__(self, *args):
+        global _exit_status
+        import threading as _threading
+        if _threading.current_thread() is _threading.main_thread():
+            _exit_status = _status_of(args[0] if args else None)
+        return self._real(*args)
 
 
 def _flush() -> None:
@@ -192,13 +226,30 @@ def _flush() -> None:
 def _at_exit() -> None:
     if not _core.initialized():
         return
-    if _uncaught:
-        _flush()
-        _core.global_exit(1)
+    _flush()
+    if _uncaught or _exit_status != 0:
+        return  # the library's exit handler reports the departure with the real status
     from ._rc import _finalize_at_exit  # shmem.rc.finalize False: the program finalises itself
     if _finalize_at_exit():
         _core.finalize()
 
 
+def _line_buffer_output() -> None:
+    """Under oshrun, a PE's stdout on a pipe is written line by line (a terminal already is), so a
+    PE that is killed or crashes loses no whole line (the C library does the same for C's stdout)."""
+    if "SHMEM_PE" not in _os.environ:
+        return
+    try:
+        if not _sys.stdout.isatty():
+            _sys.stdout.reconfigure(line_buffering=True)
+    except (AttributeError, ValueError, OSError):  # replaced or closed stdout
+        pass
+
+
 _sys.excepthook = _excepthook
+_sys.exit = _WatchedExit(_sys.exit)
+for _name in ("exit", "quit"):
+    if hasattr(_builtins, _name):
+        setattr(_builtins, _name, _WatchedExit(getattr(_builtins, _name)))
+_line_buffer_output()
 _atexit.register(_at_exit)

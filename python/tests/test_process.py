@@ -135,9 +135,56 @@ def test_uncaught_exception_ends_the_job(tmp_path):
     """)
     start = time.monotonic()
     out = run_job(["-m", "shmem.run", "-n", "2", path])
-    assert out.returncode != 0
+    assert out.returncode == 1, out.stderr
     assert "boom on PE 1" in out.stderr
+    assert "oshrun: PE 1 exited with status 1 before shmem_finalize" in out.stderr, out.stderr
     assert time.monotonic() - start < 20
+
+
+@pytest.mark.parametrize("ending, status, says", [
+    ("sys.exit(3)", 3, "PE 1 exited with status 3 before shmem_finalize"),
+    ("exit(4)", 4, "PE 1 exited with status 4 before shmem_finalize"),
+    ("sys.exit('bad input')", 1, "PE 1 exited with status 1 before shmem_finalize"),
+    ("os.kill(os.getpid(), signal.SIGTERM)", 128 + 15, "PE 1 (pid "),
+    ("raise KeyboardInterrupt", 128 + 2, "killed by signal 2"),
+])
+def test_one_pe_ending_ends_the_job(tmp_path, ending, status, says):
+    """sys.exit(n), exit(n), a signal or an interrupt on one PE while the other waits in a
+    barrier end the whole job with that PE named, as a C program's exit(n) does (before,
+    sys.exit(n) finalized at exit and waited forever for the PE in the barrier)."""
+    path = script(tmp_path, f"""
+        import os, signal, sys
+        import shmem
+        print("PE", shmem.my_pe(), "before")
+        shmem.barrier_all()
+        if shmem.my_pe() == 1:
+            {ending}
+        shmem.barrier_all()
+        print("PE", shmem.my_pe(), "after")
+    """)
+    out = run_job(["-m", "shmem.run", "-n", "2", path])
+    assert out.returncode == status, out.stderr
+    assert says in out.stderr, out.stderr
+    # Each PE's line printed before the end reaches the output (line-buffered stdout).
+    assert "PE 0 before" in out.stdout and "PE 1 before" in out.stdout, out.stdout
+    assert "after" not in out.stdout, out.stdout
+
+
+def test_caught_sys_exit_still_finalizes(tmp_path):
+    """A sys.exit(2) that the program catches does not keep the PE from finalizing normally."""
+    path = script(tmp_path, """
+        import sys
+        import shmem
+        try:
+            sys.exit(2)
+        except SystemExit:
+            pass
+        shmem.barrier_all()
+        print("PE", shmem.my_pe(), "done")
+    """)
+    out = run_job(["-m", "shmem.run", "-n", "2", path])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("done") == 2, out.stdout
 
 
 def test_finalize_then_calls_raise(tmp_path):

@@ -4,6 +4,7 @@
 // aclshmemx_instance_ctx_get/set, aclshmemx_set_conf_store_tls, aclshmemx_set_config_store_tls_key,
 // aclshmem_global_exit, aclshmem_info_get_*, aclshmem_my_pe / n_pes.
 // Ascend SHMEM's attributes become one core::InitSpec; everything else is core::init_with's job.
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -68,8 +69,12 @@ int to_spec(const char* f, aclshmemx_bootstrap_t flags, const aclshmemx_init_att
   spec.pe = a.my_pe;
   spec.npes = a.n_pes;
   spec.heap_size = a.local_mem_size;
-  spec.connect_timeout_s = o.shm_init_timeout;
-  spec.control_timeout_s = o.control_operation_timeout;
+  // SHMEM_BOOTSTRAP_TIMEOUT, when set, wins over both attributes (0 = the variable's value): the
+  // attributes always hold a value (120 by default), so the variable is how a run changes it.
+  const char* env_timeout = std::getenv("SHMEM_BOOTSTRAP_TIMEOUT");
+  const bool env_wins = env_timeout != nullptr && *env_timeout != '\0';
+  spec.connect_timeout_s = env_wins ? 0 : o.shm_init_timeout;
+  spec.control_timeout_s = env_wins ? 0 : o.control_operation_timeout;
   spec.instance_id = a.instance_id;
   spec.thread_level = SHMEM_THREAD_MULTIPLE;  // Ascend SHMEM has no thread levels and no restrictions
 

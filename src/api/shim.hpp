@@ -28,19 +28,8 @@ inline Ctx* ctx_of(const char* func, shmem_ctx_t handle) noexcept {
 // ---- argument checks (checked mode only) -------------------------------------------------------
 inline bool checking() noexcept { return core::hot::checks(); }
 
-// Bytes spanned by nelems elements `stride` elements apart (strides are >= 1 per the spec).
-inline std::size_t strided_extent(std::size_t nelems, std::ptrdiff_t stride, std::size_t elem) noexcept {
-  if (nelems == 0) return 0;
-  const std::size_t s = stride < 0 ? static_cast<std::size_t>(-stride) : static_cast<std::size_t>(stride);
-  return ((nelems - 1) * s + 1) * elem;
-}
-// Bytes spanned by nblocks blocks of bsize elements whose starts are `stride` elements apart.
-inline std::size_t blocked_extent(std::size_t bsize, std::size_t nblocks, std::ptrdiff_t stride,
-                                  std::size_t elem) noexcept {
-  if (nblocks == 0 || bsize == 0) return 0;
-  const std::size_t s = stride < 0 ? static_cast<std::size_t>(-stride) : static_cast<std::size_t>(stride);
-  return ((nblocks - 1) * s + bsize) * elem;
-}
+using detail::blocked_extent;  // core/access.hpp
+using detail::strided_extent;
 
 // The public comparison constants are the core's numbering; keep that explicit.
 static_assert(SHMEM_CMP_EQ == 0 && SHMEM_CMP_NE == 1 && SHMEM_CMP_GT == 2 && SHMEM_CMP_GE == 3 &&

@@ -167,6 +167,7 @@ Config Config::from_env() {
   c.cuda_driver = String("SHMEM_CUDA_DRIVER");
   c.cuda_device = Int("SHMEM_CUDA_DEVICE");
   c.acl_device = String("SHMEM_ACL_DEVICE");
+  c.device_threads = Int("SHMEM_DEVICE_THREADS");
   if (c.symmetric_size == 0) bad("SHMEM_SYMMETRIC_SIZE", "0", "a size greater than zero");
   if (c.wait_spin < -1 || c.wait_spin > (1 << 30))
     bad("SHMEM_WAIT_SPIN", config_raw("SHMEM_WAIT_SPIN"), "-1 (automatic) or a count from 0 to 2^30");
@@ -177,6 +178,9 @@ Config Config::from_env() {
   if (c.coll_xhost_algo != "auto" && c.coll_xhost_algo != "direct" && c.coll_xhost_algo != "ring")
     bad("SHMEM_COLL_XHOST_ALGO", c.coll_xhost_algo, "auto, direct or ring");
   c.coll_xhost_forced = c.coll_xhost_algo == "auto" ? 0 : c.coll_xhost_algo[0];
+  if (c.device_threads < 0 || c.device_threads > kMaxDeviceThreads)
+    bad("SHMEM_DEVICE_THREADS", config_raw("SHMEM_DEVICE_THREADS"),
+        "0 (the hardware threads) or a count from 1 to 4096");
   if (c.coll_rings != "auto" && c.coll_rings != "on" && c.coll_rings != "off")
     bad("SHMEM_COLL_RINGS", c.coll_rings, "auto, on or off");
   if (c.cuda_device < -1 || c.cuda_device > 1023)

@@ -77,8 +77,10 @@ class StoreClient {
   // rank's world size differs from the others', its rank is outside the job, or the rank is
   // already connected while the job is still gathering (a connected rank's second hello is
   // always refused).
+  // `unreachable` says, when the store cannot be reached in time, what the reader should check
+  // (empty: whether the launcher runs, and SHMEM_STORE_ADDR).
   StoreClient(const std::string& host, std::uint16_t port, const TlsConfig& tls, int rank,
-              Millis connect_timeout, int world_size = 0);
+              Millis connect_timeout, int world_size = 0, const std::string& unreachable = {});
   ~StoreClient();
   StoreClient(const StoreClient&) = delete;
   StoreClient& operator=(const StoreClient&) = delete;

@@ -165,7 +165,7 @@ struct StoreClient::Impl {
 };
 
 StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsConfig& tls, int rank,
-                         Millis connect_timeout, int world_size)
+                         Millis connect_timeout, int world_size, const std::string& unreachable)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.where = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
@@ -198,7 +198,10 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
       if (Clock::now() >= deadline)
         throw Error(Errc::kBootstrap, "cannot reach the bootstrap store at " + m.where + " after " +
                                           seconds_text(connect_timeout) +
-                                          " s (is the launcher running? SHMEM_STORE_ADDR=" + m.where + "): " + err);
+                                          " s (" +
+                                          (unreachable.empty() ? "is the launcher running? SHMEM_STORE_ADDR=" + m.where
+                                                               : unreachable) +
+                                          "): " + err);
       pause();
     }
     const bool may_retry = Clock::now() < busy_deadline;

@@ -59,7 +59,7 @@ inline void* ptr(const void* dest, int pe) noexcept {
 // PE is node-local (the translated address has dest's alignment: segments are page-aligned).
 template <class T>
 inline void p(Ctx* c, T* dest, T value, int pe, const char* func) noexcept {
-  const detail::Target t = detail::target<true>(c, dest, pe, func, "dest");
+  const detail::Target t = detail::target<true>(c, dest, sizeof(T), pe, func, "dest");
   if (__builtin_expect(t.local != nullptr, 1)) {
     std::memcpy(t.local, &value, sizeof(T));
     return;
@@ -69,7 +69,7 @@ inline void p(Ctx* c, T* dest, T value, int pe, const char* func) noexcept {
 template <class T>
 inline T g(Ctx* c, const T* source, int pe, const char* func) noexcept {
   T value;
-  const detail::Target t = detail::target<true>(c, source, pe, func, "source");
+  const detail::Target t = detail::target<true>(c, source, sizeof(T), pe, func, "source");
   if (__builtin_expect(t.local != nullptr, 1)) {
     std::memcpy(&value, t.local, sizeof(T));
     return value;

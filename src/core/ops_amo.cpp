@@ -24,7 +24,7 @@ template <class U>
 template <class U>
 [[gnu::noinline]] U amo_far(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func,
                             void* fetch_to = nullptr) noexcept {
-  const detail::Target t = detail::target(ctx, dest, pe, func, "dest");
+  const detail::Target t = detail::target(ctx, dest, sizeof(U), pe, func, "dest");
   if (reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0) misaligned<U>(ctx, dest, func);
   if (t.local) {
     const U old = amo_apply<U>(op, reinterpret_cast<U*>(t.local), value, cond);

@@ -28,7 +28,7 @@ constexpr std::uint64_t kTicket = 1ull << 32;
 std::uint64_t* home_word(long* lock, const char* func) {
   Runtime& r = rt(func);
   static_assert(sizeof(long) == sizeof(std::uint64_t));
-  const detail::Target t = detail::target(r, lock, kLockHome, func, "lock");
+  const detail::Target t = detail::target(r, lock, sizeof(long), kLockHome, func, "lock");
   return reinterpret_cast<std::uint64_t*>(t.local);
 }
 

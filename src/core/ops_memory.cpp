@@ -1,5 +1,6 @@
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "core/access.hpp"
@@ -111,6 +112,8 @@ void check_symmetric(const char* func, const char* arg, const void* addr, std::s
   std::uint64_t off;
   if (!r.symmetric_offset(addr, &seg, &off))
     detail::bad_target(r, addr, r.my_pe(), func, arg);  // not in any symmetric region at all
+  const char* region;
+  if (bytes > r.room_after(addr, &region)) detail::past_end(r, addr, bytes, func, arg);
   fatal(func, "%s=%s with %zu bytes is not inside one symmetric object (freed, or smaller than that?): pass "
         "shmem_malloc'd memory or a global/static variable; checked because SHMEM_DEBUG=1",
         arg, r.describe(addr).c_str(), bytes);
@@ -118,15 +121,12 @@ void check_symmetric(const char* func, const char* arg, const void* addr, std::s
 
 void check_symmetric_range(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept {
   Runtime& r = rt(func);
-  transport::Seg seg, last_seg;
-  std::uint64_t off, last_off;
-  if (__builtin_expect(r.symmetric_offset(addr, &seg, &off) &&
-                           r.symmetric_offset(static_cast<const char*>(addr) + (bytes ? bytes - 1 : 0), &last_seg, &last_off) &&
-                           seg == last_seg,
-                       1))
-    return;
+  const char* region;
+  const std::size_t room = r.room_after(addr, &region);
+  if (__builtin_expect(room != 0 && bytes <= room, 1)) return;
   if (r.gpu() && r.gpu()->contains(addr)) return gpu_check_range(r, addr, bytes, func, arg);
-  detail::bad_target(r, addr, r.my_pe(), func, arg);
+  if (room == 0) detail::bad_target(r, addr, r.my_pe(), func, arg);
+  detail::past_end(r, addr, bytes, func, arg);
 }
 
 void check_local(const char* func, const char* arg, const void* addr, std::size_t bytes) noexcept {
@@ -149,6 +149,17 @@ void bad_target(const Runtime& r, const void* addr, int pe, const char* func, co
                 pe, r.host_of(pe).c_str(), r.my_pe(), r.host_of(r.my_pe()).c_str());
   core::fatal(func, "%s=%p is not symmetric (neither in the symmetric heap nor in the program's static data): use "
               "memory from shmem_malloc or a global/static variable", arg, addr);
+}
+
+void past_end(const Runtime& r, const void* addr, std::size_t bytes, const char* func, const char* arg) noexcept {
+  const char* region = "";
+  const std::size_t room = r.room_after(addr, &region);
+  std::string enlarge;
+  if (std::strcmp(region, "symmetric heap") == 0)
+    enlarge = ", or enlarge the heap (SHMEM_SYMMETRIC_SIZE=" + std::to_string(r.config().symmetric_size) + ")";
+  core::fatal(func, "%s=%s with %zu bytes runs past the end of the %s: only %zu bytes lie between %s and its end. "
+              "Pass the size of the symmetric object (SHMEM_DEBUG=1 also checks that the range stays inside one "
+              "object)%s", arg, r.describe(addr).c_str(), bytes, region, room, arg, enlarge.c_str());
 }
 
 Target remote_target(const Runtime& r, const void* addr, int pe, const char* func, const char* arg,

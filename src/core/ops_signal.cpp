@@ -25,7 +25,7 @@ void remote_put_signal(Ctx* ctx, const detail::Target& sig, void* dest, const vo
                        std::uint64_t signal, int sig_op, int pe, bool nbi, const char* func) noexcept {
   transport::RemoteTransport* tr = ctx->rt->remote();
   if (bytes) {
-    const detail::Target d = detail::target(ctx, dest, pe, func, "dest");
+    const detail::Target d = detail::target(ctx, dest, bytes, pe, func, "dest");
     tr->put(d.pe, d.seg, d.off, src, bytes, nbi, func);
     tr->fence();
   }
@@ -36,22 +36,22 @@ void remote_put_signal(Ctx* ctx, const detail::Target& sig, void* dest, const vo
 
 void put_signal(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig_addr,
                 std::uint64_t signal, int sig_op, int pe, const char* func) noexcept {
-  const detail::Target sig = detail::target(ctx, sig_addr, pe, func, "sig_addr");
+  const detail::Target sig = detail::target(ctx, sig_addr, sizeof(std::uint64_t), pe, func, "sig_addr");
   if (!sig.local) return remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, false, func);
-  if (bytes) std::memcpy(detail::local_target(ctx, dest, pe, func, "dest"), src, bytes);
+  if (bytes) std::memcpy(detail::local_target(ctx, dest, bytes, pe, func, "dest"), src, bytes);
   detail::store_fence();  // the data is visible before the signal
   signal_update(sig.local, signal, sig_op);
 }
 
 void put_signal_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig_addr,
                     std::uint64_t signal, int sig_op, int pe, const char* func) noexcept {
-  const detail::Target sig = detail::target(ctx, sig_addr, pe, func, "sig_addr");
+  const detail::Target sig = detail::target(ctx, sig_addr, sizeof(std::uint64_t), pe, func, "sig_addr");
   if (!sig.local) return remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, true, func);
   put_signal(ctx, dest, src, bytes, sig_addr, signal, sig_op, pe, func);
 }
 
 void signal_op(Ctx* ctx, std::uint64_t* sig_addr, std::uint64_t signal, int sig_op, int pe, const char* func) noexcept {
-  const detail::Target sig = detail::target(ctx, sig_addr, pe, func, "sig_addr");
+  const detail::Target sig = detail::target(ctx, sig_addr, sizeof(std::uint64_t), pe, func, "sig_addr");
   if (!sig.local) return remote_signal(ctx, sig, signal, sig_op, func);
   signal_update(sig.local, signal, sig_op);
 }

@@ -14,6 +14,7 @@
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "core/gpu_heap.hpp"
+#include "core/heap_limits.hpp"
 #include "core/set_layouts.hpp"
 #include "core/team.hpp"
 #include "transport/transport.hpp"
@@ -47,6 +48,9 @@ Runtime::Runtime(RuntimeSetup setup)
   npes_ = launch.npes;
   job_id_ = launch.job_id;
   secret_ = launch.tls.secret;
+  origin_ = launch.origin;
+  launch_store_host_ = launch.store_host;
+  launch_store_port_ = launch.store_port;
   instance_id_ = setup.instance_id;
   connect_timeout_s_ = setup.connect_timeout_s > 0 ? setup.connect_timeout_s : cfg_.bootstrap_timeout;
   control_timeout_s_ = setup.control_timeout_s > 0 ? setup.control_timeout_s : cfg_.bootstrap_timeout;
@@ -65,6 +69,8 @@ Runtime::Runtime(RuntimeSetup setup)
   heap_ = Segment::create("shmem-heap", x_off_ + x_bytes, kMaxHeapAlign, kInternalBytes);
   heap_lo_ = reinterpret_cast<std::uintptr_t>(heap_.map.data());
   heap_size_ = heap_.size;
+  heap_end_ = kInternalBytes + cfg_.symmetric_size;
+  core::warn_if_heap_exceeds_memory(cfg_.symmetric_size, me_);
   routes_.resize(static_cast<std::size_t>(npes_));
   routes_[me_].heap = heap_.map.bytes();
   routes_[me_].data = data_->base;
@@ -91,7 +97,7 @@ Runtime::Runtime(RuntimeSetup setup)
       }
     }
     store_ = std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
-                                                      to_ms(connect_timeout_s_), npes_);
+                                                      to_ms(connect_timeout_s_), npes_, unreachable_hint());
     if (std::string_view(launch.origin) != "oshrun")  // oshrun ends the job itself
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
                                               to_ms(connect_timeout_s_), store_server_.get());
@@ -175,14 +181,16 @@ void Runtime::create_predefined_teams() {
 
 // Every PE's blob, by PE, in O(N) store round trips: each PE sets its own key, PE 0 collects
 // them all and publishes the concatenation, everyone else reads that one key.
-std::vector<std::string> Runtime::store_allgather(const std::string& tag, const std::string& mine) {
+std::vector<std::string> Runtime::store_allgather(const std::string& tag, const std::string& mine, bool first) {
   const auto timeout = to_ms(control_timeout_s_);
   const std::string prefix = "ag/" + tag + "/";
+  auto get = [&](const std::string& key) { return first ? await_arrivals(key, prefix) : store_->get(key, timeout); };
   std::vector<std::string> all(static_cast<std::size_t>(npes_));
   std::string packed;
   if (me_ == 0) {
     all[0] = mine;
-    for (int pe = 1; pe < npes_; ++pe) all[static_cast<std::size_t>(pe)] = store_->get(prefix + std::to_string(pe), timeout);
+    if (first) store_->set(prefix + "0", "");  // so that the others can tell PE 0 has arrived
+    for (int pe = 1; pe < npes_; ++pe) all[static_cast<std::size_t>(pe)] = get(prefix + std::to_string(pe));
     for (const auto& v : all) {
       const std::uint64_t n = v.size();
       packed.append(reinterpret_cast<const char*>(&n), sizeof n);
@@ -192,7 +200,7 @@ std::vector<std::string> Runtime::store_allgather(const std::string& tag, const 
     return all;
   }
   store_->set(prefix + std::to_string(me_), mine);
-  packed = store_->get(prefix + "all", timeout);
+  packed = get(prefix + "all");
   std::size_t pos = 0;
   for (auto& v : all) {
     std::uint64_t n = 0;
@@ -246,7 +254,7 @@ void Runtime::connect_peers() {
   // on other machines do not: whether PEs outnumber CPUs is decided from the shares of every PE
   // under this kernel (its boot id; "" when unreadable, then every PE counts as sharing this
   // machine), so that all of them decide alike.
-  const auto keys = store_allgather("node", node_key + "\n" + cpus::share());
+  const auto keys = store_allgather("node", node_key + "\n" + cpus::share(), true);
   hosts_.resize(static_cast<std::size_t>(npes_));
   std::vector<int> candidates;
   std::vector<std::string> same_kernel;  // the shares of the PEs under this kernel
@@ -362,6 +370,20 @@ bool Runtime::is_symmetric(const void* addr, std::size_t bytes) const noexcept {
   }
   if (a >= data_lo_ && a < data_lo_ + data_size_) return a + bytes <= data_lo_ + data_size_;
   return false;
+}
+
+std::size_t Runtime::room_after(const void* addr, const char** region) const noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  if (a - heap_lo_ < heap_size_) {
+    *region = "symmetric heap";
+    return a - heap_lo_ < heap_end_ ? heap_lo_ + heap_end_ - a : 0;
+  }
+  if (a - data_lo_ < data_size_) {
+    *region = "static data";
+    return data_lo_ + data_size_ - a;
+  }
+  *region = "";
+  return 0;
 }
 
 std::string Runtime::describe(const void* addr) const {

@@ -155,6 +155,27 @@ class Runtime {
     if (off < data_size_) return routes_[pe].data ? routes_[pe].data + off : nullptr;
     return nullptr;
   }
+  // translate() for `bytes` bytes from `addr` (bytes >= 1): also sets *past_end when they run
+  // past the end of the region addr lies in (the user part of the heap, or the static data):
+  // the one comparison that keeps a put of any size from writing beyond the peer's heap.
+  char* translate_span(const void* addr, std::size_t bytes, int pe, bool* past_end) const noexcept {
+    const auto a = reinterpret_cast<std::uintptr_t>(addr);
+    std::uintptr_t off = a - heap_lo_;
+    if (off < heap_size_) {
+      *past_end = bytes > heap_end_ - off;
+      return routes_[pe].heap ? routes_[pe].heap + off : nullptr;
+    }
+    off = a - data_lo_;
+    if (off < data_size_) {
+      *past_end = bytes > data_size_ - off;
+      return routes_[pe].data ? routes_[pe].data + off : nullptr;
+    }
+    *past_end = false;
+    return nullptr;
+  }
+  // Bytes from a symmetric `addr` to the end of its region (heap or static data), and the
+  // region's name; 0 when addr is not symmetric.
+  std::size_t room_after(const void* addr, const char** region) const noexcept;
   bool is_symmetric(const void* addr, std::size_t bytes) const noexcept;
   const PeerRoute& route(int pe) const noexcept { return routes_[pe]; }
   // The transport to PEs on other hosts (nullptr when every PE is node-local).
@@ -228,8 +249,9 @@ class Runtime {
   // theirs, over the authenticated node-local exchange; tag names this exchange (unique).
   std::vector<transport::PeerSegments> exchange_node_fd(const std::string& tag, int fd, std::uint64_t bytes,
                                                         const std::vector<int>& peers);
-  // Every PE's string, in PE order (collective over the store; tag unique per call).
-  std::vector<std::string> store_allgather(const std::string& tag, const std::string& mine);
+  // Every PE's string, in PE order (collective over the store; tag unique per call). first: the
+  // job's first rendezvous, which reports PEs that never arrive (core/arrivals.cpp).
+  std::vector<std::string> store_allgather(const std::string& tag, const std::string& mine, bool first = false);
   // The process exits (exit(status) or a return from main) without having finalized this
   // runtime: status != 0 tells the job this PE left; status 0 finalizes implicitly, on a
   // rendezvous of its own, and ends the job if the other PEs do not all reach finalize soon
@@ -241,6 +263,12 @@ class Runtime {
  private:
   void connect_peers();
   void start_transport(const std::vector<char>& remote);
+  // The first rendezvous (core/arrivals.cpp): store_->get(key) that reports PEs whose key under
+  // `prefix` is missing, while it waits and when it gives up.
+  std::string await_arrivals(const std::string& key, const std::string& prefix);
+  std::vector<int> not_arrived(const std::string& prefix);
+  std::string arrival_terms() const;
+  std::string unreachable_hint() const;
   void create_predefined_teams();
   void build_device_state();
   void attach_wait_board();
@@ -268,6 +296,7 @@ class Runtime {
   std::unique_ptr<transport::RemoteTransport> remote_;
   std::uintptr_t heap_lo_ = 0, data_lo_ = 0;
   std::size_t heap_size_ = 0, data_size_ = 0;
+  std::size_t heap_end_ = 0;  // offset of the end of the user heap (the cross-host area follows)
   std::mutex heap_mu_;
   HeapAllocator alloc_;
   bool finalized_ = false;
@@ -277,6 +306,9 @@ class Runtime {
   double connect_timeout_s_ = 0, control_timeout_s_ = 0;
   std::string job_id_;
   std::string secret_;
+  const char* origin_ = "singleton";  // how the job started (bootstrap::LaunchSpec::origin)
+  std::string launch_store_host_;
+  std::uint16_t launch_store_port_ = 0;
   std::mutex teams_mu_;
   std::unique_ptr<TeamSlots> slots_;
   std::unique_ptr<SetLayouts> set_layouts_;

@@ -10,7 +10,7 @@
 namespace shmem::stream {
 namespace {
 
-constexpr int kMaxPoolSize = 4096;
+constexpr int kMaxPoolSize = static_cast<int>(kMaxDeviceThreads);  // base/config.hpp
 
 // SHMEM_DEVICE_THREADS: strict integer, 0 (or unset) = the hardware threads; a bad value is
 // reported and ignored.

@@ -77,19 +77,28 @@ pass "moved oshcc builds a program"
 # find_package(shmem) -> shmem::shmem
 mkdir -p "$WORK/cmproj"
 cp "$WORK/hello.c" "$WORK/cmproj/"
+# A C++ program of the device API, without any C++ standard set: shmem::shmem carries cxx_std_20.
+cat >"$WORK/cmproj/device.cpp" <<'SRC'
+#include <shmem/device/device.hpp>
+int main() { return 0; }
+SRC
 cat >"$WORK/cmproj/CMakeLists.txt" <<'CM'
 cmake_minimum_required(VERSION 3.16)
-project(consumer C)
+project(consumer C CXX)
 find_package(shmem 0 REQUIRED CONFIG)
 add_executable(hello hello.c)
 target_link_libraries(hello PRIVATE shmem::shmem)
+add_executable(device device.cpp)
+target_link_libraries(device PRIVATE shmem::shmem)
 CM
 run cmake -S "$WORK/cmproj" -B "$WORK/cmproj/build" -DCMAKE_PREFIX_PATH="$MOVED"
 expect_rc 0 "find_package configure"
 run cmake --build "$WORK/cmproj/build"
 expect_rc 0 "find_package build"
 check_exe "$WORK/cmproj/build/hello" "find_package"
-pass "find_package(shmem) project builds"
+[ -x "$WORK/cmproj/build/device" ] || fail "find_package, C++ device API: not built"
+grep -q "cxx_std_20" "$MOVED"/lib/cmake/shmem/shmemTargets.cmake || fail "shmem::shmem lacks cxx_std_20"
+pass "find_package(shmem) project builds (C, and C++20 device API without setting a standard)"
 
 # pkg-config
 run env PKG_CONFIG_PATH="$MOVED/lib/pkgconfig" pkg-config --cflags --libs shmem

@@ -54,11 +54,22 @@ pass "a wrapper that would run itself stops with a message"
 run env SHMEM_CC=gcc "$OSHCC" --showme -O2 x.c
 expect_rc 0 "--showme"
 expect_out "^gcc -I$SHX_SOURCE_DIR/include -O2 x\.c -L$SHX_LIB_DIR -lshmem -Wl,-rpath,$SHX_LIB_DIR -lm -pthread\$" "--showme"
+# oshc++ compiles as C++20 (the device API's headers need it) unless an argument sets -std.
 run env SHMEM_CXX=c++ "$OSHCXX" --showme -c x.cpp
-expect_out "^c\+\+ -I$SHX_SOURCE_DIR/include -c x\.cpp\$" "oshc++ --showme"
+expect_out "^c\+\+ -std=c\+\+20 -I$SHX_SOURCE_DIR/include -c x\.cpp\$" "oshc++ --showme"
+for std in -std=gnu++17 --std=c++2b; do
+  run env SHMEM_CXX=c++ "$OSHCXX" --showme "$std" -c x.cpp
+  expect_out "^c\+\+ -I$SHX_SOURCE_DIR/include ${std//+/\\+} -c x\.cpp\$" "oshc++ --showme $std"
+done
+run env SHMEM_CC=gcc "$OSHCC" --showme -c x.c
+expect_out "^gcc -I$SHX_SOURCE_DIR/include -c x\.c\$" "oshcc adds no -std"
+# --showme:link gives the link flags only, --showme:compile the compile flags only.
 run "$OSHCC" --showme:link
-expect_out "-lshmem" "--showme:link"
-pass "--showme"
+expect_out "^-L$SHX_LIB_DIR -lshmem -Wl,-rpath,$SHX_LIB_DIR -lm -pthread\$" "--showme:link"
+grep -q -- "-I" "$WORK/out" && fail "--showme:link prints -I: $(cat "$WORK/out")"
+run "$OSHCC" --showme:compile
+expect_out "^-I$SHX_SOURCE_DIR/include\$" "--showme:compile"
+pass "--showme, -std=c++20 for oshc++"
 
 # A real program. Needs the library's headers and libshmem.so.
 if [ ! -f "$SHX_SOURCE_DIR/include/shmem.h" ] || [ ! -e "$SHX_LIB_DIR/libshmem.so" ]; then
@@ -90,6 +101,19 @@ for exe in hello_c hello_cxx hello_o; do
   readelf -d "$WORK/$exe" | grep -qE "(RPATH|RUNPATH).*$SHX_LIB_DIR" || fail "$exe lacks the rpath"
 done
 pass "C and C++ programs compile and link"
+
+# The device API: C++20 by default through oshc++; an older standard is refused in words first.
+cat >"$WORK/device.cpp" <<'SRC'
+#include <shmem/device/device.hpp>
+int main() { return 0; }
+SRC
+run "$OSHCXX" -o "$WORK/device" "$WORK/device.cpp"
+expect_rc 0 "oshc++ device API without -std"
+run "$OSHCXX" -std=c++17 -o "$WORK/device17" "$WORK/device.cpp"
+[ "$RC" != 0 ] || fail "the device API compiled as C++17"
+head -3 "$WORK/err" | grep -q "#error \"shmem's device API (shmem/device/\*.hpp) needs C++20" ||
+  fail "C++17: the first error is not the #error naming C++20: $(head -3 "$WORK/err")"
+pass "device API: C++20 by default, a clear #error under C++17"
 
 # And it runs under oshrun (the whole chain: wrapper, library, launcher, store).
 run "$OSHRUN" -n 2 "$WORK/hello_c"

@@ -275,6 +275,9 @@ int launch(const Args& args, const Placement& place) {
     agent_argvs.emplace_back(std::move(words));
   }
 
+  // PEs print to a terminal as to one (line by line, so a crash loses no whole line), as under
+  // Open MPI's launcher; on pipes the library line-buffers their stdout (core/stdio.cpp).
+  const bool pe_pty = ::isatty(1) == 1;
   std::vector<SpawnedChild> children;
   std::vector<UniqueFd> controls(static_cast<std::size_t>(npes));
   children.reserve(static_cast<std::size_t>(npes));
@@ -288,6 +291,7 @@ int launch(const Args& args, const Placement& place) {
         req.argv = &argv;
         req.envp = &envs[ur];
         req.stdin_fd = r == 0 ? -1 : dev_null.get();  // only PE 0 reads our stdin
+        req.stdout_pty = pe_pty;
         children.push_back(spawn_child(req));
         continue;
       }

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -30,6 +32,32 @@ std::pair<UniqueFd, UniqueFd> make_pipe() {
   if (::pipe2(fds, O_CLOEXEC) != 0)
     throw shmem::Error(shmem::Errc::kInternal, std::string("pipe2: ") + std::strerror(errno));
   return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+[[noreturn]] void pty_error(const char* what) {
+  throw shmem::Error(shmem::Errc::kInternal, std::string(what) + ": " + std::strerror(errno));
+}
+
+// A pseudo-terminal for a PE's stdout: (master, slave). The slave passes the PE's bytes
+// unchanged (no output processing: "\n" stays "\n"; no echo) and has the size of our own
+// terminal, so that the PE formats for it.
+std::pair<UniqueFd, UniqueFd> make_pty() {
+  UniqueFd master(::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
+  if (!master) pty_error("posix_openpt");
+  if (::grantpt(master.get()) != 0 || ::unlockpt(master.get()) != 0) pty_error("grantpt/unlockpt");
+  char name[128];
+  if (::ptsname_r(master.get(), name, sizeof name) != 0) pty_error("ptsname_r");
+  UniqueFd slave(::open(name, O_RDWR | O_NOCTTY | O_CLOEXEC));
+  if (!slave) pty_error("opening the PE's pseudo-terminal");
+  termios t;
+  if (::tcgetattr(slave.get(), &t) == 0) {
+    t.c_oflag &= ~static_cast<tcflag_t>(OPOST);
+    t.c_lflag &= ~static_cast<tcflag_t>(ECHO | ECHONL | ICANON | ISIG);
+    ::tcsetattr(slave.get(), TCSANOW, &t);
+  }
+  winsize ws;
+  if (::ioctl(1, TIOCGWINSZ, &ws) == 0) ::ioctl(slave.get(), TIOCSWINSZ, &ws);
+  return {std::move(master), std::move(slave)};
 }
 
 [[noreturn]] void report_exec_failure(int status_w, int e) {
@@ -95,7 +123,7 @@ CStringArray::CStringArray(std::vector<std::string> items) : items_(std::move(it
 SpawnedChild spawn_child(const SpawnRequest& req) {
   UniqueFd out_r, out_w, err_r, err_w;
   if (req.capture_output) {
-    std::tie(out_r, out_w) = make_pipe();
+    std::tie(out_r, out_w) = req.stdout_pty ? make_pty() : make_pipe();
     std::tie(err_r, err_w) = make_pipe();
   }
   auto [st_r, st_w] = make_pipe();

@@ -34,12 +34,16 @@ struct SpawnRequest {
   int stdin_fd = -1;     // dup'ed onto 0 in the child (-1: inherit)
   sigset_t child_sigmask;  // the mask the program starts with
   bool capture_output = true;      // false: the child inherits our stdout/stderr
+  // With capture_output: the child's stdout is a pseudo-terminal rather than a pipe, so that
+  // its C library line-buffers it as on a terminal (oshrun's own stdout is one).
+  bool stdout_pty = false;
   bool new_process_group = false;  // a remote agent: a terminal's ^C reaches it only through us
 };
 
 struct SpawnedChild {
   pid_t pid = -1;
-  shmem::util::UniqueFd out;   // read end of the child's stdout (capture_output)
+  shmem::util::UniqueFd out;   // read end of the child's stdout (capture_output; a pty master
+                               // with stdout_pty: it reads EIO, not EOF, once the child closed it)
   shmem::util::UniqueFd err;   // read end of the child's stderr (capture_output)
   shmem::util::UniqueFd exec_status;  // EOF = exec succeeded; an int errno = exec failed
 };

@@ -28,6 +28,7 @@
 #error "aclshmem_device.hpp (kernel code) and aclshmem.h (host code) declare the same names: include one per translation unit, or use shmem::device:: names next to aclshmem.h"
 #endif
 
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #include <aclshmem/aclshmem_defs.h>
 #include <aclshmem/aclshmem_types.h>
 

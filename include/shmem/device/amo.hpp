@@ -5,6 +5,7 @@
 // Integer operations take 32- and 64-bit integers; fetch/set/swap/compare_swap also float and
 // double; add/fetch_add also 8/16-bit integers and float/double (Ascend SHMEM's MTE add types).
 // Every thread of every block may call them at once.
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #include "shmem/device/common.hpp"
 
 namespace shmem::device {

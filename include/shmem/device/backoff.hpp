@@ -18,6 +18,7 @@
 //   - SHMEM_WAIT_TIMEOUT's watchdog ends the job, with a message, if the wait never completes;
 //   - in a job with PEs on other hosts every pause also drives the network transport.
 // Internal like remote.hpp: kernel code calls the device API, never these.
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #include "shmem/device/cpu.hpp"
 #include "shmem/device/remote.hpp"
 #include "shmem/device/state.hpp"

@@ -14,6 +14,7 @@
 // symmetric memory of a PE on another host takes a cold path into the library (remote.hpp, out
 // of line: the node-local path stays inlined and unchanged), which moves it over the network
 // transport like the host routines; waits then also drive that transport.
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #include <sched.h>
 #include <shmemx.h>
 #include <time.h>

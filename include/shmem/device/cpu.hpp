@@ -1,6 +1,7 @@
 #pragma once
 // The two CPU primitives that both the device API and the library's own waits use: a spin-wait
 // hint and a store fence. No dependencies, so the library core can include it too.
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #include <atomic>
 
 namespace shmem::device::detail {

@@ -14,6 +14,7 @@
 //   aclshmem_device.hpp  Ascend SHMEM's device names (aclshmem_*), mapped onto these
 //   remote.hpp  (internal) the library's entry points for PEs on other hosts
 //   cuda/       the same API in CUDA kernels, chosen when nvcc compiles (docs/cuda.md)
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #if defined(__CUDACC__)
 // Compiled by nvcc: the same names as __device__ functions for CUDA kernels on the GPU heap.
 #include "shmem/device/cuda/device.hpp"

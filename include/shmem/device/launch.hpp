@@ -11,6 +11,7 @@
 // The function object is copied (or moved) into the launch and destroyed after its last block
 // has finished, so it may capture by value freely. Each block runs with the device state cached
 // for its threads (BlockBinding), so device calls make no library call.
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #include <exception>
 #include <functional>
 #include <new>

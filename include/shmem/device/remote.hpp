@@ -10,6 +10,7 @@
 // be a PE of another host; atomic and signal words must be aligned to their width. A call that
 // fails a check does nothing and returns nonzero (the device header then reports the error as
 // for a node-local operand); otherwise 0.
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #include <cstddef>
 #include <cstdint>
 

@@ -8,6 +8,7 @@
 // host go through the library's network transport (common.hpp): the blocking forms return when
 // the source may be reused (put) or the data has arrived (get), the _nbi forms complete at
 // quiet(). ptr() stays nullptr for such PEs.
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #include <algorithm>
 
 #include "shmem/device/common.hpp"

@@ -8,6 +8,7 @@
 // acquire load) sees the data. To a PE on another host both go through the library (the data,
 // a transport fence, then the signal as a remote atomic); waits on local words then also drive
 // the transport, so remote updates arrive without a progress thread.
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #include "shmem/device/rma.hpp"
 
 namespace shmem::device {

@@ -2,6 +2,7 @@
 // What in-kernel (device) code needs to address symmetric memory without calling into the
 // library: this PE's number, the job size, and where every node-local PE's heap and static
 // data are mapped in this process. Read-only after init; shared by every kernel thread.
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #include <cstddef>
 #include <cstdint>
 

@@ -20,6 +20,7 @@
 // in its own cell (stream/device_remote.cpp). Two device barriers on the same team must not run
 // at the same time on one PE (two kernels on different streams, say). The sync_* forms are the
 // same without the quiet.
+#include "shmem/device/cxx20.hpp"  // first: refuses C++ before 20 in words
 #include "shmem/device/rma.hpp"
 
 namespace shmem::device {
