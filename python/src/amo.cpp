@@ -36,7 +36,7 @@ const OpInfo& op_info(const std::string& name) {
 }
 
 [[noreturn]] void unsupported(const OpInfo& o, const Operand& t) {
-  raise_type("atomic_" + std::string(o.name) + " does not support dtype " + dtype_name(t.dtype) +
+  raise_type("atomic_" + std::string(o.name) + " does not support dtype " + t.type +
              " (supported: " + o.supported + ")");
 }
 

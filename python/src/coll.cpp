@@ -3,6 +3,7 @@
 // Built only when <shmem.h> declares the collectives.
 #include <algorithm>
 
+#include "half.hpp"
 #include "typed.hpp"
 
 namespace shmem_py {
@@ -169,18 +170,27 @@ void alltoalls(std::uintptr_t team, py::handle target, py::handle source, std::p
           reinterpret_cast<const T*>(a.s.data), n);                                            \
       return;                                                                                  \
     }                                                                                          \
-    raise_type(std::string(NAME "_reduce does not support dtype ") + dtype_name(a.t.dtype) + " (supported: " + \
+    raise_type(std::string(NAME "_reduce does not support dtype ") + a.t.type + " (supported: " + \
                supported + ")");                                                               \
   }
 
 void reduce(const std::string& op, std::uintptr_t team, py::handle target, py::handle source, py::handle size) {
-  const char* supported = op == "sum" || op == "prod" ? "integers, float32/64/128, complex64/128"
-                          : op == "max" || op == "min" ? "integers, float32/64/128"
+  const char* supported = op == "sum" || op == "prod" ? "integers, float16, bfloat16, float32/64/128, complex64/128"
+                          : op == "max" || op == "min" ? "integers, float16, bfloat16, float32/64/128"
                                                       : "integers";
   const Args a = coll_args(team, target, source);
   const std::size_t n = size_arg(size, std::min(a.t.size, a.s.size));
   too_big("reduce", n, a.t, a.t.size);
   too_big("reduce", n, a.s, a.s.size);
+  if (a.t.elem == Elem::F16 || a.t.elem == Elem::BF16) {  // through float (half.hpp)
+    if (op != "sum" && op != "prod" && op != "max" && op != "min") {
+      if (op == "and" || op == "or" || op == "xor")
+        raise_type(op + "_reduce does not support dtype " + a.t.type + " (supported: " + supported + ")");
+      raise_value("op='" + op + "' is not a reduction (and, or, xor, max, min, sum, prod)");
+    }
+    half_reduce(op, team_of(team), a.t.data, a.s.data, n, a.t.elem == Elem::BF16);
+    return;
+  }
   visit_elem(
       a.t.elem,
       [&]<class T>(Tag<T>) {
@@ -194,7 +204,7 @@ void reduce(const std::string& op, std::uintptr_t team, py::handle target, py::h
         raise_value("op='" + op + "' is not a reduction (and, or, xor, max, min, sum, prod)");
       },
       [&] {
-        raise_type(op + "_reduce does not support dtype " + dtype_name(a.t.dtype) + " (supported: " + supported + ")");
+        raise_type(op + "_reduce does not support dtype " + a.t.type + " (supported: " + supported + ")");
       });
 }
 

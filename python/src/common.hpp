@@ -1,6 +1,7 @@
 #pragma once
 // Shared pieces of the `shmem._core` extension: errors, the lazy initialisation state, element
-// kinds, and the checked view of an array argument (Operand). The extension calls the public C
+// kinds, and the checked view of an array argument (Operand): a NumPy array, a tensor (anything
+// with __dlpack__, e.g. torch.Tensor on the CPU) or a buffer, never copied. The extension calls the public C
 // API only (<shmem.h>); every check here runs before the C call, because the C library ends the
 // job on a bad argument to a void function instead of returning an error.
 #include <pybind11/numpy.h>
@@ -40,7 +41,8 @@ bool active() noexcept;
 
 // ---- element kinds ----------------------------------------------------------------------------------
 // Dispatch is by numeric kind and size, not by C type name: 'l' and 'q' are the same on LP64.
-enum class Elem : std::uint8_t { I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, F128, C64, C128, C256, Other };
+// F16 (IEEE binary16) and BF16 have no C type in the library: the reductions convert them (half.hpp).
+enum class Elem : std::uint8_t { I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, F128, C64, C128, C256, Other };
 Elem elem_of(const py::dtype& dt) noexcept;
 std::string dtype_name(const py::dtype& dt);
 
@@ -69,9 +71,11 @@ decltype(auto) visit_elem(Elem e, Fn&& fn, Fallback&& fallback) {
 }
 
 // ---- array arguments ---------------------------------------------------------------------------------
-// A checked view of a NumPy array argument. Contiguous arrays (C or Fortran order, any shape)
-// are flat memory (stride 1); a 1-D view with a positive stride that is a multiple of the item
-// size has stride > 1 where the caller allows it.
+// A checked view of an array argument: a NumPy array, an object with __dlpack__ (a CPU
+// torch.Tensor: no copy, bfloat16 included) or any other buffer (memoryview, bytearray: viewed
+// through NumPy, no copy). Contiguous arrays (C or Fortran order, any shape) are flat memory
+// (stride 1); a 1-D view with a positive stride that is a multiple of the item size has
+// stride > 1 where the caller allows it.
 struct Operand {
   const char* name = "";
   char* data = nullptr;
@@ -79,8 +83,10 @@ struct Operand {
   std::size_t itemsize = 0;  // bytes
   std::ptrdiff_t stride = 1; // in elements
   Elem elem = Elem::Other;
-  py::dtype dtype;
-  py::object obj;  // the array itself (its base chain tells who owns the memory)
+  char kind = 'V';           // NumPy's kind letter ('f' for float16 and bfloat16 too)
+  std::string type;          // "float32", "bfloat16", ...: for messages and dtype checks
+  py::object obj;            // the argument itself (an array's base chain tells who owns the memory)
+  py::object keep;           // a DLPack capsule: holds the exporter's reference while in use
 
   std::size_t extent_bytes() const noexcept {
     return size == 0 ? 0 : ((size - 1) * static_cast<std::size_t>(stride) + 1) * itemsize;

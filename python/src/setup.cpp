@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common.hpp"
+#include "half.hpp"
 #include "memory.hpp"
 
 namespace shmem_py {
@@ -20,6 +21,12 @@ int do_init(int requested) {
                 "shmem cannot be initialised again after shmem.finalize() (the library supports one "
                 "init/finalize cycle per process)");
   int provided = SHMEM_THREAD_SINGLE;
+  // Under torchrun the PEs meet through torch's own store (shmem/torch_bootstrap.py); it
+  // initialises through the unique-ID path (the seed's: THREAD_MULTIPLE) and says so.
+  if (py::module_::import("shmem.torch_bootstrap").attr("meet")().cast<bool>()) {
+    shmem_query_thread(&provided);
+    return provided;  // acl_init did the rest
+  }
   int rc = 0;
   {
     py::gil_scoped_release nogil;
@@ -27,6 +34,7 @@ int do_init(int requested) {
   }
   check_rc(rc, "shmem_init_thread");
   g_state = State::kActive;
+  half_scratch_init();
   return provided;
 }
 
@@ -48,6 +56,7 @@ void acl_init(aclshmemx_bootstrap_t flags, aclshmemx_init_attr_t& attr, const ch
   }
   check_rc(rc, "aclshmemx_init_attr");
   g_state = State::kActive;
+  half_scratch_init();
 }
 
 aclshmemx_init_attr_t make_attr(int my_pe, int n_pes, std::int64_t local_mem_size) {

@@ -15,7 +15,7 @@ void check_cmp(int cmp) {
 }
 
 [[noreturn]] void unsupported(const char* func, const Operand& op, const char* supported) {
-  raise_type(std::string(func) + " does not support dtype " + dtype_name(op.dtype) + " (supported: " + supported +
+  raise_type(std::string(func) + " does not support dtype " + op.type + " (supported: " + supported +
              ")");
 }
 
@@ -124,7 +124,7 @@ py::object multi(bool test, int which, bool vector, py::handle ivars, int cmp, p
 long* lock_arg(py::handle lock) {
   Operand op = operand(lock, "lock", Access::kWrite);
   if (op.elem != Elem::I64)
-    raise_type("lock must be an int64 array (got " + dtype_name(op.dtype) + "); create it with shmem.new_lock()");
+    raise_type("lock must be an int64 array (got " + op.type + "); create it with shmem.new_lock()");
   require_scalar(op);
   require_symmetric(op);
   return reinterpret_cast<long*>(op.data);

@@ -147,7 +147,7 @@ def test_argument_errors_transfer_nothing(me, npes, right):
         (ValueError, "target is not contiguous", lambda: shmem.put(grid[:, ::2], np.zeros(6, "i4"), right)),
         (ValueError, "source is not contiguous", lambda: shmem.put(dst, np.zeros(8, "i4")[::-2], right)),
         (TypeError, "target must be a NumPy array", lambda: shmem.put([0, 0], np.zeros(2, "i4"), right)),
-        (TypeError, "source must be a NumPy array", lambda: shmem.put(dst, b"abcd", right)),
+        (TypeError, "source must be a NumPy array", lambda: shmem.put(dst, "abcd", right)),
         (TypeError, "integer", lambda: shmem.put(dst, np.zeros(4, "i4"), 1.0)),
         (ValueError, "tst=0 must be >= 1", lambda: shmem.iput(dst, np.zeros(4, "i4"), right, tst=0)),
         (ValueError, "size=3 exceeds target", lambda: shmem.iput(dst, np.zeros(4, "i4"), right, tst=2, size=3)),

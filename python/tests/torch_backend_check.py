@@ -1,0 +1,204 @@
+"""Run by every rank of torch_backend_jobs.py under torchrun: every collective of the "shmem"
+backend against gloo's result for the same inputs (or, where gloo 1.13 lacks the operation or
+the dtype, against a reference built from gloo's all_gather). Prints one "OK name" line per
+check and "ALL OK" at the end; any mismatch raises (the job fails naming it)."""
+import sys
+
+import torch
+import torch.distributed as dist
+
+import shmem.torch  # registers the backend
+
+dist.init_process_group("shmem")
+gloo = dist.new_group(backend="gloo")
+me, n = dist.get_rank(), dist.get_world_size()
+assert dist.get_backend() == "shmem", dist.get_backend()
+torch.manual_seed(1234 + me)
+
+
+def same(name, got, want):
+    if isinstance(got, (list, tuple)):
+        assert len(got) == len(want), name
+        for g, w in zip(got, want):
+            same(name, g, w)
+        return
+    if not (got.dtype == want.dtype and got.shape == want.shape and torch.equal(got, want)):
+        raise AssertionError(f"rank {me}: {name}: shmem gave {got} but the reference is {want}")
+
+
+def ok(name):
+    print(f"OK {name}", flush=True)
+
+
+def gathered(t):
+    """Every rank's t, through gloo (float16/bfloat16 bits travel widened to int32: gloo 1.13
+    gathers neither them nor int16)."""
+    half = t.dtype in (torch.float16, torch.bfloat16)
+    raw = t.contiguous().view(torch.int16).to(torch.int32) if half else t.contiguous()
+    out = [torch.empty_like(raw) for _ in range(n)]
+    dist.all_gather(out, raw, group=gloo)
+    return [o.to(torch.int16).view(t.dtype) for o in out] if half else out
+
+
+def sample(dtype, shape):
+    """Values whose sums, products, minima and maxima are exact in every dtype (small integers)."""
+    if dtype.is_floating_point:
+        return torch.randint(-3, 4, shape).to(dtype)
+    return torch.randint(0, 7, shape).to(dtype)
+
+
+OPS = {"SUM": dist.ReduceOp.SUM, "PRODUCT": dist.ReduceOp.PRODUCT, "MIN": dist.ReduceOp.MIN,
+       "MAX": dist.ReduceOp.MAX, "BAND": dist.ReduceOp.BAND, "BOR": dist.ReduceOp.BOR, "BXOR": dist.ReduceOp.BXOR}
+TORCH_OPS = {"SUM": lambda a, b: a + b, "PRODUCT": lambda a, b: a * b, "MIN": torch.minimum, "MAX": torch.maximum,
+             "BAND": torch.bitwise_and, "BOR": torch.bitwise_or, "BXOR": torch.bitwise_xor}
+
+# ---- all_reduce: against gloo (float32/64, integers), halves against the float reference ----------
+for dtype in (torch.float32, torch.float64, torch.int32, torch.int64, torch.int8, torch.uint8):
+    for opname, op in OPS.items():
+        if opname.startswith("B") and dtype.is_floating_point:
+            continue
+        for shape in ((7,), (3, 5), (100003,)):
+            x = sample(dtype, shape)
+            a, b = x.clone(), x.clone()
+            dist.all_reduce(a, op)
+            dist.all_reduce(b, op, group=gloo)
+            same(f"all_reduce {opname} {dtype} {shape}", a, b)
+    ok(f"all_reduce {dtype}")
+for dtype in (torch.float16, torch.bfloat16):
+    for opname in ("SUM", "PRODUCT", "MIN", "MAX"):
+        x = sample(dtype, (1000,))
+        a = x.clone()
+        dist.all_reduce(a, OPS[opname])
+        parts = [p.float() for p in gathered(x)]
+        want = parts[0]
+        for p in parts[1:]:
+            want = TORCH_OPS[opname](want, p)
+        same(f"all_reduce {opname} {dtype}", a, want.to(dtype))
+    ok(f"all_reduce {dtype}")
+x = sample(torch.float32, (4, 6)).t()  # not contiguous
+a, b = x.clone().t().contiguous().t(), x.clone().t().contiguous().t()
+dist.all_reduce(a)
+dist.all_reduce(b, group=gloo)
+same("all_reduce non-contiguous", a, b)
+ok("all_reduce non-contiguous")
+
+# ---- broadcast, reduce, all_gather, gather, scatter ------------------------------------------------
+for root in range(n):
+    for dtype in (torch.float32, torch.int64, torch.bfloat16):
+        for shape in ((5,), (2, 1000), (3 << 20,)):
+            x = sample(dtype, shape)
+            a, b = x.clone(), x.clone()
+            dist.broadcast(a, root)
+            if dtype == torch.bfloat16:  # gloo 1.13 broadcasts no bfloat16: its bits, as int32
+                wide = b.view(torch.int16).to(torch.int32)
+                dist.broadcast(wide, root, group=gloo)
+                b = wide.to(torch.int16).view(torch.bfloat16)
+            else:
+                dist.broadcast(b, root, group=gloo)
+            same(f"broadcast root {root} {dtype} {shape}", a, b)
+    x = sample(torch.int64, (9,))
+    a, b = x.clone(), x.clone()
+    dist.reduce(a, root, dist.ReduceOp.MAX)
+    dist.reduce(b, root, dist.ReduceOp.MAX, group=gloo)
+    if me == root:
+        same(f"reduce root {root}", a, b)
+    outs_a = [torch.zeros(4) for _ in range(n)] if me == root else None
+    outs_b = [torch.zeros(4) for _ in range(n)] if me == root else None
+    x = sample(torch.float32, (4,))
+    dist.gather(x, outs_a, root)
+    dist.gather(x, outs_b, root, group=gloo)
+    if me == root:
+        same(f"gather root {root}", outs_a, outs_b)
+    ins = [sample(torch.float32, (3,)) for _ in range(n)] if me == root else None
+    a, b = torch.zeros(3), torch.zeros(3)
+    dist.scatter(a, ins, root)
+    dist.scatter(b, ins, root, group=gloo)
+    same(f"scatter root {root}", a, b)
+ok("broadcast, reduce, gather, scatter at every root")
+
+for dtype in (torch.float32, torch.int32, torch.float16):
+    x = sample(dtype, (6,))
+    outs = [torch.zeros(6, dtype=dtype) for _ in range(n)]
+    dist.all_gather(outs, x)
+    same(f"all_gather {dtype}", outs, gathered(x))
+    flat = torch.zeros(n * 6, dtype=dtype)
+    dist._all_gather_base(flat, x)
+    same(f"_all_gather_base {dtype}", flat, torch.cat(gathered(x)))
+ok("all_gather, _all_gather_base")
+
+# ---- reduce_scatter (gloo 1.13 has none): the reference is gloo's all_reduce, sliced -----------------
+for dtype in (torch.float32, torch.int64, torch.bfloat16):
+    ins = [sample(dtype, (5,)) for _ in range(n)]
+    out = torch.zeros(5, dtype=dtype)
+    dist.reduce_scatter(out, ins)
+    every = [torch.stack(gathered(t)).float().sum(0).to(dtype) for t in ins]
+    same(f"reduce_scatter {dtype}", out, every[me])
+    big = torch.cat(ins)
+    out2 = torch.zeros(5, dtype=dtype)
+    dist._reduce_scatter_base(out2, big)
+    same(f"_reduce_scatter_base {dtype}", out2, every[me])
+ok("reduce_scatter, _reduce_scatter_base")
+
+# ---- all_to_all: against gloo's all_to_all_single (equal and uneven splits) -------------------------
+x = sample(torch.float32, (n * 3, 2))
+a, b = torch.zeros_like(x), torch.zeros_like(x)
+dist.all_to_all_single(a, x)
+dist.all_to_all_single(b, x, group=gloo)
+same("all_to_all_single", a, b)
+in_splits = [(me + j) % 3 + 1 for j in range(n)]          # rows rank me sends to rank j
+out_splits = [(i + me) % 3 + 1 for i in range(n)]         # rows rank i sends to me
+x = sample(torch.int64, (sum(in_splits), 4))
+a = torch.zeros(sum(out_splits), 4, dtype=torch.int64)
+b = torch.zeros_like(a)
+dist.all_to_all_single(a, x, out_splits, in_splits)
+dist.all_to_all_single(b, x, out_splits, in_splits, group=gloo)
+same("all_to_all_single uneven", a, b)
+ins = [sample(torch.float32, (in_splits[j],)) for j in range(n)]
+outs = [torch.zeros(out_splits[i]) for i in range(n)]
+dist.all_to_all(outs, ins)
+flat_in = torch.cat(ins)
+want = torch.zeros(sum(out_splits))
+dist.all_to_all_single(want, flat_in, out_splits, in_splits, group=gloo)
+same("all_to_all (list)", torch.cat(outs), want)
+ok("all_to_all_single, all_to_all")
+
+# ---- send/recv around a ring (small and larger than one 256 KiB mailbox slot), barrier ---------------
+for numel in (3, 200000):
+    x = (torch.arange(numel) + 1000 * me).to(torch.float32)
+    got = torch.zeros(numel)
+    if me % 2 == 0:
+        dist.send(x, (me + 1) % n)
+        dist.recv(got, (me - 1) % n)
+    else:
+        dist.recv(got, (me - 1) % n)
+        dist.send(x, (me + 1) % n)
+    same(f"send/recv {numel}", got, (torch.arange(numel) + 1000 * ((me - 1) % n)).to(torch.float32))
+req = dist.isend(torch.tensor([me]), (me + 1) % n)
+got = torch.zeros(1, dtype=torch.int64)
+dist.irecv(got, (me - 1) % n).wait()
+req.wait()
+same("isend/irecv", got, torch.tensor([(me - 1) % n]))
+dist.barrier()
+ok("send/recv, isend/irecv, barrier")
+
+# ---- async handles and futures (DDP's gradient hooks wait on the future) ------------------------------
+a = torch.ones(3) * (me + 1)
+work = dist.all_reduce(a, async_op=True)
+fut = work.get_future()
+work.wait()
+same("async all_reduce future", fut.value()[0], torch.ones(3) * (n * (n + 1) // 2))
+ok("async work and future")
+
+# ---- errors name the backend and what is wrong ------------------------------------------------------
+try:
+    dist.all_reduce(torch.ones(2, dtype=torch.bool))
+except RuntimeError as e:
+    assert "shmem backend: allreduce: ReduceOp.SUM on Bool is not supported" in str(e), str(e)
+else:
+    raise AssertionError("all_reduce of bool tensors was accepted")
+ok("errors")
+
+dist.barrier(group=gloo)
+dist.destroy_process_group()
+print("ALL OK", flush=True)
+sys.stdout.flush()

@@ -1,0 +1,107 @@
+#pragma once
+// ProcessGroupShmem: the "shmem" backend of torch.distributed (torch 1.13's c10d ProcessGroup
+// API), on CPU tensors, through the library's collectives on the world team. Every operation
+// runs to completion before it returns (the Work it returns is complete, its future too).
+//
+// Tensors need not be symmetric: each operation stages them through symmetric buffers that grow
+// as needed (collectively: every rank asks for the same sizes, as torch requires of the sizes
+// of a collective's tensors) and are reused. send/recv go through one mailbox per pair of ranks.
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace shmem_torch {
+
+// A completed Work whose future holds `result` (torch's callers wait on it, or on its future:
+// DDP's gradient hooks).
+c10::intrusive_ptr<c10d::Work> done_work(c10d::OpType op, std::vector<at::Tensor> result = {});
+
+// A symmetric buffer that grows (collectively) to the largest size asked for.
+class Staging {
+ public:
+  Staging() = default;
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
+  ~Staging();
+  // Collective: every rank calls it with the same `bytes`.
+  char* ensure(std::size_t bytes);
+
+ private:
+  char* buf_ = nullptr;
+  std::size_t cap_ = 0;
+};
+
+class ProcessGroupShmem : public c10d::ProcessGroup {
+ public:
+  ProcessGroupShmem(int rank, int size);
+  ~ProcessGroupShmem() override;
+
+  const std::string getBackendName() const override { return "shmem"; }
+
+  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
+                                           const c10d::BroadcastOptions& opts = c10d::BroadcastOptions()) override;
+  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
+                                           const c10d::AllreduceOptions& opts = c10d::AllreduceOptions()) override;
+  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(
+      std::vector<at::Tensor>& tensors,
+      const c10d::AllreduceCoalescedOptions& opts = c10d::AllreduceCoalescedOptions()) override;
+  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors,
+                                        const c10d::ReduceOptions& opts = c10d::ReduceOptions()) override;
+  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
+                                           std::vector<at::Tensor>& inputs,
+                                           const c10d::AllgatherOptions& opts = c10d::AllgatherOptions()) override;
+  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
+                                                 const c10d::AllgatherOptions& opts = c10d::AllgatherOptions()) override;
+  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs,
+                                        std::vector<at::Tensor>& inputs,
+                                        const c10d::GatherOptions& opts = c10d::GatherOptions()) override;
+  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs,
+                                         std::vector<std::vector<at::Tensor>>& inputs,
+                                         const c10d::ScatterOptions& opts = c10d::ScatterOptions()) override;
+  c10::intrusive_ptr<c10d::Work> reduce_scatter(
+      std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
+      const c10d::ReduceScatterOptions& opts = c10d::ReduceScatterOptions()) override;
+  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(
+      at::Tensor& output, at::Tensor& input,
+      const c10d::ReduceScatterOptions& opts = c10d::ReduceScatterOptions()) override;
+  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
+                                               std::vector<std::int64_t>& output_splits,
+                                               std::vector<std::int64_t>& input_splits,
+                                               const c10d::AllToAllOptions& opts = c10d::AllToAllOptions()) override;
+  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
+                                          const c10d::AllToAllOptions& opts = c10d::AllToAllOptions()) override;
+  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts = c10d::BarrierOptions()) override;
+  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst, int tag) override;
+  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src, int tag) override;
+
+ private:
+  // In place over every rank: `flat` is a contiguous 1-D tensor.
+  void allreduce_flat(const at::Tensor& flat, const c10d::ReduceOp& op, const char* who);
+  // In place over every rank, any layout.
+  void allreduce_tensor(const at::Tensor& t, const c10d::ReduceOp& op, const char* who);
+  // Every rank's `bytes` bytes at `src` land at dst + rank * bytes (through the staging buffers).
+  void gather_bytes(const void* src, void* dst, std::size_t bytes);
+  void exchange_blocks(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs);
+
+  void init_mailboxes();
+
+  Staging in_, out_;
+  // A root pushes small broadcasts into the members' buffers up to two calls ahead of their
+  // copying out (docs/design.md, collectives): broadcasts rotate over three.
+  Staging bcast_[3];
+  int bcast_next_ = 0;
+  // send/recv (p2p.cpp): per sender a slot at every receiver, its sequence word, and per
+  // receiver the acknowledgement word at the sender.
+  struct Mailboxes {
+    char* slots = nullptr;
+    std::uint64_t* seq = nullptr;
+    std::uint64_t* ack = nullptr;
+    std::vector<std::uint64_t> sent, received;
+  };
+  Mailboxes mail_;
+};
+
+}  // namespace shmem_torch

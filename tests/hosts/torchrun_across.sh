@@ -1,0 +1,70 @@
+#!/bin/bash
+# The real torchrun (Debian's python3-torch 1.13) across namespace hosts, started as
+# docs/python.md tells a user: `python3 -m torch.distributed.run --redirects 1 --tee 1 --nnodes 2
+# --node_rank R --master_addr H1 --master_port P --nproc_per_node 2 script.py` on h1 and h2
+# (static rendezvous: h1's agent hosts torch's store). Every worker initialises shmem through
+# that store (rank 0's bootstrap store on h1's hnet0, on a port of its own), next to gloo;
+# then the "shmem" torch.distributed backend runs every collective against gloo at 2 x 2.
+# CTest sets SHX_PYTHON, SHX_PY_DIR (build/python), SHX_PY_TESTS (python/tests).
+export HARNESS_JOB_TIMEOUT=${HARNESS_JOB_TIMEOUT:-240}
+. "$(dirname "$0")/../tools/common.sh"
+. "$(dirname "$0")/harness.sh"
+: "${SHX_PYTHON:?set by CTest}" "${SHX_PY_DIR:?set by CTest}" "${SHX_PY_TESTS:?set by CTest}"
+
+snapshot
+harness_up 2
+H1=$(harness_addr h1)
+
+cat >"$WORK/job.py" <<'PYEOF'
+import os, socket
+import torch, torch.distributed as dist
+import shmem
+me, npes = shmem.my_pe(), shmem.n_pes()
+dist.init_process_group("gloo")
+src, dst = shmem.full(1, me + 1, dtype="i8"), shmem.zeros(1, dtype="i8")
+shmem.sum_reduce(dst, src)
+t = torch.tensor([me + 1])
+dist.all_reduce(t)
+print(f"RESULT rank={os.environ['RANK']} pe={me} npes={npes} host={socket.gethostname()} shmem={int(dst[0])} "
+      f"gloo={int(t)}", flush=True)
+shmem.free(src)
+shmem.free(dst)
+PYEOF
+
+# torchrun_job SCRIPT: one agent per host, node ranks 0 (h1) and 1 (h2); status in RC1/RC2,
+# output of both in $WORK/out and $WORK/err. GLOO_SOCKET_IFNAME: gloo's own setting (the
+# harness hosts' names do not resolve, so gloo would fall back to loopback).
+torchrun_job() {
+  local script=$1 h pids=() port=$((29500 + RANDOM % 1000))
+  : >"$WORK/out"
+  : >"$WORK/err"
+  for h in 1 2; do
+    harness_exec "h$h" "cd '$WORK' && exec env PYTHONPATH='$SHX_PY_DIR' PYTHONDONTWRITEBYTECODE=1 \
+      SHMEM_WAIT_TIMEOUT=60 OMP_NUM_THREADS=1 GLOO_SOCKET_IFNAME=hnet0 '$SHX_PYTHON' -m torch.distributed.run --redirects 1 --tee 1 \
+      --log_dir '$WORK/logs$h' --nnodes 2 --node_rank $((h - 1)) --master_addr $H1 --master_port $port \
+      --nproc_per_node 2 '$script'" >>"$WORK/out" 2>>"$WORK/err" &
+    pids+=($!)
+  done
+  wait "${pids[0]}"; RC1=$?
+  wait "${pids[1]}"; RC2=$?
+}
+
+t0=$(now_ms)
+torchrun_job "$WORK/job.py"
+[ "$RC1" = 0 ] && [ "$RC2" = 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "job.py: agents exited $RC1 (h1), $RC2 (h2)"; }
+for r in 0 1 2 3; do
+  h=$((r / 2 + 1))
+  expect_out "^\[default$((r % 2))\]:RESULT rank=$r pe=$r npes=4 host=h$h shmem=10 gloo=10$" "job.py, rank $r"
+done
+grep -q "Address already in use" "$WORK/err" && fail "job.py: a port clash"
+pass "torchrun --nnodes 2 x --nproc_per_node 2 (static rendezvous on h1): every rank initialises shmem through torch's store next to gloo, PE = RANK, sums agree ($(( $(now_ms) - t0 )) ms)"
+
+t0=$(now_ms)
+torchrun_job "$SHX_PY_TESTS/torch_backend_check.py"
+[ "$RC1" = 0 ] && [ "$RC2" = 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "torch_backend_check.py: agents exited $RC1 (h1), $RC2 (h2)"; }
+n=$(grep -c "\]:ALL OK$" "$WORK/out" || true)
+[ "$n" = 4 ] || fail "torch_backend_check.py: $n of 4 ranks printed ALL OK"
+pass "the 'shmem' backend across 2 hosts x 2 ranks: every collective equals gloo's result ($(( $(now_ms) - t0 )) ms)"
+
+[ -z "$(harness_pids)" ] || fail "processes left in the hosts: $(harness_pids)"
+check_no_leftovers "torchrun_across"
