@@ -62,6 +62,20 @@ fail() {
 }
 pass() { echo "ok - $*"; }
 
+# write_hello_c FILE: the smallest shmem program; every PE prints "PE n of N".
+write_hello_c() {
+  cat >"$1" <<'SRC'
+#include <shmem.h>
+#include <stdio.h>
+int main(void) {
+  shmem_init();
+  printf("PE %d of %d\n", shmem_my_pe(), shmem_n_pes());
+  shmem_finalize();
+  return 0;
+}
+SRC
+}
+
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # run CMD...: runs it with stdout/stderr in $WORK/out and $WORK/err; status in $RC.

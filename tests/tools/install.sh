@@ -52,16 +52,7 @@ if [ ! -f "$MOVED/include/shmem.h" ]; then
   echo "SKIP: include/shmem.h not there yet; compile checks skipped"
   exit 77
 fi
-cat >"$WORK/hello.c" <<'SRC'
-#include <shmem.h>
-#include <stdio.h>
-int main(void) {
-  shmem_init();
-  printf("PE %d of %d\n", shmem_my_pe(), shmem_n_pes());
-  shmem_finalize();
-  return 0;
-}
-SRC
+write_hello_c "$WORK/hello.c"
 check_exe() {
   readelf -d "$1" | grep -q 'NEEDED.*libshmem\.so\.' || fail "$2: does not link libshmem"
   local resolved

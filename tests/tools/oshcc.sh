@@ -76,16 +76,7 @@ if [ ! -f "$SHX_SOURCE_DIR/include/shmem.h" ] || [ ! -e "$SHX_LIB_DIR/libshmem.s
   echo "SKIP: include/shmem.h or libshmem.so not there yet"
   exit 77
 fi
-cat >"$WORK/hello.c" <<'SRC'
-#include <shmem.h>
-#include <stdio.h>
-int main(void) {
-  shmem_init();
-  printf("PE %d of %d\n", shmem_my_pe(), shmem_n_pes());
-  shmem_finalize();
-  return 0;
-}
-SRC
+write_hello_c "$WORK/hello.c"
 cp "$WORK/hello.c" "$WORK/hello.cpp"
 run "$OSHCC" -std=c11 -Wall -Werror -o "$WORK/hello_c" "$WORK/hello.c"
 expect_rc 0 "oshcc compile+link"

@@ -30,16 +30,7 @@ pass "three packages with their files and dependencies"
 
 root=$WORK/root
 for pkg in shmem shmem-dev python3-shmem; do dpkg -x "$(deb $pkg)" "$root" || fail "dpkg -x $pkg"; done
-cat >"$WORK/hello.c" <<'SRC'
-#include <shmem.h>
-#include <stdio.h>
-int main(void) {
-  shmem_init();
-  printf("PE %d of %d\n", shmem_my_pe(), shmem_n_pes());
-  shmem_finalize();
-  return 0;
-}
-SRC
+write_hello_c "$WORK/hello.c"
 run "$root/usr/bin/oshcc" -o "$WORK/hello" "$WORK/hello.c"
 expect_rc 0 "packaged oshcc"
 run "$root/usr/bin/oshrun" -n 2 "$WORK/hello"
