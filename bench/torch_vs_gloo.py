@@ -1,0 +1,94 @@
+"""The torch.distributed backend "shmem" side by side with gloo (PyTorch's CPU backend), in one
+run: all_reduce (sum, float32), all_gather, all_to_all_single and broadcast from 8 B to 64 MiB
+per rank. Every size alternates the two backends over the same tensors, several rounds, and
+reports the median time per call of each and their ratio (gloo / shmem: above 1, shmem is
+faster). Rank 0 prints the table.
+
+    python3 -m torch.distributed.run --redirects 1 --tee 1 --nproc_per_node=2 bench/torch_vs_gloo.py
+    python3 -m torch.distributed.run --redirects 1 --tee 1 --nproc_per_node=4 bench/torch_vs_gloo.py --max 1M
+
+Options: --max BYTES (64M), --rounds N (5), --budget SECONDS (target time per size and backend
+per round, 0.05).
+"""
+import argparse
+import statistics
+import time
+
+import torch
+import torch.distributed as dist
+
+import shmem.torch  # noqa: F401 (registers the backend)
+
+
+def size_arg(text):
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(text[:-1]) * units[text[-1].upper()] if text[-1].upper() in units else int(text)
+
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--max", type=size_arg, default=64 << 20)
+parser.add_argument("--rounds", type=int, default=5)
+parser.add_argument("--budget", type=float, default=0.05)
+args = parser.parse_args()
+
+dist.init_process_group("shmem")
+gloo = dist.new_group(backend="gloo")
+me, n = dist.get_rank(), dist.get_world_size()
+
+
+def ops(nbytes):
+    count = max(nbytes // 4, 1)
+    x = torch.ones(count)
+    gathered = [torch.empty(count) for _ in range(n)]  # the list form: gloo 1.13 has no _allgather_base
+    per_peer = max(count // n, 1)
+    a2a_in, a2a_out = torch.ones(per_peer * n), torch.empty(per_peer * n)
+    return {
+        "all_reduce": lambda g: dist.all_reduce(x, group=g),
+        "all_gather": lambda g: dist.all_gather(gathered, x, group=g),
+        "all_to_all": lambda g: dist.all_to_all_single(a2a_out, a2a_in, group=g),
+        "broadcast": lambda g: dist.broadcast(x, 0, group=g),
+    }
+
+
+def timed(call, group, iters):
+    dist.barrier(group=gloo)
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        call(group)
+    t = torch.tensor([time.perf_counter() - t0])
+    dist.all_reduce(t, dist.ReduceOp.MAX, group=gloo)  # the slowest rank's time
+    return t.item() / iters
+
+
+def iterations(call, group):
+    """Enough calls to fill the budget, agreed by every rank."""
+    once = timed(call, group, 1)
+    k = torch.tensor([max(1, min(10000, int(args.budget / max(once, 1e-7))))])
+    dist.all_reduce(k, dist.ReduceOp.MIN, group=gloo)
+    return int(k)
+
+
+sizes = []
+s = 8
+while s <= args.max:
+    sizes.append(s)
+    s *= 4 if s < (1 << 20) else 2
+rows = []
+for name in ("all_reduce", "all_gather", "all_to_all", "broadcast"):
+    for nbytes in sizes:
+        call = ops(nbytes)[name]
+        call(None)
+        call(gloo)  # warm both
+        k = iterations(call, None)
+        shm, glo = [], []
+        for _ in range(args.rounds):
+            shm.append(timed(call, None, k))
+            glo.append(timed(call, gloo, k))
+        rows.append((name, nbytes, statistics.median(shm), statistics.median(glo)))
+if me == 0:
+    print(f"{n} ranks, median of {args.rounds} rounds, time per call (slowest rank)")
+    print(f"| op | bytes per rank | shmem us | gloo us | gloo/shmem |")
+    print("|---|---:|---:|---:|---:|")
+    for name, nbytes, t_s, t_g in rows:
+        print(f"| {name} | {nbytes} | {t_s * 1e6:.1f} | {t_g * 1e6:.1f} | {t_g / t_s:.2f} |")
+dist.destroy_process_group()
