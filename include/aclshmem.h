@@ -1,23 +1,23 @@
 /*
- * aclshmem.h - the host API of Ascend SHMEM ("the seed"), name for name, so that programs
+ * aclshmem.h - the host API of Ascend SHMEM, name for name, so that programs
  * written for it recompile unchanged: aclshmem_* / aclshmemx_* routines, ACLSHMEM* constants,
- * the seed's types and signatures (int32 signals, out-pointer results for wait/test, int team
- * handles, int-returning finalize, the seed's error codes).
+ * Ascend SHMEM's types and signatures (int32 signals, out-pointer results for wait/test, int team
+ * handles, int-returning finalize, Ascend SHMEM's error codes).
  *
  * Every routine is a thin shim over the same runtime as shmem.h: a program may use both
- * headers' routines on the same symmetric memory. Differences from the seed, what is not
+ * headers' routines on the same symmetric memory. Differences from Ascend SHMEM, what is not
  * supported on this platform and why, are in docs/aclshmem.md. In short:
  *   - host and device memory types both map to the one symmetric heap;
  *   - Ascend engine configuration (MTE/SDMA/RDMA/UDMA windows, FFTS) and in-kernel profiling
- *     exist and return ACLSHMEM_NOT_SUPPORTED (util_get_ffts_config returns 0, the seed's "no
+ *     exist and return ACLSHMEM_NOT_SUPPORTED (util_get_ffts_config returns 0, Ascend SHMEM's "no
  *     FFTS base needed");
  *   - the *_on_stream routines and aclshmemx_handle_wait run on the stream engine of shmemx.h:
  *     an aclrtStream is a shmemx_stream_t (made by shmemx_stream_create, cast to aclrtStream),
  *     NULL the library's default stream;
- *   - the seed's `#define shmem_xxx aclshmem_xxx` aliases are left out: they would replace the
+ *   - Ascend SHMEM's `#define shmem_xxx aclshmem_xxx` aliases are left out: they would replace the
  *     OpenSHMEM routines of shmem.h.
  *
- * C++ (14 and later) is the seed's language and the primary one here; the header also compiles
+ * C++ (14 and later) is Ascend SHMEM's language and the primary one here; the header also compiles
  * as C11 (no default arguments or default member initialisers there). Standard headers only.
  * Every typed family is declared by expanding a table of aclshmem/aclshmem_types.h.
  */
@@ -67,7 +67,7 @@ ACLSHMEM_HOST_API aclshmem_instance_ctx* aclshmemx_instance_ctx_get(void) ACLSHM
 ACLSHMEM_HOST_API int aclshmemx_instance_ctx_set(uint64_t instance_id) ACLSHMEM_NOEXCEPT;
 
 /* ---- bootstrap store TLS (before aclshmemx_init_attr; an error afterwards) ------------------ */
-/* TLS is on by default. tls_info: the seed's "key: value;" option string (tlsCaFile, tlsCaPath,
+/* TLS is on by default. tls_info: Ascend SHMEM's "key: value;" option string (tlsCaFile, tlsCaPath,
  * tlsCert, tlsCrlFile, tlsCrlPath, tlsPk, tlsPkPwd, packagePath), tls_info_len its length (at
  * most ACLSHMEM_MAX_TLS_INFO_LEN; a NUL before it ends the string). */
 ACLSHMEM_HOST_API int32_t aclshmemx_set_conf_store_tls(bool enable, const char* tls_info,
@@ -160,7 +160,7 @@ ACLSHMEM_HOST_API void aclshmem_getmem_nbi(void* dest, const void* source, size_
 
 /* ---- put with signal (int32 signals; sig_op ACLSHMEM_SIGNAL_SET or _ADD) ---------------------
  * The data is delivered before the signal update on pe. The typed forms take the signal word as
- * void* (the seed spells it uint8_t*; an int32_t* works too); it must be a symmetric int32_t. */
+ * void* (Ascend SHMEM spells it uint8_t*; an int32_t* works too); it must be a symmetric int32_t. */
 #define ACLSHMEM_DECL_PUT_SIGNAL_(T, NAME)                                                                   \
   ACLSHMEM_HOST_API void aclshmem_##NAME##_put_signal(T* dest, const T* source, size_t nelems, void* sig_addr, \
                                                       int32_t signal, int sig_op, int pe) ACLSHMEM_NOEXCEPT; \
@@ -189,7 +189,7 @@ ACLSHMEM_HOST_API void aclshmem_signal_wait_until(int32_t* sig_addr, int cmp, in
 
 /* ---- ordering and synchronisation --------------------------------------------------------- */
 /* barrier: every earlier RMA/signal of every member is complete and visible, then all meet.
- * sync is the same (as in the seed). An invalid team is refused with an error message. */
+ * sync is the same (as in Ascend SHMEM). An invalid team is refused with an error message. */
 ACLSHMEM_HOST_API void aclshmem_barrier(aclshmem_team_t team) ACLSHMEM_NOEXCEPT;
 ACLSHMEM_HOST_API void aclshmem_barrier_all(void) ACLSHMEM_NOEXCEPT;
 ACLSHMEM_HOST_API void aclshmem_sync(aclshmem_team_t team) ACLSHMEM_NOEXCEPT;
@@ -218,13 +218,13 @@ ACLSHMEM_HOST_API void aclshmemx_quiet_on_stream(aclrtStream stream) ACLSHMEM_NO
 /* quiet + team sync, as aclshmem_barrier, in stream order. */
 ACLSHMEM_HOST_API void aclshmemx_barrier_on_stream(aclshmem_team_t team, aclrtStream stream) ACLSHMEM_NOEXCEPT;
 ACLSHMEM_HOST_API void aclshmemx_barrier_all_on_stream(aclrtStream stream) ACLSHMEM_NOEXCEPT;
-/* The seed's RDMA completion: every earlier operation of every member of handle.team_id
+/* Ascend SHMEM's RDMA completion: every earlier operation of every member of handle.team_id
  * complete, then the members meet (a barrier over that team on the stream). Returns
  * ACLSHMEM_SUCCESS, or ACLSHMEM_INVALID_PARAM (nothing enqueued, a message logged) for a team that
  * is not valid here, ACLSHMEM_NOT_INITED before initialisation. */
 ACLSHMEM_HOST_API int32_t aclshmemx_handle_wait(aclshmem_handle_t handle, aclrtStream stream) ACLSHMEM_NOEXCEPT;
 
-/* ---- point-to-point wait / test (results through the seed's out-pointers) ------------------
+/* ---- point-to-point wait / test (results through Ascend SHMEM's out-pointers) ------------------
  * status[i] != 0 excludes element i (NULL: all included). _any stores the index found, or
  * SIZE_MAX when no element is eligible; _some stores how many indices it wrote; _test stores 1
  * when the condition holds, else 0. */
@@ -272,7 +272,7 @@ ACLSHMEM_HOST_API int32_t aclshmemx_set_log_level(int level) ACLSHMEM_NOEXCEPT;
 ACLSHMEM_HOST_API int32_t aclshmemx_set_extern_logger(aclshmem_extern_logger_t func) ACLSHMEM_NOEXCEPT;
 
 /* ---- Ascend-only engine and profiling calls -------------------------------------------------
- * They exist so seed programs compile; on this platform they change nothing, log a warning and
+ * They exist so Ascend SHMEM programs compile; on this platform they change nothing, log a warning and
  * return ACLSHMEM_NOT_SUPPORTED (aclshmemx_show_prof, which returns nothing, only warns). */
 ACLSHMEM_HOST_API int32_t aclshmemx_set_mte_config(uint64_t ub_offset, uint32_t ub_size,
                                                    uint32_t sync_id) ACLSHMEM_NOEXCEPT;
@@ -290,7 +290,7 @@ ACLSHMEM_HOST_API void aclshmemx_show_prof(void) ACLSHMEM_NOEXCEPT;
 #endif
 
 /* The cross-core synchronisation base that A2/A3 kernels need before in-kernel barriers. No
- * such base exists here: 0, as the seed returns where none is needed (Ascend950). */
+ * such base exists here: 0, as Ascend SHMEM returns where none is needed (Ascend950). */
 static inline uint64_t util_get_ffts_config(void) { return 0; }
 #ifndef shmemx_get_ffts_config
 #define shmemx_get_ffts_config util_get_ffts_config

@@ -16,7 +16,7 @@
 #include "shmem.h"
 
 /* ---- return codes of the stream and launch routines -----------------------------------------
- * 0 is success; errors are negative and share their values with the seed's aclshmem_error_code_t
+ * 0 is success; errors are negative and share their values with Ascend SHMEM's aclshmem_error_code_t
  * (ACLSHMEM_INVALID_PARAM = -1, ...). shmemx_stream_query returns SHMEMX_STREAM_PENDING (> 0)
  * while work is queued or running. */
 #define SHMEMX_SUCCESS 0

@@ -17,7 +17,7 @@ echo "test.sh: sanitizer pass (SHMEM_SANITIZE=address,undefined in build-asan)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-O1 -DCMAKE_CXX_FLAGS=-O1 \
   -DSHMEM_SANITIZE=address,undefined -DSHMEM_BUILD_BENCH=OFF >/dev/null
 targets=$(cmake --build build-asan --target help | sed -n 's/^\.\.\. \([a-z_0-9]*\).*/\1/p' |
-          grep -E '^(shmem|oshrun|unit_store|unit_core|store_attack|ring|pe_[a-z_0-9]+)$' | tr '\n' ' ')
+          grep -E '^(shmem|oshrun|unit_base|unit_core|store_attack|ring|pe_[a-z_0-9]+)$' | tr '\n' ' ')
 # shellcheck disable=SC2086
 cmake --build build-asan -j"$(nproc)" --target $targets >/dev/null
 built=$(date +%s)

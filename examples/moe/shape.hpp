@@ -22,7 +22,7 @@ struct MoeShape {
 };
 
 // One (token, expert) pair: what the expert PE needs to apply the expert and to send the result
-// back to slot (token, slot) of its owner. Sent next to the row (the seed's "assist info").
+// back to slot (token, slot) of its owner. Sent next to the row (Ascend SHMEM's "assist info").
 struct Meta {
   std::int32_t token;   // index on the owner
   std::int32_t slot;    // which of the token's topk experts (0 .. topk-1)

@@ -13,7 +13,7 @@ me, npes = shmem.my_pe(), shmem.n_pes()
 
 def samples_of(pe):
     """PE pe's data: reproducible, so any PE can recompute everyone's for the check."""
-    return np.random.default_rng(seed=pe).normal(NBINS / 2, NBINS / 6, SAMPLES).astype(int).clip(0, NBINS - 1)
+    return np.random.default_rng(pe).normal(NBINS / 2, NBINS / 6, SAMPLES).astype(int).clip(0, NBINS - 1)
 
 
 # My share of the bins: bins me, me + npes, me + 2*npes, ...

@@ -1,4 +1,4 @@
-// rdma_demo: one-sided put, get and signals between PEs, the counterpart of the seed's
+// rdma_demo: one-sided put, get and signals between PEs, the counterpart of Ascend SHMEM's
 // rdma_demo (there RoCE from inside a kernel; here the same calls reach a node-local PE's
 // mapped memory, or a PE on another host through the library's transport). Each PE sends a
 // message to its right neighbour twice:

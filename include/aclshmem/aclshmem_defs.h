@@ -1,9 +1,9 @@
 /*
- * aclshmem/aclshmem_defs.h - constants, enums and structs of the seed's host API (Ascend
- * SHMEM's aclshmem_* / aclshmemx_*), as aclshmem.h exposes them. See docs/aclshmem.md.
+ * aclshmem/aclshmem_defs.h - constants, enums and structs of the host API of Ascend
+ * SHMEM (aclshmem_* / aclshmemx_*), as aclshmem.h exposes them. See docs/aclshmem.md.
  *
- * The seed's header is C++: aclshmemx_init_attr_t and aclshmem_init_optional_attr_t carry
- * default member initialisers, which seed programs rely on (`aclshmemx_init_attr_t attr;` then
+ * Ascend SHMEM's header is C++: aclshmemx_init_attr_t and aclshmem_init_optional_attr_t carry
+ * default member initialisers, which Ascend SHMEM programs rely on (`aclshmemx_init_attr_t attr;` then
  * setting only my_pe, n_pes, ip_port and local_mem_size). They are kept, under __cplusplus
  * (C++14 and later: the structs stay aggregates). From C the header is usable too, but every
  * field must then be filled by the caller.
@@ -37,7 +37,7 @@
 #endif
 
 /* ---- versions and limits ------------------------------------------------------------------ */
-/* The seed's own numbering (aclshmem_info_get_version returns 1.1), kept for programs that
+/* Ascend SHMEM's own numbering (aclshmem_info_get_version returns 1.1), kept for programs that
  * test it. The vendor string names this library as well. */
 #define ACLSHMEM_MAJOR_VERSION 1
 #define ACLSHMEM_MINOR_VERSION 1
@@ -45,14 +45,14 @@
 #define ACLSHMEM_VENDOR_STRING "ACLSHMEM v1.1.1 (shmem 0.1.0, CPU)"
 
 #define ACLSHMEM_MAX_PES 16384
-#define ACLSHMEM_MAX_TEAMS 2048 /* the seed's limit; this library allows 126 teams besides WORLD */
+#define ACLSHMEM_MAX_TEAMS 2048 /* Ascend SHMEM's limit; this library allows 126 teams besides WORLD */
 #define ACLSHMEM_MAX_IP_PORT_LEN 64
 #define ACLSHMEM_MAX_LOCAL_SIZE (40ULL * 1024ULL * 1024ULL * 1024ULL)
 #define ACLSHMEM_PAGE_SIZE (2ULL * 1024ULL * 1024ULL)
 #define ACLSHMEM_SIGNAL_SIZE 8
 #define ACLSHMEM_MAX_AIV_PER_NPU 48
 #define ACLSHMEM_UNIQUEID_INTERNAL_LEN 124
-#define ACLSHMEM_MAX_TLS_INFO_LEN 10240 /* the seed's 10 KB limit on the TLS option string */
+#define ACLSHMEM_MAX_TLS_INFO_LEN 10240 /* Ascend SHMEM's 10 KB limit on the TLS option string */
 
 /* ---- comparisons and signal operations ---------------------------------------------------- */
 #define ACLSHMEM_CMP_EQ 0
@@ -96,7 +96,7 @@ typedef enum {
   ACLSHMEMX_INIT_WITH_DEFAULT = 1 << 0,  /* attr.ip_port = "tcp://host:port"; PE 0 hosts the store */
   ACLSHMEMX_INIT_WITH_MPI = 1 << 1,      /* attr.comm_args = MPI_Comm* (NULL: MPI_COMM_WORLD) */
   ACLSHMEMX_INIT_WITH_UNIQUEID = 1 << 3, /* attr.comm_args = aclshmemx_uniqueid_t* from PE 0 */
-  ACLSHMEMX_INIT_MAX = INT32_MIN         /* the seed's 1 << 31 sentinel */
+  ACLSHMEMX_INIT_MAX = INT32_MIN         /* Ascend SHMEM's 1 << 31 sentinel */
 } aclshmemx_bootstrap_t;
 
 /* Data engines (attr.option_attr.data_op_engine_type, a bit mask). On CPU every transfer uses
@@ -121,10 +121,10 @@ typedef enum { HOST_SIDE = 0, DEVICE_SIDE = 1 } aclshmem_mem_type_t;
 
 typedef enum { ACLSHMEM_NO_NBI = 0, ACLSHMEM_NBI = 1 } aclshmem_block_mode_t;
 
-/* Optional attributes. version = (1 << 16) + sizeof(struct), as the seed versions its structs.
+/* Optional attributes. version = (1 << 16) + sizeof(struct), as Ascend SHMEM versions its structs.
  * Timeouts are in seconds: shm_init_timeout is the deadline for reaching the store (connect),
  * control_operation_timeout the deadline of every control-plane wait (store barriers and
- * exchanges); shm_create_timeout is accepted and unused, as in the seed. sockFd (a pre-bound
+ * exchanges); shm_create_timeout is accepted and unused, as in Ascend SHMEM. sockFd (a pre-bound
  * listening socket for PE 0) is not supported: values > 0 are ignored with a warning. */
 typedef struct aclshmem_init_optional_attr_s {
   int32_t version ACLSHMEM_MEMBER_INIT(int32_t((1 << 16) + sizeof(aclshmem_init_optional_attr_s)));
@@ -166,7 +166,7 @@ typedef struct aclshmem_instance_ctx {
 typedef aclshmem_instance_ctx aclshmem_instance_ctx_t;
 
 /* ---- teams -------------------------------------------------------------------------------- */
-/* Team handles are small integers, as in the seed. A handle names the same team on every member
+/* Team handles are small integers, as in Ascend SHMEM. A handle names the same team on every member
  * PE (it is the team's index, agreed on by the split, which is collective over the parent). */
 typedef int aclshmem_team_t;
 #define ACLSHMEM_TEAM_INVALID (-1)
@@ -191,7 +191,7 @@ typedef struct {
 typedef struct aclshmem_prof_pe aclshmem_prof_pe_t;
 
 /* Turns an encrypted private-key password into plain text: returns 0 and sets plain_len on
- * success. The seed's C++ signature takes plain_len by reference; C sees the same ABI as a
+ * success. Ascend SHMEM's C++ signature takes plain_len by reference; C sees the same ABI as a
  * pointer. */
 #if defined(__cplusplus)
 typedef int (*aclshmem_decrypt_handler)(const char* cipher, size_t cipher_len, char* plain, size_t& plain_len);

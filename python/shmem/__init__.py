@@ -1,7 +1,7 @@
 """OpenSHMEM for Python: symmetric NumPy arrays and one-sided communication between PEs.
 
 The names, argument order and behaviour follow shmem4py (``from shmem4py import shmem`` becomes
-``import shmem``); the seed's (Ascend SHMEM) Python names are here too. Start PEs with
+``import shmem``); Ascend SHMEM's Python names are here too. Start PEs with
 ``python3 -m shmem.run -n 4 script.py``. See docs/python.md.
 
     import shmem
@@ -68,7 +68,7 @@ from ._coll import (
     barrier_all, sync_all, sync, broadcast, collect, fcollect, alltoall, alltoalls,
     reduce, and_reduce, or_reduce, xor_reduce, max_reduce, min_reduce, sum_reduce, prod_reduce,
 )
-from ._seed import (
+from ._acl import (
     SignalOp, CmpOp, TeamConfig, InitAttr, OptionalAttr, OpEngineType, InitStatus, UniqueId,
     aclshmem_get_unique_id, aclshmem_init_using_unique_id, aclshmemx_init_status, init_status,
     aclshmem_init, aclshmem_finalize, aclshmem_finialize, aclshmem_info_get_version,

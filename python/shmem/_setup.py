@@ -81,7 +81,7 @@ def global_exit(status: int = 0):
 
 
 def my_pe(team=None) -> int:
-    """Return the number of the calling PE (in ``team`` when given: the seed's ``my_pe(team)``)."""
+    """Return the number of the calling PE (in ``team`` when given: Ascend SHMEM's ``my_pe(team)``)."""
     if team is not None:
         return team.my_pe()
     return _core.my_pe()
@@ -121,7 +121,7 @@ def pcontrol(level: int = 1) -> None:
     _core.pcontrol(int(level))
 
 
-# ---- set-up calls of the seed (Ascend SHMEM's Python API) -----------------------------------
+# ---- set-up calls of Ascend SHMEM's Python API -----------------------------------------------
 # They write the environment variables the C library reads at initialisation, so they must come
 # before the first call that initialises it.
 
@@ -132,7 +132,7 @@ def _before_init(func: str) -> None:
 
 
 def set_conf_store_tls(enable: bool, info: str = "") -> int:
-    """Turn TLS on the bootstrap store on or off and give its settings (the seed's
+    """Turn TLS on the bootstrap store on or off and give its settings (Ascend SHMEM's
     ``tls_info`` string). Maps to SHMEM_BOOTSTRAP_TLS / SHMEM_BOOTSTRAP_TLS_INFO, which must
     agree with the launcher's: ``SHMEM_BOOTSTRAP_TLS=0 python3 -m shmem.run ...``."""
     _before_init("set_conf_store_tls")

@@ -95,7 +95,7 @@ Operand operand(py::handle obj, const char* name, Access access, bool allow_stri
 void require_symmetric(const Operand& op);
 // False for memory that is neither this package's nor on the symmetric heap (no error raised).
 bool maybe_symmetric(const Operand& op);
-// The same for a raw address range (the seed's integer-address API).
+// The same for a raw address range (Ascend SHMEM's integer-address API).
 void require_symmetric_addr(std::uintptr_t addr, std::size_t bytes, const char* name);
 // Raises unless `a` and `b` have the same element kind and size.
 void require_same_dtype(const Operand& a, const Operand& b);

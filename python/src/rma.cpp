@@ -1,5 +1,5 @@
 // Remote memory access: put/get (+ _nbi) on contiguous arrays and 1-D strided views, iput/iget,
-// put_signal (+ _nbi), and the seed's integer-address putmem/getmem.
+// put_signal (+ _nbi), and Ascend SHMEM's integer-address putmem/getmem.
 #include <algorithm>
 
 #include "common.hpp"
@@ -108,7 +108,7 @@ void put_signal(bool nbi, py::handle target, py::handle source, int pe, py::hand
                                                                 sigop, pe);
 }
 
-// The seed's raw form: integer addresses, byte counts. Only the symmetric side can be checked.
+// Ascend SHMEM's raw form: integer addresses, byte counts. Only the symmetric side can be checked.
 void rma_addr(bool put, bool nbi, std::uintptr_t dst, std::uintptr_t src, std::size_t nbytes, int pe) {
   require_symmetric_addr(put ? dst : src, nbytes, put ? "dst" : "src");
   check_pe(pe, 0);

@@ -30,7 +30,7 @@ int do_init(int requested) {
   return provided;
 }
 
-// The seed's initialisation (aclshmemx_init_attr): DEFAULT mode (ip_port = "tcp://host:port",
+// Ascend SHMEM's initialisation (aclshmemx_init_attr): DEFAULT mode (ip_port = "tcp://host:port",
 // PE 0 hosts the store) or UNIQUEID mode (uid from PE 0). Collective; the GIL is released.
 void acl_init(aclshmemx_bootstrap_t flags, aclshmemx_init_attr_t& attr, const char* func) {
   if (g_state == State::kFinalized)
@@ -54,7 +54,7 @@ aclshmemx_init_attr_t make_attr(int my_pe, int n_pes, std::int64_t local_mem_siz
   if (local_mem_size < 0 || static_cast<std::uint64_t>(local_mem_size) > ACLSHMEM_MAX_LOCAL_SIZE)
     raise_error(ACLSHMEM_INVALID_VALUE,
                 "local_mem_size=" + std::to_string(local_mem_size) + " must be between 0 and 40 GiB");
-  aclshmemx_init_attr_t attr;  // C++: the seed's defaults (timeouts 120 s, engine MTE, ...)
+  aclshmemx_init_attr_t attr;  // C++: Ascend SHMEM's defaults (timeouts 120 s, engine MTE, ...)
   attr.my_pe = my_pe;
   attr.n_pes = n_pes;
   std::memset(attr.ip_port, 0, sizeof attr.ip_port);
@@ -159,7 +159,7 @@ void bind_setup(py::module_& m) {
     shmem_pcontrol(level);
   });
 
-  // ---- the seed's initialisation (aclshmem.h) ----
+  // ---- Ascend SHMEM's initialisation (aclshmem.h) ----
   py::class_<aclshmemx_uniqueid_t>(m, "UniqueId",
                                    "The unique ID made on PE 0 (aclshmem_get_unique_id); bytes(uid) and "
                                    "UniqueId.from_bytes(b) carry it to the other PEs by any means.")

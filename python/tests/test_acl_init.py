@@ -1,4 +1,4 @@
-"""The seed's launcher-less initialisation: unique ID (aclshmem_get_unique_id +
+"""Ascend SHMEM's launcher-less initialisation: unique ID (aclshmem_get_unique_id +
 aclshmem_init_using_unique_id) and default mode (InitAttr.ip_port = "tcp://host:port").
 Two plain python3 processes are started by the test (no oshrun); they run in the launcher-less
 session only (see conftest.only_singleton)."""

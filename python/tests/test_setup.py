@@ -1,4 +1,4 @@
-"""Setup, exit and query calls; error classes; the seed's set-up calls."""
+"""Setup, exit and query calls; error classes; Ascend SHMEM's set-up calls."""
 import os
 
 import numpy as np

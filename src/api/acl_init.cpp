@@ -3,7 +3,7 @@
 // aclshmemx_set_attr_uniqueid_args, aclshmemx_init_status, aclshmem[x]_finalize,
 // aclshmemx_instance_ctx_get/set, aclshmemx_set_conf_store_tls, aclshmemx_set_config_store_tls_key,
 // aclshmem_global_exit, aclshmem_info_get_*, aclshmem_my_pe / n_pes.
-// The seed's attributes become one core::InitSpec; everything else is core::init_with's job.
+// Ascend SHMEM's attributes become one core::InitSpec; everything else is core::init_with's job.
 #include <cstring>
 #include <string>
 
@@ -28,13 +28,13 @@ bool is_tcp_url(const char* ip_port) noexcept {
   return std::strncmp(ip_port, "tcp://", 6) == 0 || std::strncmp(ip_port, "tcp6://", 7) == 0;
 }
 
-// "tcp://host:0": the seed's template port for instances (SHMEM_INSTANCE_PORT_RANGE).
+// "tcp://host:0": Ascend SHMEM's template port for instances (SHMEM_INSTANCE_PORT_RANGE).
 bool has_port_zero(const char* ip_port) noexcept {
   const char* colon = std::strrchr(ip_port, ':');
   return colon != nullptr && std::strcmp(colon + 1, "0") == 0;
 }
 
-// Checks the seed's attributes and turns them into a core::InitSpec. Returns ACLSHMEM_SUCCESS or
+// Checks Ascend SHMEM's attributes and turns them into a core::InitSpec. Returns ACLSHMEM_SUCCESS or
 // an error code after logging which field is wrong.
 int to_spec(const char* f, aclshmemx_bootstrap_t flags, const aclshmemx_init_attr_t& a, core::InitSpec& spec) {
   if (a.n_pes <= 0 || a.n_pes > ACLSHMEM_MAX_PES)
@@ -71,7 +71,7 @@ int to_spec(const char* f, aclshmemx_bootstrap_t flags, const aclshmemx_init_att
   spec.connect_timeout_s = o.shm_init_timeout;
   spec.control_timeout_s = o.control_operation_timeout;
   spec.instance_id = a.instance_id;
-  spec.thread_level = SHMEM_THREAD_MULTIPLE;  // the seed has no thread levels and no restrictions
+  spec.thread_level = SHMEM_THREAD_MULTIPLE;  // Ascend SHMEM has no thread levels and no restrictions
 
   switch (flags) {
     case ACLSHMEMX_INIT_WITH_DEFAULT:
@@ -85,7 +85,7 @@ int to_spec(const char* f, aclshmemx_bootstrap_t flags, const aclshmemx_init_att
         spec.store_url = a.ip_port;
         return ACLSHMEM_SUCCESS;
       }
-      if (a.comm_args == nullptr)  // the seed falls back to a unique ID in comm_args, if any
+      if (a.comm_args == nullptr)  // Ascend SHMEM falls back to a unique ID in comm_args, if any
         return ACL_FAIL(ACLSHMEM_INVALID_PARAM, f,
                         "ACLSHMEMX_INIT_WITH_DEFAULT needs attr->ip_port = \"tcp://host:port\" or "
                         "\"tcp6://[host]:port\" (got \"%s\") or a unique ID in attr->comm_args",
@@ -137,7 +137,7 @@ int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_at
   if (rc != ACLSHMEM_SUCCESS) return rc;
   acl::instance_reset(spec.instance_id);
   // The runtime applies SHMEM_LOG_LEVEL (or its default) at start; a level chosen through
-  // aclshmemx_set_log_level before init still holds, as in the seed (the environment, when set,
+  // aclshmemx_set_log_level before init still holds, as in Ascend SHMEM (the environment, when set,
   // was already preferred by aclshmemx_set_log_level).
   if (const char* level = acl::remembered_log_level()) shmem::log::configure(level, nullptr);
   return ACLSHMEM_SUCCESS;
@@ -177,7 +177,7 @@ int aclshmemx_set_attr_uniqueid_args(int my_pe, int n_pes, int64_t local_mem_siz
 
 int aclshmemx_init_status(void) noexcept {
   static_assert(ACLSHMEM_STATUS_NOT_INITIALIZED == 0 && ACLSHMEM_STATUS_IS_INITIALIZED == 2,
-                "core::init_status uses the seed's numbering");
+                "core::init_status uses Ascend SHMEM's numbering");
   return core::init_status();
 }
 
@@ -230,7 +230,7 @@ int32_t aclshmemx_set_config_store_tls_key(const char* tls_pk, const uint32_t tl
     return ACL_FAIL(ACLSHMEM_INVALID_PARAM, __func__, "tls_pk (the private key's PEM content) is empty");
   if (tls_pk_pw == nullptr && tls_pk_pw_len != 0)
     return ACL_FAIL(ACLSHMEM_INVALID_PARAM, __func__, "tls_pk_pw is NULL but tls_pk_pw_len=%u", tls_pk_pw_len);
-  static_assert(std::is_same_v<aclshmem_decrypt_handler, core::DecryptFn>, "the seed's callback is the core's");
+  static_assert(std::is_same_v<aclshmem_decrypt_handler, core::DecryptFn>, "Ascend SHMEM's callback is the core's");
   return acl::guarded(__func__, [&] {
     core::set_store_tls_key(bounded(tls_pk, tls_pk_len), bounded(tls_pk_pw, tls_pk_pw_len), decrypt_handler);
   });

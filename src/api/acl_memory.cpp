@@ -92,7 +92,7 @@ void* aclshmemx_get_heap_base(aclshmem_mem_type_t mem_type) noexcept {
   return r.route(r.my_pe()).heap + shmem::kInternalBytes;  // user objects start after the internal area
 }
 
-// As in the seed, an invalid PE or address is an answer (NULL), not an error.
+// As in Ascend SHMEM, an invalid PE or address is an answer (NULL), not an error.
 void* aclshmem_ptr(const void* ptr, int pe) noexcept { return core::hot::ptr(ptr, pe); }
 
 }  // extern "C"

@@ -14,13 +14,13 @@ namespace slog = shmem::log;
 
 namespace {
 
-// The seed's levels: 0 debug, 1 info, 2 warn, 3 error, 4 fatal.
+// Ascend SHMEM's levels: 0 debug, 1 info, 2 warn, 3 error, 4 fatal.
 const char* level_name(int level) noexcept {
   static constexpr const char* kNames[] = {"DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
   return level >= 0 && level <= 4 ? kNames[level] : nullptr;
 }
 
-// SHMEM_LOG_LEVEL, when the environment sets it, wins over the API (as in the seed).
+// SHMEM_LOG_LEVEL, when the environment sets it, wins over the API (as in Ascend SHMEM).
 // config_raw returns the table default when the variable is unset or empty.
 bool level_set_by_environment() {
   for (const shmem::ConfigVarInfo& v : shmem::config_vars())

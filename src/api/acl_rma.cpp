@@ -1,4 +1,4 @@
-// RMA of aclshmem.h: aclshmem_TYPENAME_{put,get}[_nbi], _iput/_iget, _p/_g for the seed's host
+// RMA of aclshmem.h: aclshmem_TYPENAME_{put,get}[_nbi], _iput/_iget, _p/_g for Ascend SHMEM's host
 // type list, aclshmem_{put,get}BITS[_nbi], aclshmem_{iput,iget}BITS and aclshmem_{put,get}mem[_nbi].
 // Each is one call to the shmem::api helper that shmem.h's routine of the same kind uses (default
 // context, checked-mode argument checks), generated from the tables of aclshmem/aclshmem_types.h.

@@ -1,7 +1,7 @@
 #pragma once
-// Private helpers of the aclshmem.h shims (src/api/acl_*.cpp): the seed's error codes, set-up
-// steps that may throw, the int team handles, signal operations and the wait kinds of the
-// seed's types. Same rules as shim.hpp: every public routine is a thin call into shmem::core,
+// Private helpers of the aclshmem.h shims (src/api/acl_*.cpp): Ascend SHMEM's error codes, set-up
+// steps that may throw, the int team handles, signal operations and the wait kinds of
+// Ascend SHMEM's types. Same rules as shim.hpp: every public routine is a thin call into shmem::core,
 // data-path helpers are noexcept and allocation-free, checked-mode argument checks go through
 // the shmem::api helpers so they read the same as for shmem.h.
 #include <aclshmem.h>
@@ -20,15 +20,15 @@
 
 namespace shmem::acl {
 
-// The seed's comparison and signal constants are the core's numbering.
+// Ascend SHMEM's comparison and signal constants are the core's numbering.
 static_assert(ACLSHMEM_CMP_EQ == SHMEM_CMP_EQ && ACLSHMEM_CMP_NE == SHMEM_CMP_NE && ACLSHMEM_CMP_GT == SHMEM_CMP_GT &&
               ACLSHMEM_CMP_GE == SHMEM_CMP_GE && ACLSHMEM_CMP_LT == SHMEM_CMP_LT && ACLSHMEM_CMP_LE == SHMEM_CMP_LE);
 static_assert(sizeof(aclshmemx_uniqueid_t::internal) == core::kUniqueIdBytes);
 static_assert(sizeof(aclshmem_team_config_t) == 64);
 
 // ---- error codes --------------------------------------------------------------------------------
-// The core's codes share the seed's numbering where the seed has the code; the others are the
-// closest seed code.
+// The core's codes share Ascend SHMEM's numbering where Ascend SHMEM has the code; the others are the
+// closest Ascend SHMEM code.
 constexpr int to_code(Errc c) noexcept {
   switch (c) {
     case Errc::kOk: return ACLSHMEM_SUCCESS;
@@ -47,7 +47,7 @@ constexpr int to_code(Errc c) noexcept {
   return ACLSHMEM_INNER_ERROR;
 }
 
-// Logs "func: message" at `lvl` and returns `code` (the seed's int routines log and return).
+// Logs "func: message" at `lvl` and returns `code` (Ascend SHMEM's int routines log and return).
 inline int report(log::Level lvl, int code, const char* func, const char* fmt, ...) noexcept
     __attribute__((format(printf, 4, 5)));
 inline int report(log::Level lvl, int code, const char* func, const char* fmt, ...) noexcept {
@@ -111,7 +111,7 @@ inline Team* team_arg(const char* func, aclshmem_team_t handle) noexcept {
 }
 
 // ---- signals -------------------------------------------------------------------------------------
-// The seed's signals are int32 words; SET and ADD are 32-bit atomics. Always validated: a wrong
+// Ascend SHMEM's signals are int32 words; SET and ADD are 32-bit atomics. Always validated: a wrong
 // op or a misaligned word would silently corrupt the peer's memory.
 inline core::AmoOp sig_amo_op(const char* func, int sig_op) noexcept {
   switch (sig_op) {
@@ -124,11 +124,11 @@ inline core::AmoOp sig_amo_op(const char* func, int sig_op) noexcept {
 }
 inline void check_sig_word(const char* func, const void* sig_addr) noexcept {
   if (reinterpret_cast<std::uintptr_t>(sig_addr) % alignof(std::int32_t) != 0)
-    core::fatal(func, "sig_addr=%p is not aligned to 4 bytes: the seed's signals are int32_t words", sig_addr);
+    core::fatal(func, "sig_addr=%p is not aligned to 4 bytes: Ascend SHMEM's signals are int32_t words", sig_addr);
 }
 
 // ---- point-to-point waits -------------------------------------------------------------------------
-// Always checked (one compare), so that the message names the seed's constants.
+// Always checked (one compare), so that the message names Ascend SHMEM's constants.
 inline void check_cmp(const char* func, int cmp) noexcept {
   if (cmp < ACLSHMEM_CMP_EQ || cmp > ACLSHMEM_CMP_LE)
     core::fatal(func, "cmp=%d is not one of ACLSHMEM_CMP_EQ..ACLSHMEM_CMP_LE (%d..%d)", cmp, ACLSHMEM_CMP_EQ,
@@ -136,7 +136,7 @@ inline void check_cmp(const char* func, int cmp) noexcept {
 }
 
 // ---- point-to-point wait kinds -------------------------------------------------------------------
-// The seed's 16-, 32- and 64-bit integer types map to the core's wait kinds. 8-bit integers,
+// Ascend SHMEM's 16-, 32- and 64-bit integer types map to the core's wait kinds. 8-bit integers,
 // char and float have no core kind yet (see acl_wait.cpp).
 template <class T>
 inline constexpr bool kCoreWaitType = std::is_integral_v<T> && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);

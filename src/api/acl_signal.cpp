@@ -1,4 +1,4 @@
-// Put with signal and signal waits of aclshmem.h, with the seed's int32 signals:
+// Put with signal and signal waits of aclshmem.h, with Ascend SHMEM's int32 signals:
 // aclshmem_TYPENAME_put_signal[_nbi], aclshmem_putBITS_signal[_nbi], aclshmemx_putmem_signal[_nbi]
 // and aclshmem_signal_wait_until. The core's put_signal works on uint64 words, so the signal is
 // a 32-bit atomic (SET = swap-free store, ADD = fetch-free add) issued after the data put and a

@@ -1,9 +1,9 @@
 // Per-instance state of the aclshmem.h shims: the int team handles of each runtime instance and
 // the instance context that aclshmemx_instance_ctx_get hands out. This is shim bookkeeping that
-// only exists because the seed's handles are plain ints; the teams themselves live in the core.
+// only exists because Ascend SHMEM's handles are plain ints; the teams themselves live in the core.
 //
 // A team's handle is its core slot: the index every member of the team agrees on (chosen by a
-// collective over the parent), so a handle means the same team on every member PE, as the seed's
+// collective over the parent), so a handle means the same team on every member PE, as Ascend SHMEM's
 // device-visible team table requires. WORLD is slot 0, matching ACLSHMEM_TEAM_WORLD; slot 1
 // (the core's SHARED team) is never handed out.
 #include <map>

@@ -1,4 +1,4 @@
-// The seed's stream-ordered host calls of aclshmem.h: aclshmemx_putmem_on_stream,
+// Ascend SHMEM's stream-ordered host calls of aclshmem.h: aclshmemx_putmem_on_stream,
 // aclshmemx_getmem_on_stream, aclshmemx_signal_op_on_stream, aclshmemx_signal_wait_until_on_stream
 // (int32 signal words), aclshmemx_quiet_on_stream, aclshmemx_barrier_on_stream,
 // aclshmemx_barrier_all_on_stream and aclshmemx_handle_wait. They enqueue the stream engine's
@@ -66,7 +66,7 @@ void aclshmemx_barrier_all_on_stream(aclrtStream stream) noexcept {
   barrier(__func__, ACLSHMEM_TEAM_WORLD, stream);
 }
 
-// The seed's RDMA completion (per-peer quiet + barrier over the team) is, on this platform's
+// Ascend SHMEM's RDMA completion (per-peer quiet + barrier over the team) is, on this platform's
 // transfers, the team barrier on the stream: every earlier operation of every member complete.
 // Unlike the void routines it can refuse a bad team at once, with a return code.
 int32_t aclshmemx_handle_wait(aclshmem_handle_t handle, aclrtStream stream) noexcept {

@@ -1,7 +1,7 @@
 // Teams and team synchronisation of aclshmem.h: aclshmem_team_split_strided / split_2d /
 // translate_pe / my_pe / n_pes / get_config / destroy, aclshmem_barrier[_all], aclshmem_sync[_all].
-// The seed's int team handles map to core teams through the per-instance table of acl_state.cpp;
-// splits are the core's collective splits over the parent (the seed's split has no config, so
+// Ascend SHMEM's int team handles map to core teams through the per-instance table of acl_state.cpp;
+// splits are the core's collective splits over the parent (Ascend SHMEM's split has no config, so
 // none is passed).
 #include <cstring>
 
@@ -24,7 +24,7 @@ int adopt(const char* f, Team* t, aclshmem_team_t* out) noexcept {
   return ACL_FAIL(ACLSHMEM_INNER_ERROR, f, "out of memory recording the new team's handle");
 }
 
-// quiet + team sync: the seed's host barrier and sync both complete earlier operations first.
+// quiet + team sync: Ascend SHMEM's host barrier and sync both complete earlier operations first.
 void barrier(const char* f, aclshmem_team_t team) noexcept {
   Team* t = acl::team_arg(f, team);
   if (t == nullptr) return;

@@ -1,7 +1,7 @@
-// Point-to-point waits and tests of aclshmem.h for the seed's P2P type list (float, int8, int16,
+// Point-to-point waits and tests of aclshmem.h for Ascend SHMEM's P2P type list (float, int8, int16,
 // int32, int64, uint8, uint16, uint32, uint64, char): aclshmem_TYPENAME_wait_until, _wait,
 // _wait_until_{all,any,some}[_vector], _test, _test_{any,some}, _test_{all,any,some}_vector, with
-// results through the seed's out-pointers. 16-, 32- and 64-bit integers go to the core's waits.
+// results through Ascend SHMEM's out-pointers. 16-, 32- and 64-bit integers go to the core's waits.
 #include <cstddef>
 #include <cstdint>
 

@@ -1,10 +1,11 @@
 // The deprecated active-set collectives: shmem_barrier, shmem_sync (active-set form),
 // shmem_{broadcast,collect,fcollect,alltoall,alltoalls}{32,64}, and shmem_TYPENAME_OP_to_all for
 // Table asetreducetypes. Thin adapters over the core's ActiveSet forms; pWrk is never read.
-#include "api/reduce_ops.hpp"
+#include "coll/reduce_ops.hpp"
 #include "api/team_shim.hpp"
 
 namespace api = shmem::api;
+namespace coll = shmem::coll;
 namespace core = shmem::core;
 
 // Every *_SYNC_SIZE is the core's pSync size, and SHMEM_SYNC_VALUE its idle value.
@@ -68,7 +69,7 @@ void to_all(const char* f, T* dest, const T* source, int nreduce, int start, int
   check_buffer(f, "dest", dest, n, sizeof(T));
   check_buffer(f, "source", source, n, sizeof(T));
   if (api::checking()) api::check_in_place_or_disjoint(f, dest, source, n * sizeof(T));
-  core::reduce(set, dest, source, n, sizeof(T), &api::combine<T, Op>);
+  core::reduce(set, dest, source, n, sizeof(T), &coll::combine<T, Op>);
 }
 
 }  // namespace
@@ -115,7 +116,7 @@ SHMEM_DEF_COLL_SIZED_(64)
   void shmem_##N##_##NAME(T* dest, const T* source, int nreduce, int PE_start, int logPE_stride, int PE_size, \
                           T* pWrk, long* pSync) noexcept {                                                 \
     (void)pWrk;                                                                                            \
-    to_all<T, api::OP>(__func__, dest, source, nreduce, PE_start, logPE_stride, PE_size, pSync);           \
+    to_all<T, coll::OP>(__func__, dest, source, nreduce, PE_start, logPE_stride, PE_size, pSync);           \
   }
 #define SHMEM_DEF_TO_ALL_ARITH_(T, N)              \
   SHMEM_DEF_TO_ALL_(T, N, sum_to_all, OpSum)       \

@@ -1,17 +1,18 @@
 // Team-based reductions shmem_TYPENAME_{and,or,xor,max,min,sum,prod}_reduce and the 1.6 scans
 // shmem_TYPENAME_sum_{inscan,exscan}, for the types of Table teamreducetypes
 // (SHMEM_REDUCE_{BIT,MINMAX,SUM}_TYPE_TABLE). Each passes the core one combine<T, Op> instance.
-#include "api/reduce_ops.hpp"
+#include "coll/reduce_ops.hpp"
 #include "api/team_shim.hpp"
 
 namespace api = shmem::api;
+namespace coll = shmem::coll;
 
 extern "C" {
 
 // int shmem_N_NAME(team, dest, source, nreduce): OP combines, SCAN/EXCL select the scan forms.
 #define SHMEM_DEF_REDUCE_(T, N, NAME, OP, SCAN, EXCL)                                                   \
   int shmem_##N##_##NAME(shmem_team_t team, T* dest, const T* source, size_t nreduce) noexcept {     \
-    return api::reduce(__func__, team, dest, source, nreduce, sizeof(T), &api::combine<T, api::OP>, SCAN, \
+    return api::reduce(__func__, team, dest, source, nreduce, sizeof(T), &coll::combine<T, coll::OP>, SCAN, \
                        EXCL);                                                                         \
   }
 

@@ -5,10 +5,11 @@
 // routine). Generated from the type tables like the standard names.
 #include <shmemx.h>
 
-#include "api/reduce_ops.hpp"
+#include "coll/reduce_ops.hpp"
 #include "api/team_shim.hpp"
 
 namespace api = shmem::api;
+namespace coll = shmem::coll;
 
 using api::signal_update;
 
@@ -72,11 +73,11 @@ void shmemx_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal,
 
 #define SHMEMX_DEF_SCAN_(T, N)                                                                              \
   int shmemx_##N##_sum_inscan(shmem_team_t team, T* dest, const T* source, size_t nelems) noexcept {      \
-    return api::reduce(__func__, team, dest, source, nelems, sizeof(T), &api::combine<T, api::OpSum>, true, \
+    return api::reduce(__func__, team, dest, source, nelems, sizeof(T), &coll::combine<T, coll::OpSum>, true, \
                        false);                                                                              \
   }                                                                                                         \
   int shmemx_##N##_sum_exscan(shmem_team_t team, T* dest, const T* source, size_t nelems) noexcept {      \
-    return api::reduce(__func__, team, dest, source, nelems, sizeof(T), &api::combine<T, api::OpSum>, true, \
+    return api::reduce(__func__, team, dest, source, nelems, sizeof(T), &coll::combine<T, coll::OpSum>, true, \
                        true);                                                                               \
   }
 SHMEM_REDUCE_SUM_TYPE_TABLE(SHMEMX_DEF_SCAN_)

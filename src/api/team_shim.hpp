@@ -9,6 +9,7 @@
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "core/team_ops.hpp"
+#include "coll/ops.hpp"
 
 namespace shmem::api {
 

@@ -191,7 +191,7 @@ namespace {
 // SHMEM_* names that are not in the table but are read (or accepted) elsewhere; the table's
 // aliases are known too.
 constexpr const char* kKnownOutsideTable[] = {
-    "SHMEM_UID_SESSION_ID",  // the seed's unique-ID store address
+    "SHMEM_UID_SESSION_ID",  // Ascend SHMEM's unique-ID store address
     "SHMEM_CC",              // oshcc's back-end compiler
     "SHMEM_CXX",             // oshc++'s back-end compiler
     "SHMEM_PY_OSHRUN",       // the oshrun that python3 -m shmem.run starts

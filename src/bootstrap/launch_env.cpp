@@ -72,7 +72,7 @@ void slurm_without_pmix() {
 void apply_tls(const Config& cfg, TlsConfig& tls) {
   tls.enabled = cfg.bootstrap_tls;
   tls.secret = cfg.job_secret;
-  if (!cfg.bootstrap_tls_info.empty()) tls.apply_seed_info(cfg.bootstrap_tls_info);
+  if (!cfg.bootstrap_tls_info.empty()) tls.apply_tls_info(cfg.bootstrap_tls_info);
 }
 
 }  // namespace

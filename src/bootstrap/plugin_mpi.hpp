@@ -9,7 +9,7 @@
 namespace shmem::bootstrap {
 
 // While alive, MPI is initialised. If MPI was not initialised when this was made, it called
-// MPI_Init and its destructor calls MPI_Finalize (the seed's rule: the library finalises MPI
+// MPI_Init and its destructor calls MPI_Finalize (Ascend SHMEM's rule: the library finalises MPI
 // only when it initialised it). One per process at a time, shared by every MPI-mode instance.
 class MpiLibrary {
  public:

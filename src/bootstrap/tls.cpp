@@ -7,7 +7,7 @@
 namespace shmem::bootstrap {
 namespace {
 
-constexpr std::size_t kMaxSeedInfo = 10 * 1024;
+constexpr std::size_t kMaxTlsInfo = 10 * 1024;
 
 std::string_view trim(std::string_view s) {
   constexpr std::string_view ws = " \t\r\n";
@@ -35,10 +35,10 @@ std::string normalize_list(std::string_view v) {
 
 }  // namespace
 
-void TlsConfig::apply_seed_info(std::string_view info) {
-  if (info.size() > kMaxSeedInfo)
+void TlsConfig::apply_tls_info(std::string_view info) {
+  if (info.size() > kMaxTlsInfo)
     throw Error(Errc::kInvalidValue, "TLS info string is " + std::to_string(info.size()) +
-                                         " bytes long; the limit is " + std::to_string(kMaxSeedInfo));
+                                         " bytes long; the limit is " + std::to_string(kMaxTlsInfo));
   // Parse everything before changing anything, so a bad string leaves the config untouched.
   TlsConfig next = *this;
   std::string_view rest = info;
@@ -68,7 +68,7 @@ void TlsConfig::apply_seed_info(std::string_view info) {
     } else if (key == "tlsCrlFile") {
       next.crl_file = normalize_list(value);
     } else if (key == "packagePath") {
-      // The seed's location of its crypto helper library; nothing to load here.
+      // Ascend SHMEM's location of its crypto helper library; nothing to load here.
     } else {
       throw Error(Errc::kInvalidValue,
                   "unknown TLS info key '" + key +

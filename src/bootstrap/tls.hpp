@@ -23,11 +23,11 @@ struct TlsConfig {
   std::string crl_path;
 
   bool uses_certificates() const { return !cert_file.empty(); }
-  // Parses the seed's option string "tlsCaFile: /a/ca.pem; tlsCert: /a/c.pem; ..." into the
+  // Parses Ascend SHMEM's option string "tlsCaFile: /a/ca.pem; tlsCert: /a/c.pem; ..." into the
   // certificate fields. Keys: tlsCaPath, tlsCaFile, tlsCert, tlsPk, tlsPkPwd, tlsCrlPath,
   // tlsCrlFile (unknown keys are rejected, naming the key; tlsCaFile/tlsCrlFile may list
   // several comma-separated files, of which we load each). Throws Error(kInvalidValue).
-  void apply_seed_info(std::string_view info);
+  void apply_tls_info(std::string_view info);
 };
 
 }  // namespace shmem::bootstrap

@@ -1,5 +1,5 @@
 #pragma once
-// Internal interface for initialisation with explicit attributes (the seed's
+// Internal interface for initialisation with explicit attributes (Ascend SHMEM's
 // aclshmemx_init_attr and friends) and for several runtimes ("instances") in one process.
 // The plain shmem_init path (core::init) reads everything from the environment instead.
 #include <cstddef>
@@ -34,8 +34,8 @@ constexpr std::size_t kUniqueIdBytes = 124;
 // On the PE that will be PE 0: starts the store (listening) and fills `out`. Throws Error.
 void uniqueid_create(void* out);
 
-// Store TLS settings for the next initialisation (the seed's aclshmemx_set_conf_store_tls):
-// enable/disable and the seed's "key: value;" option string. Throws Error(kInvalidValue) for a
+// Store TLS settings for the next initialisation (Ascend SHMEM's aclshmemx_set_conf_store_tls):
+// enable/disable and Ascend SHMEM's "key: value;" option string. Throws Error(kInvalidValue) for a
 // bad string, Error(kInvalidArgument) after initialisation.
 void set_store_tls(bool enable, const std::string& tls_info);
 // Private key content (PEM) and its password for certificate mode; `decrypt` (optional) turns
@@ -50,7 +50,7 @@ void init_with(const InitSpec& spec);
 std::uint64_t instance_current() noexcept;           // id of the current instance
 int instance_set(std::uint64_t id) noexcept;         // 0, or nonzero if no such live instance
 int instance_finalize(std::uint64_t id) noexcept;    // collective; 0, or nonzero if unknown
-// 0 = not initialised, 2 = initialised (seed: ACLSHMEM_STATUS_NOT_INITIALIZED / IS_INITIALIZED).
+// 0 = not initialised, 2 = initialised (aclshmem: ACLSHMEM_STATUS_NOT_INITIALIZED / IS_INITIALIZED).
 int init_status() noexcept;
 
 }  // namespace shmem::core

@@ -1,6 +1,6 @@
 // The process's runtimes ("instances") and everything chosen before one starts: the library's
 // one piece of mutable global state (DESIGN: "one Runtime ... no other mutable globals").
-// Instance 0 is what shmem_init creates; the seed's aclshmemx_init_attr may create others, and
+// Instance 0 is what shmem_init creates; Ascend SHMEM's aclshmemx_init_attr may create others, and
 // the current instance serves every API call.
 #include <openssl/rand.h>
 
@@ -48,7 +48,7 @@ struct Process {
   std::map<std::uint64_t, std::unique_ptr<Runtime>> instances;
   std::uint64_t current_id = 0;
   bool atexit_registered = false;
-  // Chosen before init (seed API): TLS overrides and the store a unique ID points at.
+  // Chosen before init (Ascend SHMEM API): TLS overrides and the store a unique ID points at.
   bool tls_overridden = false;
   bool tls_enabled = true;
   std::string tls_info, tls_key_pem, tls_key_password;
@@ -103,7 +103,7 @@ std::string hex(const unsigned char* b, std::size_t n) {
 void apply_tls_overrides(const Process& p, bootstrap::TlsConfig& tls) {
   if (!p.tls_overridden) return;
   tls.enabled = p.tls_enabled;
-  if (!p.tls_info.empty()) tls.apply_seed_info(p.tls_info);
+  if (!p.tls_info.empty()) tls.apply_tls_info(p.tls_info);
   if (!p.tls_key_pem.empty()) tls.key_pem = p.tls_key_pem;
   if (!p.tls_key_password.empty()) tls.key_password = p.tls_key_password;
 }
@@ -132,7 +132,7 @@ void make_uid(Process& p, void* out) {
   unsigned char job[8];
   RAND_bytes(job, sizeof job);
   std::snprintf(b.job, sizeof b.job, "u%s", hex(job, sizeof job).c_str());
-  // SHMEM_UID_SESSION_ID (the seed's variable) fixes host:port; by default an address that
+  // SHMEM_UID_SESSION_ID (Ascend SHMEM's variable) fixes host:port; by default an address that
   // PEs on other hosts can reach (SHMEM_BOOTSTRAP_ADDR / SHMEM_BOOTSTRAP_IFACE / automatic).
   std::string host = bootstrap::reachable_store_address();
   std::uint16_t port = 0;
@@ -244,7 +244,7 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
       l.job_id = std::to_string(l.store_port).insert(0, 1, 'a');
       l.tls.enabled = st.cfg.bootstrap_tls;
       l.tls.secret = st.cfg.job_secret;
-      if (!st.cfg.bootstrap_tls_info.empty()) l.tls.apply_seed_info(st.cfg.bootstrap_tls_info);
+      if (!st.cfg.bootstrap_tls_info.empty()) l.tls.apply_tls_info(st.cfg.bootstrap_tls_info);
       if (l.tls.secret.empty()) {
         // Nothing secret is shared in this mode: the secret below only keeps unrelated jobs apart.
         l.tls.secret = "shmem-tcp-mode/" + spec.store_url + "/" + std::to_string(l.npes);
@@ -372,7 +372,7 @@ void set_store_tls(bool enable, const std::string& tls_info) {
   if (g_current.load())
     throw Error(Errc::kInvalidArgument, "store TLS settings must be made before initialisation");
   bootstrap::TlsConfig probe;
-  if (!tls_info.empty()) probe.apply_seed_info(tls_info);  // validate now, naming the bad key
+  if (!tls_info.empty()) probe.apply_tls_info(tls_info);  // validate now, naming the bad key
   p.tls_overridden = true;
   p.tls_enabled = enable;
   p.tls_info = tls_info;

@@ -58,7 +58,7 @@ Runtime::Runtime(RuntimeSetup setup)
   data_size_ = data_->size;
   // User objects start kInternalBytes in; aligning that point to kMaxHeapAlign makes every
   // alignment up to it a property of the (symmetric) offset alone.
-  // After the user heap, the cross-host collective area (core/xarea.hpp), sparse like the rest.
+  // After the user heap, the cross-host collective area (core/xhost_area.hpp), sparse like the rest.
   x_off_ = (kInternalBytes + cfg_.symmetric_size + 4095) & ~std::size_t{4095};
   const std::size_t x_bytes =
       npes_ > 1 ? x_slot_start(kMaxTeams) + x_set_bytes(npes_) : 0;

@@ -12,7 +12,7 @@
 #include "core/ops.hpp"
 #include "core/segment.hpp"
 #include "core/wait.hpp"
-#include "core/xarea.hpp"
+#include "core/xhost_area.hpp"
 #include "transport/node.hpp"
 #include "transport/route.hpp"
 #include "transport/transport.hpp"
@@ -70,7 +70,7 @@ struct InternalArea {
   TeamCell teams[kMaxTeams];
 };
 
-// Rings of tiny active-set collectives (core/coll_ring.hpp), at kRingsOffset of every
+// Rings of tiny active-set collectives (coll/ring.hpp), at kRingsOffset of every
 // PE's internal area: entries[s] is written only by world PE s, consumed[s] only by this PE.
 // Four entries share a cache line, so a root that runs ahead writes several per line transfer.
 constexpr int kRingPEs = 64;     // roots with a ring: world PEs below this
@@ -95,7 +95,7 @@ struct RingBook {
 };
 constexpr std::size_t kRingsOffset = 64 * 1024;  // after the teams and the device sync area
 
-// Pushed small team collectives (core/coll_team.cpp), after the rings: for the teams in slots
+// Pushed small team collectives (coll/team.cpp), after the rings: for the teams in slots
 // below kPushTeams (of up to kPushSenders + 1 PEs), every member has two lines per other member,
 // used by alternate calls: the call number and kind, written last, then the data.
 constexpr int kPushTeams = 32;
@@ -190,7 +190,7 @@ class Runtime {
   // Between hosts: the lowest world PE on pe's host (0 for everyone in a single-host job), the
   // same on every PE.
   int node_of(int pe) const noexcept { return node_of_.empty() ? 0 : node_of_[static_cast<std::size_t>(pe)]; }
-  // The cross-host collective area (core/xarea.hpp), as offsets from the heap's base (the same
+  // The cross-host collective area (core/xhost_area.hpp), as offsets from the heap's base (the same
   // on every PE), and as mapped here for node-local PEs (nullptr otherwise).
   std::size_t x_slot_off(int slot) const noexcept { return x_off_ + x_slot_start(slot); }
   std::size_t x_set_off() const noexcept { return x_off_ + x_slot_start(kMaxTeams); }

@@ -1,6 +1,6 @@
 #pragma once
 // The host layouts of the active sets that legacy collectives run on across hosts
-// (coll_xset.cpp): a program calls them on the same few sets over and over, so each set's
+// (coll/xhost_set.cpp): a program calls them on the same few sets over and over, so each set's
 // member list and HostLayout are computed once and kept (the last kEntries sets, replaced
 // round robin; most programs use one to three). Shared by every thread of the PE
 // (SHMEM_THREAD_MULTIPLE runs active-set collectives concurrently on different pSync arrays):

@@ -1,7 +1,7 @@
 // Teams: membership, slots, and the team barrier.
 //
 // When every PE of the node has a CPU, the barrier is a dissemination barrier on counting flags
-// in the members' team cells (coll_wait.hpp): log2(n) one-way hand-offs, each waited for by
+// in the members' team cells (sync_wait.hpp): log2(n) one-way hand-offs, each waited for by
 // spinning briefly, then yielding. When PEs outnumber CPUs it is the central barrier below,
 // whose sleepers the last arriver wakes all at once.
 //
@@ -23,7 +23,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "core/coll_wait.hpp"
+#include "core/sync_wait.hpp"
 #include "base/log.hpp"
 
 namespace shmem {
@@ -49,7 +49,7 @@ Team::Team(Runtime& rt, int slot, std::vector<int> world_pes, bool predefined)
   x_push_seen_.assign(layout_.mine().size(), 0);
 }
 
-// A word of the slot's cross-host area (core/xarea.hpp) of member team_pe, as mapped here (a
+// A word of the slot's cross-host area (core/xhost_area.hpp) of member team_pe, as mapped here (a
 // member on this host), or of this PE.
 std::uint64_t* Team::x_word(int team_pe, std::size_t off_in_slot) const noexcept {
   return reinterpret_cast<std::uint64_t*>(rt_->heap_at(world_pe(team_pe), rt_->x_slot_off(slot_) + off_in_slot));
@@ -57,14 +57,14 @@ std::uint64_t* Team::x_word(int team_pe, std::size_t off_in_slot) const noexcept
 
 void Team::node_sync() noexcept {
   const std::vector<int>& local = layout_.mine();
-  coll::dissemination<std::uint64_t>(*rt_, static_cast<int>(local.size()), layout_.my_local, [&](int i, int r) {
+  dissemination<std::uint64_t>(*rt_, static_cast<int>(local.size()), layout_.my_local, [&](int i, int r) {
     return x_word(local[static_cast<std::size_t>(i)], offsetof(XHeader, node_rounds) + sizeof(std::uint64_t) * r);
   });
 }
 
 // Dissemination over the host leaders: each round's flag raised with one remote atomic.
 void Team::leader_sync() noexcept {
-  coll::dissemination<std::uint64_t>(
+  dissemination<std::uint64_t>(
       *rt_, layout_.hosts(), layout_.my_host,
       [&](int, int r) { return x_word(me_, offsetof(XHeader, leader_rounds) + sizeof(std::uint64_t) * r); },
       [&](int h, int r) {
@@ -102,7 +102,7 @@ void Team::sync() noexcept {
     return;
   }
   if (!rt_->wait_policy().oversubscribed && n <= (1 << kSyncRounds)) {
-    coll::dissemination<std::uint64_t>(*rt_, n, me_, [this](int pe, int r) { return &cell(pe).rounds[r]; });
+    dissemination<std::uint64_t>(*rt_, n, me_, [this](int pe, int r) { return &cell(pe).rounds[r]; });
     return;
   }
   central_sync();

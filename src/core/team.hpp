@@ -27,7 +27,7 @@ class Team {
   // Some member is on another host: the barrier and allgather_words go through the remote
   // transport, and only the collectives that support it may run on the team.
   bool spans_hosts() const noexcept { return spans_hosts_; }
-  // Teams that span hosts (core/coll_hier.hpp): how the members fall on hosts, the barriers of
+  // Teams that span hosts (coll/hier.hpp): how the members fall on hosts, the barriers of
   // this host's members and of the host leaders (words in the slot's cross-host area), and this
   // PE's byte counters of the leader channel, per host.
   const HostLayout& layout() const noexcept { return layout_; }

@@ -50,7 +50,7 @@ inline int check_local(const char* f, const char* arg, const void* p, std::size_
   return 0;
 }
 
-// Signal words are W: OpenSHMEM's uint64_t or the seed's int32_t. `api` is the prefix of the
+// Signal words are W: OpenSHMEM's uint64_t or Ascend SHMEM's int32_t. `api` is the prefix of the
 // caller's constants ("SHMEM" or "ACLSHMEM"), for the messages; both number SET 0 and ADD 1.
 template <class W>
 int check_signal(Runtime& rt, const char* f, const char* api, const W* sig, int sig_op, int pe) noexcept {

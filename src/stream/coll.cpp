@@ -1,9 +1,10 @@
 // Team collectives on a stream: broadcast, collect, fcollect, alltoall (byte forms) and the
 // typed reductions shmemx_TYPENAME_OP_reduce_on_stream, generated from the same tables and
 // element operations as shmem_TYPENAME_OP_reduce. Arguments are checked when the work runs.
-#include "api/reduce_ops.hpp"
+#include "coll/reduce_ops.hpp"
 #include "core/runtime.hpp"
 #include "core/team_ops.hpp"
+#include "coll/ops.hpp"
 #include "stream/checks.hpp"
 #include "stream/stream.hpp"
 
@@ -71,7 +72,7 @@ void reduce_on_stream(const char* f, shmem_team_t team, void* dest, const void* 
 }  // namespace shmem::stream
 
 namespace st = shmem::stream;
-namespace api = shmem::api;
+namespace coll = shmem::coll;
 
 extern "C" {
 
@@ -95,7 +96,7 @@ void shmemx_alltoallmem_on_stream(shmem_team_t team, void* dest, const void* sou
 #define SHMEMX_DEF_REDUCE_ON_STREAM_(T, N, NAME, OP)                                                            \
   void shmemx_##N##_##NAME##_reduce_on_stream(shmem_team_t team, T* dest, const T* source, size_t nreduce,     \
                                               shmemx_stream_t stream) noexcept {                               \
-    st::reduce_on_stream(__func__, team, dest, source, nreduce, sizeof(T), &api::combine<T, api::OP>, stream); \
+    st::reduce_on_stream(__func__, team, dest, source, nreduce, sizeof(T), &coll::combine<T, coll::OP>, stream); \
   }
 #define SHMEMX_DEF_REDUCE_BIT_(T, N)                 \
   SHMEMX_DEF_REDUCE_ON_STREAM_(T, N, and, OpAnd)     \

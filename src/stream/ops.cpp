@@ -2,7 +2,7 @@
 // them. Each operation checks nothing on the calling thread (beyond the stream handle), captures
 // its arguments and enqueues; the work checks them when it runs (see checks.hpp) and calls the
 // same core operations as the host routines. aclshmem.h's forms (src/api/acl_stream.cpp) call
-// the same operations, with the seed's int32 signal words.
+// the same operations, with Ascend SHMEM's int32 signal words.
 #include "stream/ops.hpp"
 
 #include <cstdint>
@@ -44,7 +44,7 @@ struct SignalWord<std::uint64_t> {
 };
 
 template <>
-struct SignalWord<std::int32_t> {  // the seed's (aclshmem.h) signals
+struct SignalWord<std::int32_t> {  // Ascend SHMEM's (aclshmem.h) signals
   static constexpr const char* kApi = "ACLSHMEM";
   static void update(Ctx* ctx, std::int32_t* sig, std::int32_t signal, int sig_op, int pe) noexcept {
     const core::AmoOp op = sig_op == SHMEM_SIGNAL_ADD ? core::AmoOp::kAdd : core::AmoOp::kSet;

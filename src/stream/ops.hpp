@@ -14,7 +14,7 @@ namespace shmem::stream {
 void putmem(const char* f, void* dest, const void* source, std::size_t bytes, int pe, shmemx_stream_t s) noexcept;
 void getmem(const char* f, void* dest, const void* source, std::size_t bytes, int pe, shmemx_stream_t s) noexcept;
 
-// Signal words: OpenSHMEM's uint64_t, or the seed's int32_t (4-byte aligned, updated with 32-bit
+// Signal words: OpenSHMEM's uint64_t, or Ascend SHMEM's int32_t (4-byte aligned, updated with 32-bit
 // atomics). sig_op and cmp use the numbering both APIs share (SET 0, ADD 1; CMP_EQ 0 .. CMP_LE 5).
 void signal_op(const char* f, std::uint64_t* sig_addr, std::uint64_t signal, int sig_op, int pe,
                shmemx_stream_t s) noexcept;
@@ -26,7 +26,7 @@ void signal_wait_until(const char* f, std::int32_t* sig_addr, int cmp, std::int3
                        shmemx_stream_t s) noexcept;
 
 void quiet(const char* f, shmemx_stream_t s) noexcept;
-// quiet, then the team's sync: the barrier of shmemx.h and of the seed. `team` is a shmem.h
+// quiet, then the team's sync: the barrier of shmemx.h and of Ascend SHMEM. `team` is a shmem.h
 // handle (SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED or a Team*), resolved when the work runs.
 void barrier(const char* f, shmem_team_t team, shmemx_stream_t s) noexcept;
 

@@ -114,7 +114,7 @@ int destroy(shmemx_stream_t handle) noexcept;
 // stream thread. Returns the first error.
 int drain_all(bool destroy) noexcept;
 
-// For shmem_finalize (and the seed's aclshmem_finalize / aclshmemx_finalize), before the
+// For shmem_finalize (and Ascend SHMEM's aclshmem_finalize / aclshmemx_finalize), before the
 // runtime goes: waits for every stream's pending work, so that collectives queued on streams
 // meet their peers' before the finalize barrier, and no queued work runs on a finalised
 // runtime. Errors nobody collected are logged as warnings. Streams stay usable.

@@ -1,4 +1,4 @@
-// <aclshmem.h> next to <shmem.h> and <shmemx.h>, in both orders: no name clashes (the seed's
+// <aclshmem.h> next to <shmem.h> and <shmemx.h>, in both orders: no name clashes (Ascend SHMEM's
 // `#define shmem_xxx aclshmem_xxx` aliases are deliberately absent). Compiled, never run.
 #include <aclshmem.h>
 #include <shmem.h>

@@ -49,7 +49,7 @@ std::string read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// ---- typed RMA over the seed's host type list ------------------------------------------------
+// ---- typed RMA over Ascend SHMEM's host type list ------------------------------------------------
 template <class T>
 T value(int pe, int i) {
   return static_cast<T>(pe * 10 + i + 1);
@@ -107,7 +107,7 @@ void check_rma(const RmaFns<T>& f, int me, int npes) {
   CHECK(f.g(buf, right) == value<T>(me, 5));
   aclshmem_barrier_all();
 
-  // put_signal: data first, then the int32 signal; the seed's typed form takes uint8_t*.
+  // put_signal: data first, then the int32 signal; Ascend SHMEM's typed form takes uint8_t*.
   f.put_signal(buf, src, kN, reinterpret_cast<uint8_t*>(sig), me + 1, ACLSHMEM_SIGNAL_SET, right);
   aclshmem_signal_wait_until(sig, ACLSHMEM_CMP_EQ, left + 1);
   for (int i = 0; i < kN; ++i) CHECK(buf[i] == value<T>(left, i));
@@ -213,7 +213,7 @@ void check_wait_test(int me, int npes) {
     aclshmem_int32_test_some(i32, size_t(npes), idx.data(), nullptr, ACLSHMEM_CMP_GE, 1, &res);
     CHECK(res == size_t(npes) && idx[0] == 0 && idx[size_t(npes) - 1] == size_t(npes) - 1);
 
-    // 8-bit, float and char words (the seed's list has them; OpenSHMEM does not).
+    // 8-bit, float and char words (Ascend SHMEM's list has them; OpenSHMEM does not).
     aclshmem_int8_wait_until_all(i8, size_t(npes), nullptr, ACLSHMEM_CMP_NE, 0);
     aclshmem_int8_wait_until_some(i8, size_t(npes), idx.data(), nullptr, ACLSHMEM_CMP_EQ, int8_t(npes), &res);
     CHECK(res == 1 && idx[0] == size_t(npes) - 1);

@@ -1,6 +1,6 @@
 // One process, written only against aclshmem.h: what needs no peers.
 //   - the Ascend-only engine and profiling calls say ACLSHMEM_NOT_SUPPORTED;
-//   - aclshmemx_init_attr refuses bad attributes with the seed's error codes;
+//   - aclshmemx_init_attr refuses bad attributes with Ascend SHMEM's error codes;
 //   - TLS settings are refused after initialisation (and a bad option string before it);
 //   - status, info, instance and team queries; finalize return codes; global_exit before init.
 //   acl_single <tcp://127.0.0.1:port>
@@ -80,7 +80,7 @@ void bad_attributes(const std::string& url) {
   a = attr_for(url);
   a.option_attr.control_operation_timeout = 0;
   CHECK_RC(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a), ACLSHMEM_INVALID_VALUE);
-  a = attr_for("tcp://127.0.0.1:0");  // the seed's instance port template: not supported
+  a = attr_for("tcp://127.0.0.1:0");  // Ascend SHMEM's instance port template: not supported
   a.n_pes = 2;
   a.instance_id = 3;
   CHECK_RC(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a), ACLSHMEM_NOT_SUPPORTED);
@@ -108,7 +108,7 @@ void tls_settings_before_init() {
   CHECK_RC(aclshmemx_set_conf_store_tls(true, "x", ACLSHMEM_MAX_TLS_INFO_LEN + 1), ACLSHMEM_INVALID_PARAM);
   CHECK_RC(aclshmemx_set_config_store_tls_key(nullptr, 0, nullptr, 0, nullptr), ACLSHMEM_INVALID_PARAM);
   CHECK(aclshmemx_set_config_store_tls_key("k", 1, "pw", 2, decrypt_never) != 0);  // the callback refuses
-  CHECK_RC(aclshmemx_set_conf_store_tls(false, nullptr, 0), 0);  // what the seed's README shows
+  CHECK_RC(aclshmemx_set_conf_store_tls(false, nullptr, 0), 0);  // what Ascend SHMEM's README shows
 }
 
 void initialised(const std::string& url) {

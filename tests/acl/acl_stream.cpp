@@ -1,4 +1,4 @@
-// The seed's stream-ordered host calls, used as a ported program uses them:
+// Ascend SHMEM's stream-ordered host calls, used as a ported program uses them:
 // aclshmemx_{putmem,getmem}_on_stream, aclshmemx_signal_op_on_stream (int32 SET and ADD),
 // aclshmemx_signal_wait_until_on_stream, aclshmemx_quiet_on_stream, aclshmemx_barrier_on_stream,
 // aclshmemx_barrier_all_on_stream and aclshmemx_handle_wait, on a created stream and on the NULL
@@ -164,7 +164,7 @@ void teams(const Sym& m, shmemx_stream_t s) {
     const int32_t rc = aclshmemx_handle_wait(h, acl(st));
     CHECK(rc == ACLSHMEM_SUCCESS, "aclshmemx_handle_wait(team %d) returned %d", int(all), int(rc));
   });
-  // The seed's usual form: handle_wait over WORLD after on-stream operations.
+  // Ascend SHMEM's usual form: handle_wait over WORLD after on-stream operations.
   uint8_t src[kN];
   fill(src, me, 6);
   aclshmemx_putmem_on_stream(m.inbox, src, kN, right, acl(s));

@@ -13,7 +13,7 @@
 #include <shmem.h>
 #include <shmemx.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 #define NV 7
 static int me, npes;
@@ -250,6 +250,6 @@ int main(void) {
   zero_length();
   signal_generic();
   shmemx_names();
-  if (me == 0 && pe_check_failures_ == 0) printf("api_conform: OK\n");
-  return pe_check_finish();
+  if (me == 0 && check_failures_ == 0) printf("api_conform: OK\n");
+  return check_finish(NULL);
 }

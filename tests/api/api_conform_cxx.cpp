@@ -7,7 +7,7 @@
 
 #include <complex>
 
-#include "pe_check.h"
+#include "check.h"
 
 static uint64_t sig;
 static std::complex<double> zin[2], zout[2];
@@ -89,6 +89,6 @@ int main() {
   gnu_complex(me, npes);
 #endif
   short_any();
-  if (me == 0 && pe_check_failures_ == 0) std::printf("api_conform_cxx: OK\n");
-  return pe_check_finish();
+  if (me == 0 && check_failures_ == 0) std::printf("api_conform_cxx: OK\n");
+  return check_finish(NULL);
 }

@@ -1,6 +1,6 @@
 /*
  * api_errors.c MODE - one wrong call per run, made by the last PE while the others wait in a
- * barrier; tests/pe/expect_run.sh (registered in tests/api/CMakeLists.txt) checks that the job
+ * barrier; tests/support/expect_run.sh (registered in tests/api/CMakeLists.txt) checks that the job
  * ends and that the message names the public routine and the argument as the program called
  * them ("shmem_long_p: pe=2 ...", "shmem_int_atomic_fetch_add: dest=0x... is not symmetric"),
  * never an internal name ("shmem_put", "shmem_atomic"). Modes:

@@ -2,7 +2,7 @@
 # api_symbols: the shared library exports only OpenSHMEM names, and every routine declared in
 # <shmem.h> is exported.
 #   usage: check_symbols.sh <libshmem.so> <c-compiler> <include-dir>
-# Allowed exports: shmem_*, shmemx_* (extensions), pshmem_*, pshmemx_* (profiling), aclshmem*/aclshmemx* (seed API), and
+# Allowed exports: shmem_*, shmemx_* (extensions), pshmem_*, pshmemx_* (profiling), aclshmem*/aclshmemx* (Ascend SHMEM API), and
 # the deprecated spec names start_pes, _my_pe, _num_pes, shmalloc, shfree, shrealloc, shmemalign with their
 # profiling names (pstart_pes, p_my_pe, ...).
 set -eu

@@ -12,7 +12,7 @@
  */
 #include <shmem.h>
 
-#include "coll_check.h"
+#include "check.h"
 
 enum { NE = 37 };
 
@@ -292,5 +292,5 @@ int main(void) {
   }
   test_ctx_create();
   test_team_ctx();
-  return coll_finish("coll_ctx");
+  return check_finish("coll_ctx");
 }

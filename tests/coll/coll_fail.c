@@ -1,6 +1,6 @@
 /*
  * coll_fail.c - misuse that the library must stop with a clear message (run through
- * coll_expect.sh, which checks the exit status and the output):
+ * tests/support/expect_run.sh, which checks the exit status and the output):
  *   ctx-team-pe    a put on a team context to a PE number past the team's end
  *   bcast-root     a team broadcast whose PE_root is not a team PE
  *   aset-outside   an active-set collective called by a PE outside the active set
@@ -13,7 +13,7 @@
  */
 #include <shmem.h>
 
-#include "coll_check.h"
+#include "check.h"
 
 static long target[4];
 static long source[4];

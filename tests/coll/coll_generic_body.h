@@ -15,7 +15,7 @@
 
 #include <shmem.h>
 
-#include "coll_check.h"
+#include "check.h"
 
 #ifdef __cplusplus
 #define COLL_LANG "C++"
@@ -372,7 +372,7 @@ static int run_generic_test(const char* name) {
   bitcoll_int64();
   complex_coll();
   team_coll();
-  return coll_finish(name);
+  return check_finish(name);
 }
 
 #endif /* COLL_GENERIC_BODY_H */

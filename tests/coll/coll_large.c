@@ -5,7 +5,7 @@
  */
 #include <shmem.h>
 
-#include "coll_check.h"
+#include "check.h"
 
 #define BYTES ((size_t)64 << 20)
 #define NELEMS (BYTES / sizeof(long))
@@ -18,7 +18,7 @@ int main(void) {
   long* a = (long*)shmem_malloc(BYTES);
   long* b = (long*)shmem_malloc(BYTES * (size_t)npes);
   CHECK(a != NULL && b != NULL);
-  if (!a || !b) return coll_finish("coll_large");
+  if (!a || !b) return check_finish("coll_large");
 
   for (size_t i = 0; i < NELEMS; ++i) a[i] = value(me, i);
   CHECK_EQ(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, b, a, NELEMS), 0);
@@ -46,5 +46,5 @@ int main(void) {
 
   shmem_free(a);
   shmem_free(b);
-  return coll_finish("coll_large");
+  return check_finish("coll_large");
 }

@@ -21,7 +21,7 @@
 #include <complex.h>
 #include <stdint.h>
 
-#include "coll_check.h"
+#include "check.h"
 
 #define GUARD 256
 #define FILL 0xA5
@@ -515,5 +515,5 @@ int main(void) {
   shmem_free(g_src);
   shmem_free(g_dst);
   shmem_free(g_wrk);
-  return coll_finish("coll_legacy");
+  return check_finish("coll_legacy");
 }

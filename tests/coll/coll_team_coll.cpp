@@ -24,7 +24,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "coll_check.h"
+#include "check.h"
 
 namespace {
 
@@ -617,7 +617,7 @@ int main() {
   g_src = static_cast<char*>(shmem_malloc(kBufBytes));
   g_dst = static_cast<char*>(shmem_malloc(kBufBytes));
   CHECK(g_src != nullptr && g_dst != nullptr);
-  if (!g_src || !g_dst) return coll_finish("coll_team_coll");
+  if (!g_src || !g_dst) return check_finish("coll_team_coll");
 
   // Teams: a strided subset (odd PEs; PE 0 alone at 1 PE), the reversed WORLD, 2-D rows and
   // columns with xrange 2 (ragged at odd PE counts).
@@ -651,5 +651,5 @@ int main() {
   shmem_team_destroy(col);
   shmem_free(g_src);
   shmem_free(g_dst);
-  return coll_finish("coll_team_coll");
+  return check_finish("coll_team_coll");
 }

@@ -13,7 +13,7 @@
  */
 #include <shmem.h>
 
-#include "coll_check.h"
+#include "check.h"
 
 enum { CYCLES = 300, LIVE_ATTEMPTS = 200 };
 
@@ -175,5 +175,5 @@ int main(void) {
   npes = shmem_n_pes();
   cycles();
   live_limit();
-  return coll_finish("coll_team_lifecycle");
+  return check_finish("coll_team_lifecycle");
 }

@@ -9,7 +9,7 @@
  */
 #include <shmem.h>
 
-#include "coll_check.h"
+#include "check.h"
 
 enum { MAX_PES = 64 };
 
@@ -381,5 +381,5 @@ int main(void) {
   test_split_2d();
   test_nested();
   test_config();
-  return coll_finish("coll_teams");
+  return check_finish("coll_teams");
 }

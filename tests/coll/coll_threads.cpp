@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "coll_check.h"
+#include "check.h"
 
 namespace {
 
@@ -110,7 +110,7 @@ int main() {
   CHECK_EQ(queried, SHMEM_THREAD_MULTIPLE);
   if (g_npes > kMaxPes) {
     fprintf(stderr, "coll_threads: at most %d PEs\n", kMaxPes);
-    return coll_finish("coll_threads");
+    return check_finish("coll_threads");
   }
   g_rounds = g_npes >= 8 ? 6 : 12;
   for (int t = 0; t < kThreads; ++t) {
@@ -150,5 +150,5 @@ int main() {
     shmem_team_destroy(g_teams[t]);
     shmem_free(g_seen[t]);
   }
-  return coll_finish("coll_threads");
+  return check_finish("coll_threads");
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
-# The seed's API (aclshmem.h) and the device API across namespace hosts.
-#   acl_across.sh init    the seed's init modes with ranks on two hosts (2 hosts x 2 PEs unless
+# Ascend SHMEM's API (aclshmem.h) and the device API across namespace hosts.
+#   acl_across.sh init    Ascend SHMEM's init modes with ranks on two hosts (2 hosts x 2 PEs unless
 #                         said): ACLSHMEMX_INIT_WITH_DEFAULT with "tcp://<h1>:port" (per-job
 #                         secret; and 1 + 1 PEs with certificates set by aclshmemx_set_conf_store_tls
 #                         and aclshmemx_set_config_store_tls_key), ACLSHMEMX_INIT_WITH_UNIQUEID (the
@@ -13,7 +13,7 @@
 #   acl_across.sh device  kernels on the CPU worker pool whose device calls reach PEs on other
 #                         hosts (stream_kernels: RMA, block forms, atomics, signals, waits,
 #                         quiet, barriers at every scope and on teams that span hosts or stay on
-#                         one; the seed's device names): oshrun 2,2 and 1,2,1, and 2,2 with
+#                         one; Ascend SHMEM's device names): oshrun 2,2 and 1,2,1, and 2,2 with
 #                         SHMEM_PROGRESS_THREAD=off (device and stream waits drive the transport);
 #                         then stream_ops (shmemx.h's on-stream RMA, signals and collectives) on 2,2.
 # Environment (from CTest): ACL_PE, ACL_STREAM, STREAM_KERNELS, STREAM_OPS; MPIRUN (set only where the MPI
@@ -149,8 +149,8 @@ if [ "$part" = init ]; then
   pass "ACLSHMEMX_INIT_WITH_MPI under mpirun --host h1:2,h2:2, the store on $H1 ($(($(now_ms) - t0)) ms)"
   fi
 
-  # The seed's stream calls: put/get/int32 signals/waits/quiet/barriers on streams, handle_wait,
-  # and the errors they report (which must still name the seed's routines and constants).
+  # Ascend SHMEM's stream calls: put/get/int32 signals/waits/quiet/barriers on streams, handle_wait,
+  # and the errors they report (which must still name Ascend SHMEM's routines and constants).
   t0=$(now_ms)
   job 2,2 "$INFO $ACL_STREAM {r} {n} tcp://$H1:$(port)"
   expect_job "acl_stream (2,2)" 2 2

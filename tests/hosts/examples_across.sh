@@ -1,5 +1,5 @@
 #!/bin/bash
-# The seed's examples across namespace hosts, under oshrun --hosts with the harness agent, at the
+# Ascend SHMEM's examples across namespace hosts, under oshrun --hosts with the harness agent, at the
 # small sizes their own tests use: matmul_allreduce (fused reduce-scatter + all-gather from
 # kernels, and the on-stream sum reduction), allgather (a kernel with put + signal, and
 # fcollect on a stream), kv_shuffle (put_signal_nbi from kernels, grid barriers), moe (the count

@@ -13,7 +13,7 @@
 #include <shmem.h>
 #include <string.h>
 
-#include "mpi_check.h"
+#include "check.h"
 
 static long slots[1024];
 
@@ -21,31 +21,31 @@ static void check_shmem(int me, int npes, int round) {
   for (int pe = 0; pe < npes; ++pe) shmem_long_p(&slots[me], 1000L * me + round, pe);
   shmem_barrier_all();
   for (int pe = 0; pe < npes; ++pe)
-    MPI_CHECK(slots[pe] == 1000L * pe + round, "round %d: slots[%d]=%ld after the barrier", round, pe, slots[pe]);
+    CHECK_OR_EXIT(slots[pe] == 1000L * pe + round, "round %d: slots[%d]=%ld after the barrier", round, pe, slots[pe]);
   shmem_barrier_all(); /* everyone has checked before the next round writes */
 }
 
 static void check_mpi(int me, int npes) {
   int sum = 0;
-  MPI_CHECK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS, "MPI_Allreduce");
-  MPI_CHECK(sum == npes * (npes - 1) / 2, "MPI_Allreduce sum of ranks = %d", sum);
+  CHECK_OR_EXIT(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS, "MPI_Allreduce");
+  CHECK_OR_EXIT(sum == npes * (npes - 1) / 2, "MPI_Allreduce sum of ranks = %d", sum);
   long token = me == 0 ? 424242L : 0;
-  MPI_CHECK(MPI_Bcast(&token, 1, MPI_LONG, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "MPI_Bcast");
-  MPI_CHECK(token == 424242L, "MPI_Bcast delivered %ld", token);
+  CHECK_OR_EXIT(MPI_Bcast(&token, 1, MPI_LONG, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "MPI_Bcast");
+  CHECK_OR_EXIT(token == 424242L, "MPI_Bcast delivered %ld", token);
 }
 
 static int shmem_then_mpi(int* argc, char*** argv) {
   shmem_init();
   const int me = shmem_my_pe(), npes = shmem_n_pes();
-  mpi_check_pe_ = me;
-  MPI_CHECK(npes <= 1024, "at most 1024 PEs");
+  check_pe_ = me;
+  CHECK_OR_EXIT(npes <= 1024, "at most 1024 PEs");
   check_shmem(me, npes, 1);
   shmem_finalize();
   MPI_Init(argc, argv);
   int rank = -1, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_CHECK(me == rank && npes == size, "shmem said PE %d of %d, MPI says rank %d of %d", me, npes, rank, size);
+  CHECK_OR_EXIT(me == rank && npes == size, "shmem said PE %d of %d, MPI says rank %d of %d", me, npes, rank, size);
   check_mpi(rank, size);
   MPI_Finalize();
   if (me == 0) printf("mpi_and_shmem shmem-then-mpi: VERIFIED (%d PEs)\n", npes);
@@ -53,7 +53,7 @@ static int shmem_then_mpi(int* argc, char*** argv) {
 }
 
 int main(int argc, char** argv) {
-  MPI_CHECK(argc == 2 && (!strcmp(argv[1], "mpi-first") || !strcmp(argv[1], "shmem-first") ||
+  CHECK_OR_EXIT(argc == 2 && (!strcmp(argv[1], "mpi-first") || !strcmp(argv[1], "shmem-first") ||
                           !strcmp(argv[1], "shmem-then-mpi")),
             "usage: mpi_and_shmem mpi-first|shmem-first|shmem-then-mpi");
   const int mpi_first = strcmp(argv[1], "mpi-first") == 0;
@@ -69,9 +69,9 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int me = shmem_my_pe(), npes = shmem_n_pes();
-  mpi_check_pe_ = me;
-  MPI_CHECK(me == rank && npes == size, "shmem says PE %d of %d, MPI says rank %d of %d", me, npes, rank, size);
-  MPI_CHECK(npes <= 1024, "at most 1024 PEs");
+  check_pe_ = me;
+  CHECK_OR_EXIT(me == rank && npes == size, "shmem says PE %d of %d, MPI says rank %d of %d", me, npes, rank, size);
+  CHECK_OR_EXIT(npes <= 1024, "at most 1024 PEs");
 
   check_shmem(me, npes, 1);
   check_mpi(me, npes);

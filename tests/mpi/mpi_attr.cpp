@@ -24,7 +24,7 @@
 #include <cstring>
 #include <string>
 
-#include "mpi_check.h"
+#include "check.h"
 
 namespace {
 
@@ -54,18 +54,18 @@ aclshmemx_init_attr_t attr_for(int me, int npes, void* comm) {
 // Puts into every PE, gets back, barriers; values checked.
 void exercise(int me, int npes) {
   auto* slots = static_cast<int64_t*>(aclshmem_malloc(sizeof(int64_t) * static_cast<size_t>(npes)));
-  MPI_CHECK(slots != nullptr, "aclshmem_malloc");
+  CHECK_OR_EXIT(slots != nullptr, "aclshmem_malloc");
   for (int round = 1; round <= 2; ++round) {
     const int64_t mine = round * 1000 + me;
     for (int pe = 0; pe < npes; ++pe) aclshmem_int64_put(&slots[me], &mine, 1, pe);
     aclshmem_barrier_all();
     for (int pe = 0; pe < npes; ++pe)
-      MPI_CHECK(slots[pe] == round * 1000 + pe, "round %d: slots[%d]=%lld", round, pe,
+      CHECK_OR_EXIT(slots[pe] == round * 1000 + pe, "round %d: slots[%d]=%lld", round, pe,
                 static_cast<long long>(slots[pe]));
     const int right = (me + 1) % npes;
     int64_t got = 0;
     aclshmem_int64_get(&got, &slots[right], 1, right);
-    MPI_CHECK(got == round * 1000 + right, "round %d: get from PE %d returned %lld", round, right,
+    CHECK_OR_EXIT(got == round * 1000 + right, "round %d: get from PE %d returned %lld", round, right,
               static_cast<long long>(got));
     aclshmem_barrier_all();
   }
@@ -73,29 +73,29 @@ void exercise(int me, int npes) {
 }
 
 void finish() {
-  MPI_CHECK(aclshmem_finalize() == ACLSHMEM_SUCCESS, "aclshmem_finalize");
-  MPI_CHECK(aclshmemx_init_status() == ACLSHMEM_STATUS_NOT_INITIALIZED, "still initialised after finalize");
+  CHECK_OR_EXIT(aclshmem_finalize() == ACLSHMEM_SUCCESS, "aclshmem_finalize");
+  CHECK_OR_EXIT(aclshmemx_init_status() == ACLSHMEM_STATUS_NOT_INITIALIZED, "still initialised after finalize");
 }
 
 // The world size and rank as mpirun announces them (the program has not called MPI_Init).
 void launcher_ranks(int& rank, int& size) {
-  rank = static_cast<int>(mpi_check_env_long_("OMPI_COMM_WORLD_RANK", -1));
-  size = static_cast<int>(mpi_check_env_long_("OMPI_COMM_WORLD_SIZE", -1));
-  MPI_CHECK(rank >= 0 && size > 0, "start me with mpirun (OMPI_COMM_WORLD_RANK / OMPI_COMM_WORLD_SIZE)");
-  mpi_check_pe_ = rank;
+  rank = static_cast<int>(check_env_long("OMPI_COMM_WORLD_RANK", -1));
+  size = static_cast<int>(check_env_long("OMPI_COMM_WORLD_SIZE", -1));
+  CHECK_OR_EXIT(rank >= 0 && size > 0, "start me with mpirun (OMPI_COMM_WORLD_RANK / OMPI_COMM_WORLD_SIZE)");
+  check_pe_ = rank;
 }
 
 int run_null() {
   int rank = 0, size = 0;
   launcher_ranks(rank, size);
-  MPI_CHECK(!mpi_initialized(), "MPI is initialised before aclshmemx_init_attr");
+  CHECK_OR_EXIT(!mpi_initialized(), "MPI is initialised before aclshmemx_init_attr");
   aclshmemx_init_attr_t attr = attr_for(rank, size, nullptr);
-  MPI_CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr) == ACLSHMEM_SUCCESS, "aclshmemx_init_attr");
-  MPI_CHECK(mpi_initialized(), "the library did not initialise MPI");
-  MPI_CHECK(aclshmem_my_pe() == rank && aclshmem_n_pes() == size, "PE %d of %d", aclshmem_my_pe(), aclshmem_n_pes());
+  CHECK_OR_EXIT(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr) == ACLSHMEM_SUCCESS, "aclshmemx_init_attr");
+  CHECK_OR_EXIT(mpi_initialized(), "the library did not initialise MPI");
+  CHECK_OR_EXIT(aclshmem_my_pe() == rank && aclshmem_n_pes() == size, "PE %d of %d", aclshmem_my_pe(), aclshmem_n_pes());
   exercise(rank, size);
   finish();
-  MPI_CHECK(mpi_finalized(), "the library initialised MPI but did not finalise it at aclshmem_finalize");
+  CHECK_OR_EXIT(mpi_finalized(), "the library initialised MPI but did not finalise it at aclshmem_finalize");
   return rank;
 }
 
@@ -105,18 +105,18 @@ int run_instances() {
   for (uint64_t id : {uint64_t{0}, uint64_t{1}}) {
     aclshmemx_init_attr_t attr = attr_for(rank, size, nullptr);
     attr.instance_id = id;
-    MPI_CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr) == ACLSHMEM_SUCCESS, "init of instance %d",
+    CHECK_OR_EXIT(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr) == ACLSHMEM_SUCCESS, "init of instance %d",
               static_cast<int>(id));
-    MPI_CHECK(aclshmemx_instance_ctx_get()->id == id, "instance %d is not current after its init",
+    CHECK_OR_EXIT(aclshmemx_instance_ctx_get()->id == id, "instance %d is not current after its init",
               static_cast<int>(id));
     exercise(rank, size);
   }
-  MPI_CHECK(aclshmemx_finalize(0) == ACLSHMEM_SUCCESS, "aclshmemx_finalize(0)");
-  MPI_CHECK(mpi_initialized() && !mpi_finalized(), "MPI finalised while instance 1 still uses it");
-  MPI_CHECK(aclshmemx_instance_ctx_set(1) == ACLSHMEM_SUCCESS, "aclshmemx_instance_ctx_set(1)");
+  CHECK_OR_EXIT(aclshmemx_finalize(0) == ACLSHMEM_SUCCESS, "aclshmemx_finalize(0)");
+  CHECK_OR_EXIT(mpi_initialized() && !mpi_finalized(), "MPI finalised while instance 1 still uses it");
+  CHECK_OR_EXIT(aclshmemx_instance_ctx_set(1) == ACLSHMEM_SUCCESS, "aclshmemx_instance_ctx_set(1)");
   exercise(rank, size);
-  MPI_CHECK(aclshmemx_finalize(1) == ACLSHMEM_SUCCESS, "aclshmemx_finalize(1)");
-  MPI_CHECK(mpi_finalized(), "the library initialised MPI but did not finalise it with the last instance");
+  CHECK_OR_EXIT(aclshmemx_finalize(1) == ACLSHMEM_SUCCESS, "aclshmemx_finalize(1)");
+  CHECK_OR_EXIT(mpi_finalized(), "the library initialised MPI but did not finalise it with the last instance");
   return rank;
 }
 
@@ -126,22 +126,22 @@ int run_owned(bool reversed) {
   int rank = -1, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  mpi_check_pe_ = rank;
+  check_pe_ = rank;
   MPI_Comm comm = MPI_COMM_WORLD;
   if (reversed) MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &comm);
   int my_pe = -1;
   MPI_Comm_rank(comm, &my_pe);
-  MPI_CHECK(my_pe == (reversed ? size - 1 - rank : rank), "rank %d in the split communicator", my_pe);
+  CHECK_OR_EXIT(my_pe == (reversed ? size - 1 - rank : rank), "rank %d in the split communicator", my_pe);
   aclshmemx_init_attr_t attr = attr_for(my_pe, size, &comm);
-  MPI_CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr) == ACLSHMEM_SUCCESS, "aclshmemx_init_attr");
-  MPI_CHECK(aclshmem_my_pe() == my_pe && aclshmem_n_pes() == size, "PE %d of %d", aclshmem_my_pe(),
+  CHECK_OR_EXIT(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr) == ACLSHMEM_SUCCESS, "aclshmemx_init_attr");
+  CHECK_OR_EXIT(aclshmem_my_pe() == my_pe && aclshmem_n_pes() == size, "PE %d of %d", aclshmem_my_pe(),
             aclshmem_n_pes());
   exercise(my_pe, size);
   finish();
-  MPI_CHECK(!mpi_finalized(), "the library finalised MPI, which the program initialised");
+  CHECK_OR_EXIT(!mpi_finalized(), "the library finalised MPI, which the program initialised");
   int sum = 0;  // MPI still works
-  MPI_CHECK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS, "MPI_Allreduce");
-  MPI_CHECK(sum == size * (size - 1) / 2, "MPI_Allreduce after aclshmem_finalize: %d", sum);
+  CHECK_OR_EXIT(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS, "MPI_Allreduce");
+  CHECK_OR_EXIT(sum == size * (size - 1) / 2, "MPI_Allreduce after aclshmem_finalize: %d", sum);
   if (reversed) MPI_Comm_free(&comm);
   MPI_Finalize();
   return my_pe;
@@ -150,14 +150,14 @@ int run_owned(bool reversed) {
 int run_mismatch(bool only_pe1) {
   int rank = 0, size = 0;
   launcher_ranks(rank, size);
-  MPI_CHECK(only_pe1 ? size >= 2 : true, "mismatch-one needs 2 PEs or more");
+  CHECK_OR_EXIT(only_pe1 ? size >= 2 : true, "mismatch-one needs 2 PEs or more");
   aclshmemx_init_attr_t attr = only_pe1 ? attr_for(rank == 1 ? 0 : rank, size, nullptr)
                                         : attr_for(rank, size + 1, nullptr);
   const int rc = aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr);
-  MPI_CHECK(rc == ACLSHMEM_INVALID_PARAM, "aclshmemx_init_attr returned %d, expected ACLSHMEM_INVALID_PARAM (%d)", rc,
+  CHECK_OR_EXIT(rc == ACLSHMEM_INVALID_PARAM, "aclshmemx_init_attr returned %d, expected ACLSHMEM_INVALID_PARAM (%d)", rc,
             ACLSHMEM_INVALID_PARAM);
-  MPI_CHECK(aclshmemx_init_status() == ACLSHMEM_STATUS_NOT_INITIALIZED, "initialised after a refusal");
-  MPI_CHECK(mpi_initialized() && mpi_finalized(), "the MPI the library initialised is not finalised after the refusal");
+  CHECK_OR_EXIT(aclshmemx_init_status() == ACLSHMEM_STATUS_NOT_INITIALIZED, "initialised after a refusal");
+  CHECK_OR_EXIT(mpi_initialized() && mpi_finalized(), "the MPI the library initialised is not finalised after the refusal");
   std::printf("mpi_attr PE %d: refused with %d as expected\n", rank, rc);
   return 0;  // every PE prints VERIFIED
 }
@@ -165,9 +165,9 @@ int run_mismatch(bool only_pe1) {
 int run_noplugin() {
   aclshmemx_init_attr_t attr = attr_for(0, 1, nullptr);
   const int rc = aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &attr);
-  MPI_CHECK(rc == ACLSHMEM_NOT_SUPPORTED, "aclshmemx_init_attr returned %d, expected ACLSHMEM_NOT_SUPPORTED (%d)", rc,
+  CHECK_OR_EXIT(rc == ACLSHMEM_NOT_SUPPORTED, "aclshmemx_init_attr returned %d, expected ACLSHMEM_NOT_SUPPORTED (%d)", rc,
             ACLSHMEM_NOT_SUPPORTED);
-  MPI_CHECK(!mpi_initialized(), "MPI initialised although the plugin is missing");
+  CHECK_OR_EXIT(!mpi_initialized(), "MPI initialised although the plugin is missing");
   return 0;
 }
 

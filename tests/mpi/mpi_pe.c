@@ -14,7 +14,7 @@
 #include <shmem.h>
 #include <string.h>
 
-#include "mpi_check.h"
+#include "check.h"
 
 #define ROUNDS 3
 
@@ -23,18 +23,18 @@ static long slots[1024]; /* one per PE (static data is symmetric) */
 static void check_job(long want_pe, long want_npes, int finalize, int fail) {
   shmem_init();
   const int me = shmem_my_pe(), npes = shmem_n_pes();
-  mpi_check_pe_ = me;
+  check_pe_ = me;
   if (fail && me == 1) {
     fprintf(stderr, "mpi_pe: PE 1 fails on purpose\n");
     fflush(NULL);
     _exit(3);
   }
-  MPI_CHECK(me == want_pe, "shmem_my_pe()=%d, the launcher says %ld", me, want_pe);
-  MPI_CHECK(npes == want_npes, "shmem_n_pes()=%d, the launcher says %ld", npes, want_npes);
-  MPI_CHECK(npes <= 1024, "at most 1024 PEs");
+  CHECK_OR_EXIT(me == want_pe, "shmem_my_pe()=%d, the launcher says %ld", me, want_pe);
+  CHECK_OR_EXIT(npes == want_npes, "shmem_n_pes()=%d, the launcher says %ld", npes, want_npes);
+  CHECK_OR_EXIT(npes <= 1024, "at most 1024 PEs");
 
   long* heap = shmem_malloc(sizeof(long) * (size_t)npes);
-  MPI_CHECK(heap != NULL, "shmem_malloc of %d longs", npes);
+  CHECK_OR_EXIT(heap != NULL, "shmem_malloc of %d longs", npes);
   for (int round = 1; round <= ROUNDS; ++round) {
     /* Every PE writes its slot on every PE: static data with shmem_long_p, heap with a put. */
     const long mine = round * 100000L + me;
@@ -44,12 +44,12 @@ static void check_job(long want_pe, long want_npes, int finalize, int fail) {
     }
     shmem_barrier_all();
     for (int pe = 0; pe < npes; ++pe) {
-      MPI_CHECK(slots[pe] == round * 100000L + pe, "round %d: slots[%d]=%ld", round, pe, slots[pe]);
-      MPI_CHECK(heap[pe] == round * 100000L + pe, "round %d: heap[%d]=%ld", round, pe, heap[pe]);
+      CHECK_OR_EXIT(slots[pe] == round * 100000L + pe, "round %d: slots[%d]=%ld", round, pe, slots[pe]);
+      CHECK_OR_EXIT(heap[pe] == round * 100000L + pe, "round %d: heap[%d]=%ld", round, pe, heap[pe]);
     }
     const int right = (me + 1) % npes;
     const long got = shmem_long_g(&heap[right], right);
-    MPI_CHECK(got == round * 100000L + right, "round %d: shmem_long_g from PE %d returned %ld", round, right, got);
+    CHECK_OR_EXIT(got == round * 100000L + right, "round %d: shmem_long_g from PE %d returned %ld", round, right, got);
     shmem_barrier_all(); /* nobody starts the next round while another still reads this one */
   }
   shmem_free(heap);
@@ -65,9 +65,9 @@ int main(int argc, char** argv) {
     else if (strcmp(argv[i], "fail") == 0) fail = 1;
     else arg_npes = strtol(argv[i], NULL, 10);
   }
-  const long want_pe = mpi_check_env_long_("OMPI_COMM_WORLD_RANK", mpi_check_env_long_("PMIX_RANK", -1));
-  const long want_npes = mpi_check_env_long_("OMPI_COMM_WORLD_SIZE", arg_npes);
-  MPI_CHECK(want_pe >= 0 && want_npes > 0, "start me with mpirun (OMPI_COMM_WORLD_RANK/SIZE or PMIX_RANK + N)");
+  const long want_pe = check_env_long("OMPI_COMM_WORLD_RANK", check_env_long("PMIX_RANK", -1));
+  const long want_npes = check_env_long("OMPI_COMM_WORLD_SIZE", arg_npes);
+  CHECK_OR_EXIT(want_pe >= 0 && want_npes > 0, "start me with mpirun (OMPI_COMM_WORLD_RANK/SIZE or PMIX_RANK + N)");
 
   check_job(want_pe, want_npes, finalize, fail);
   if (twice) check_job(want_pe, want_npes, finalize, fail);

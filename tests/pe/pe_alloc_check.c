@@ -8,7 +8,7 @@
  */
 #include <stdint.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 #define AMOCHK(got, exp, op) \
   CHECK_EQ_AT(got, exp, "%s %s on %s, shift %d", tn, op, mem, shift)
@@ -272,6 +272,6 @@ int main(void) {
   amo_in_flight();
 
   shmem_free(heap_var);
-  if (shmem_my_pe() == 0 && pe_check_failures_ == 0) printf("pe_amo: all AMO forms OK\n");
-  return pe_check_finish();
+  if (shmem_my_pe() == 0 && check_failures_ == 0) printf("pe_amo: all AMO forms OK\n");
+  return check_finish(NULL);
 }

@@ -15,7 +15,7 @@
 #include <ctime>
 #include <vector>
 
-#include "pe_check.h"
+#include "check.h"
 
 namespace {
 
@@ -148,7 +148,7 @@ int main() {
   shmem_free(heap_int);
   shmem_free(heap_finc);
   shmem_free(heap_fadd);
-  if (me == 0 && pe_check_failures_ == 0)
+  if (me == 0 && check_failures_ == 0)
     std::printf("pe_amo_contention: %d PEs, %lld increments per counter OK\n", n, total);
-  return pe_check_finish();
+  return check_finish(NULL);
 }

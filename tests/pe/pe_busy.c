@@ -6,7 +6,7 @@
  */
 #include <time.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 static long token;
 static long go = 1;

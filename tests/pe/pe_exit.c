@@ -1,6 +1,6 @@
 /*
  * pe_exit.c - PEs that leave without shmem_finalize, through the real exit paths (exit
- * handlers run, unlike the _exit of pe_fail.c). tests/pe/expect_run.sh (under oshrun) and
+ * handlers run, unlike the _exit of pe_fail.c). tests/support/expect_run.sh (under oshrun) and
  * torchrun_exit.sh (no launcher) check the exit status, the message, the time and leftovers.
  * The PE that leaves is the last one, or PE_EXIT_VICTIM.
  *   exit N        the last PE calls exit(N) while the others wait in shmem_barrier_all
@@ -19,7 +19,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 static long right_value = -1;
 static long src_value, dst_value;

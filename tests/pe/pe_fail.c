@@ -1,5 +1,5 @@
 /*
- * pe_fail.c - programs that fail on purpose; tests/pe/expect_run.sh runs them under oshrun and
+ * pe_fail.c - programs that fail on purpose; tests/support/expect_run.sh runs them under oshrun and
  * checks the exit status, the messages, the time taken and that nothing is left behind.
  *   crash segv|abort|null   the last PE crashes while the others wait in a barrier
  *   exit-code               the last PE exits 3 without finalizing while the others wait
@@ -16,7 +16,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 static long never_set;
 static long sym_target;

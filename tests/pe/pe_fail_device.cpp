@@ -8,7 +8,7 @@
 #include <cstring>
 #include <shmem/device/device.hpp>
 
-#include "pe_check.h"
+#include "check.h"
 
 namespace dev = shmem::device;
 

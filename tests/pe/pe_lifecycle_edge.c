@@ -6,7 +6,7 @@
  *                        and the non-zero exit); <call> is my_pe, malloc, put, barrier, or
  *                        after-finalize (a call after shmem_finalize)
  */
-#include "pe_check.h"
+#include "check.h"
 
 static long target;
 

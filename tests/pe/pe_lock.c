@@ -6,7 +6,7 @@
  */
 #include <sched.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 static long static_lock;
 static long counter;
@@ -79,6 +79,6 @@ int main(void) {
   mutual_exclusion(heap_lock, iters, "heap lock");
 
   shmem_free(heap_lock);
-  if (shmem_my_pe() == 0 && pe_check_failures_ == 0) printf("pe_lock: OK\n");
-  return pe_check_finish();
+  if (shmem_my_pe() == 0 && check_failures_ == 0) printf("pe_lock: OK\n");
+  return check_finish(NULL);
 }

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "pe_check.h"
+#include "check.h"
 
 namespace {
 
@@ -142,7 +142,7 @@ void basic_allocation() {
   shfree(da);
 }
 
-// Every PE runs the same random sequence (same seed). Offsets relative to `ref` are logged
+// Every PE runs the same random sequence (one generator, started alike). Offsets relative to `ref` are logged
 // and sent to PE 0 at the end; markers put into the right neighbour's copy of each live block
 // must land in this PE's copy of the same block.
 void stress(int steps) {
@@ -324,6 +324,6 @@ int main() {
   basic_allocation();
   stress(shmem_n_pes() > 4 ? 1500 : 3000);
   direct_pointers();
-  if (shmem_my_pe() == 0 && pe_check_failures_ == 0) std::printf("pe_memory: OK\n");
-  return pe_check_finish();
+  if (shmem_my_pe() == 0 && check_failures_ == 0) std::printf("pe_memory: OK\n");
+  return check_finish(NULL);
 }

@@ -3,7 +3,7 @@
  * NULL on every PE (the log names SHMEM_SYMMETRIC_SIZE; the wrapper checks it), a failed
  * realloc leaves the block unchanged, and the heap stays usable afterwards.
  */
-#include "pe_check.h"
+#include "check.h"
 
 int main(void) {
   shmem_init();
@@ -45,6 +45,6 @@ int main(void) {
   CHECK(again != NULL);
   shmem_free(again);
 
-  if (me == 0 && pe_check_failures_ == 0) printf("pe_memory_exhaust: OK\n");
-  return pe_check_finish();
+  if (me == 0 && check_failures_ == 0) printf("pe_memory_exhaust: OK\n");
+  return check_finish(NULL);
 }

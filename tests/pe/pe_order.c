@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 enum { DATA = 512 };
 
@@ -227,6 +227,6 @@ int main(void) {
   quiet_third_party(iters);
   big_ring(n > 4 ? 40 : 200);
   barriers(n > 4 ? 1000 : 2000);
-  if (shmem_my_pe() == 0 && pe_check_failures_ == 0) printf("pe_order: OK\n");
-  return pe_check_finish();
+  if (shmem_my_pe() == 0 && check_failures_ == 0) printf("pe_order: OK\n");
+  return check_finish(NULL);
 }

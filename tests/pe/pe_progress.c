@@ -8,7 +8,7 @@
  * operations only when the target is progressed, which is what the progress thread is for:
  * without it this test hangs (and its CTest timeout fails it). Values are checked at the end.
  */
-#include "pe_check.h"
+#include "check.h"
 
 enum { kWords = 512, kRounds = 50 };
 
@@ -53,5 +53,5 @@ int main(void) {
     CHECK_EQ(counter, 2L * kRounds * (n - 1));
     for (int pe = 0; pe < n - 1 && pe < 64; ++pe) CHECK_EQ(inbox[pe], 1000L + pe);
   }
-  return pe_check_finish();
+  return check_finish(NULL);
 }

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 /* Layout of a symmetric buffer, in elements. */
 enum {
@@ -121,7 +121,7 @@ static void compare(const TypeOps* o, const void* got, const void* exp, size_t n
   for (size_t i = 0; i < n; ++i) {
     long double g = o->at(got, i), e = o->at(exp, i);
     if (g != e) {
-      pe_check_fail_(__FILE__, __LINE__, "%s %s on %s memory, shift %d: element %zu (got %.21Lg, expected %.21Lg)",
+      check_fail_(__FILE__, __LINE__, "%s %s on %s memory, shift %d: element %zu (got %.21Lg, expected %.21Lg)",
                      o->name, what, mem, shift, i, g, e);
       return;
     }
@@ -352,7 +352,7 @@ static void run_sized(const SizedOps* o, unsigned char* sym, int shift, const ch
     fill_bytes(gexp, 64 * es, -1, 0);
     fill_bytes(gexp, NCONTIG * es, tgt, GET_BASE * es);
     snprintf(what, sizeof what, "%s %s get (%s, shift %d)", c ? "ctx" : "", o->name, mem, shift);
-    CHECK_BYTES(got, gexp, 64 * es, what);
+    CHECK_BYTES(got, gexp, 64 * es, "%s", what);
 
     fill_bytes(got, 64 * es, -1, 0);
     o->get_nbi(c, got, gsrc, NCONTIG, tgt);
@@ -360,7 +360,7 @@ static void run_sized(const SizedOps* o, unsigned char* sym, int shift, const ch
     o->get_nbi(c, B(got, 40), gsrc, 0, tgt);
     shmem_quiet();
     snprintf(what, sizeof what, "%s %s get_nbi (%s, shift %d)", c ? "ctx" : "", o->name, mem, shift);
-    CHECK_BYTES(got, gexp, 64 * es, what);
+    CHECK_BYTES(got, gexp, 64 * es, "%s", what);
 
     if (o->iget) {
       static unsigned char remote_copy[64 * MAX_ELEM];
@@ -371,7 +371,7 @@ static void run_sized(const SizedOps* o, unsigned char* sym, int shift, const ch
       fill_bytes(gexp, 64 * es, -1, 0);
       ref_bytes(gexp, remote_copy, 2, 3, 1, NSTRIDED, es);
       snprintf(what, sizeof what, "%s i%s (%s, shift %d)", c ? "ctx" : "", o->name, mem, shift);
-      CHECK_BYTES(got, gexp, 64 * es, what);
+      CHECK_BYTES(got, gexp, 64 * es, "%s", what);
 
       fill_bytes(got, 64 * es, -1, 0);
       o->ibget(c, got, gsrc, BDST, BSRC, BSIZE, NBLOCKS, tgt);
@@ -379,7 +379,7 @@ static void run_sized(const SizedOps* o, unsigned char* sym, int shift, const ch
       fill_bytes(gexp, 64 * es, -1, 0);
       ref_bytes(gexp, remote_copy, BDST, BSRC, BSIZE, NBLOCKS, es);
       snprintf(what, sizeof what, "%s ib%s (%s, shift %d)", c ? "ctx" : "", o->name, mem, shift);
-      CHECK_BYTES(got, gexp, 64 * es, what);
+      CHECK_BYTES(got, gexp, 64 * es, "%s", what);
     }
   }
   shmem_barrier_all();
@@ -397,7 +397,7 @@ static void run_sized(const SizedOps* o, unsigned char* sym, int shift, const ch
   }
   char what[64];
   snprintf(what, sizeof what, "%s puts (%s, shift %d)", o->name, mem, shift);
-  CHECK_BYTES(sym, exp, BUF * es, what);
+  CHECK_BYTES(sym, exp, BUF * es, "%s", what);
 #undef B
 }
 
@@ -431,13 +431,13 @@ static void run_large(unsigned char* sym, size_t bytes, const char* mem) {
   shmem_barrier_all();
   fill_large(exp, bytes, left);
   snprintf(what, sizeof what, "large putmem of %zu bytes (%s)", bytes, mem);
-  CHECK_BYTES(sym, exp, bytes, what);
+  CHECK_BYTES(sym, exp, bytes, "%s", what);
 
   /* getmem from the right neighbour (its buffer holds what its left, i.e. me, put). */
   memset(exp, 0, bytes);
   shmem_getmem(exp, sym, bytes, right);
   snprintf(what, sizeof what, "large getmem of %zu bytes (%s)", bytes, mem);
-  CHECK_BYTES(exp, src, bytes, what);
+  CHECK_BYTES(exp, src, bytes, "%s", what);
   shmem_barrier_all();
 
   /* Nonblocking, split in uneven pieces, as 64-bit elements. */
@@ -453,12 +453,12 @@ static void run_large(unsigned char* sym, size_t bytes, const char* mem) {
   shmem_barrier_all();
   fill_large(exp, bytes, left + n);
   snprintf(what, sizeof what, "large put64_nbi of %zu bytes (%s)", bytes, mem);
-  CHECK_BYTES(sym, exp, bytes, what);
+  CHECK_BYTES(sym, exp, bytes, "%s", what);
   memset(exp, 0, bytes);
   shmem_getmem_nbi(exp, sym, bytes, right);
   shmem_quiet();
   snprintf(what, sizeof what, "large getmem_nbi of %zu bytes (%s)", bytes, mem);
-  CHECK_BYTES(exp, src, bytes, what);
+  CHECK_BYTES(exp, src, bytes, "%s", what);
   shmem_barrier_all();
   free(src);
   free(exp);
@@ -543,6 +543,6 @@ int main(void) {
   shmem_free(big_heap);
   run_large(large_static, STATIC_LARGE, "static");
 
-  if (me == 0 && pe_check_failures_ == 0) printf("pe_rma: %zu types, all forms OK\n", ntypes);
-  return pe_check_finish();
+  if (me == 0 && check_failures_ == 0) printf("pe_rma: %zu types, all forms OK\n", ntypes);
+  return check_finish(NULL);
 }

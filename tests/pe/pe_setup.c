@@ -9,7 +9,7 @@
  */
 #include <stdint.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 static uint64_t seen_pes[4]; /* bit set per PE, at PE 0 (up to 256 PEs) */
 static long ring_value;
@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   shmem_pcontrol(1);
   shmem_barrier_all();
 
-  const int failed = pe_check_failures_ != 0;
+  const int failed = check_failures_ != 0;
   shmem_finalize();
   shmem_query_initialized(&initialized);
   if (initialized != 0) {
@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (failed) {
-    fprintf(stderr, "PE %d: %ld check(s) failed\n", me, pe_check_failures_);
+    fprintf(stderr, "PE %d: %ld check(s) failed\n", me, check_failures_);
     return 1;
   }
   if (me == 0) printf("pe_setup %s: OK\n", mode);

@@ -6,7 +6,7 @@
  */
 #include <stdint.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 enum { NEL = 8, NREG = 4 };
 
@@ -114,7 +114,7 @@ static void sized_signals(unsigned char* dst) {
       CHECK_EQ(shmem_signal_wait_until(&sigs[r], SHMEM_CMP_NE, 0), (uint64_t)(r + 1) * 100 + from);
     char what[64];
     snprintf(what, sizeof what, "%s payload", kSizedSig[k].name);
-    CHECK_BYTES(dst, exp, NREG * bytes, what);
+    CHECK_BYTES(dst, exp, NREG * bytes, "%s", what);
     shmem_barrier_all();
   }
 }
@@ -226,7 +226,7 @@ static void payload_visibility(unsigned char* dst, size_t bytes, int iters) {
     if (memcmp(dst, exp, bytes) != 0) {
       char what[64];
       snprintf(what, sizeof what, "payload of iteration %d", it);
-      CHECK_BYTES(dst, exp, bytes, what);
+      CHECK_BYTES(dst, exp, bytes, "%s", what);
     }
     shmem_quiet(); /* our nbi source buffer is reusable */
     send_ack(from);
@@ -251,6 +251,6 @@ int main(void) {
   payload_visibility(heap, payload, shmem_n_pes() > 4 ? 24 : 64);
 
   shmem_free(heap);
-  if (shmem_my_pe() == 0 && pe_check_failures_ == 0) printf("pe_signal: OK\n");
-  return pe_check_finish();
+  if (shmem_my_pe() == 0 && check_failures_ == 0) printf("pe_signal: OK\n");
+  return check_finish(NULL);
 }

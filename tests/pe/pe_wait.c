@@ -8,7 +8,7 @@
 #include <sched.h>
 #include <stdint.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 static long ack;
 
@@ -266,6 +266,6 @@ int main(void) {
   SHMEM_AMO_STD_TYPE_TABLE(RUN_MULTI)
   SHMEM_WAIT_DEPRECATED_TYPE_TABLE(RUN_DEP_WAIT)
   dep_long_forms();
-  if (shmem_my_pe() == 0 && pe_check_failures_ == 0) printf("pe_wait: OK\n");
-  return pe_check_finish();
+  if (shmem_my_pe() == 0 && check_failures_ == 0) printf("pe_wait: OK\n");
+  return check_finish(NULL);
 }

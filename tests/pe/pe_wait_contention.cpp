@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "pe_check.h"
+#include "check.h"
 
 namespace dev = shmem::device;
 
@@ -367,7 +367,7 @@ int main(int argc, char** argv) {
   test_device_sibling_waits();
   if (multiple) test_thread_waits();
   CHECK_EQ(shmemx_stream_destroy_all(), 0);
-  if (me == 0 && pe_check_failures_ == 0)
+  if (me == 0 && check_failures_ == 0)
     printf("pe_wait_contention: OK (%d PEs%s)\n", npes, multiple ? ", THREAD_MULTIPLE" : "");
-  return pe_check_finish();
+  return check_finish(NULL);
 }

@@ -1,7 +1,7 @@
-// stream_acl_kernels.cpp - a kernel written with the seed's device names (as a seed allgather
-// kernel would be), in its own translation unit as on the seed: every block puts its slice to
+// stream_acl_kernels.cpp - a kernel written with Ascend SHMEM's device names (as an Ascend SHMEM allgather
+// kernel would be), in its own translation unit as on Ascend SHMEM: every block puts its slice to
 // every PE with a signal, waits for its slices from every PE, then all blocks take part in
-// aclshmem_barrier_all (a cooperative launch); plus seed atomics, p/g and team queries.
+// aclshmem_barrier_all (a cooperative launch); plus aclshmem atomics, p/g and team queries.
 #include <shmemx.h>
 
 #include <atomic>
@@ -70,7 +70,7 @@ int run_acl_kernels() {
     if (rc != 0 || shmemx_stream_synchronize(nullptr) != 0) ++failures;
   }
   if (bad.load() != 0) {
-    std::fprintf(stderr, "PE %d: FAIL seed-name kernel: %d mismatches\n", aclshmem_my_pe(), bad.load());
+    std::fprintf(stderr, "PE %d: FAIL aclshmem-name kernel: %d mismatches\n", aclshmem_my_pe(), bad.load());
     ++failures;
   }
   shmem_barrier_all();

@@ -2,7 +2,7 @@
 // blocks putting slices with signals, block-cooperative transfers, atomics under contention
 // (exact totals), device signal waits, device barriers at thread/block/grid scope and on a
 // team, the C launch path (argument copy, unbound state, error surfacing), kernels on several
-// streams at once, and the seed's device names (stream_acl_kernels.cpp).
+// streams at once, and Ascend SHMEM's device names (stream_acl_kernels.cpp).
 #include <shmemx.h>
 
 #include <atomic>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "pe_check.h"
+#include "check.h"
 
 namespace dev = shmem::device;
 
@@ -485,8 +485,8 @@ int main(int argc, char** argv) {
   test_c_launch_and_errors();
   test_concurrent_streams();
   test_small_rma();
-  pe_check_failures_ += run_acl_kernels();
+  check_failures_ += run_acl_kernels();
   CHECK_EQ(shmemx_stream_destroy_all(), 0);
   if (me == 0) std::printf("stream_kernels: %d PEs OK\n", npes);
-  return pe_check_finish();
+  return check_finish(NULL);
 }

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pe_check.h"
+#include "check.h"
 
 enum { kOrderN = 2000, kBig = 8 << 20, kStreams = 3, kPerStream = 200 };
 
@@ -279,5 +279,5 @@ int main(void) {
   shmemx_quiet_on_stream(SHMEMX_STREAM_DEFAULT);
   CHECK_EQ(shmemx_stream_synchronize(SHMEMX_STREAM_DEFAULT), 0);
   if (me == 0) printf("stream_ops: %d PEs OK\n", npes);
-  return pe_check_finish();
+  return check_finish(NULL);
 }

@@ -27,7 +27,7 @@ std::unique_ptr<bootstrap::StoreClient> connect(int rank) {
   bootstrap::TlsConfig tls;
   tls.enabled = parse_bool(config_raw("SHMEM_BOOTSTRAP_TLS"), "SHMEM_BOOTSTRAP_TLS");
   std::string info = config_raw("SHMEM_BOOTSTRAP_TLS_INFO");
-  if (!info.empty()) tls.apply_seed_info(info);
+  if (!info.empty()) tls.apply_tls_info(info);
   tls.secret = config_raw("SHMEM_JOB_SECRET");
   auto [host, port] = bootstrap::parse_host_port(config_raw("SHMEM_STORE_ADDR"), "SHMEM_STORE_ADDR");
   return std::make_unique<bootstrap::StoreClient>(host, port, tls, rank, 10s);

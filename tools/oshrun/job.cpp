@@ -82,7 +82,7 @@ shmem::bootstrap::TlsConfig store_tls_from_env(const std::string& secret_hex) {
   shmem::bootstrap::TlsConfig tls;
   tls.enabled = shmem::parse_bool(shmem::config_raw("SHMEM_BOOTSTRAP_TLS"), "SHMEM_BOOTSTRAP_TLS");
   std::string info = shmem::config_raw("SHMEM_BOOTSTRAP_TLS_INFO");
-  if (!info.empty()) tls.apply_seed_info(info);
+  if (!info.empty()) tls.apply_tls_info(info);
   tls.secret = secret_hex;
   return tls;
 }

@@ -3,7 +3,7 @@
 // word (std::atomic_ref, sequentially consistent, like the host shmem_atomic_*); on a PE of
 // another host, the library's remote atomics (common.hpp's far_amo).
 // Integer operations take 32- and 64-bit integers; fetch/set/swap/compare_swap also float and
-// double; add/fetch_add also 8/16-bit integers and float/double (the seed's MTE add types).
+// double; add/fetch_add also 8/16-bit integers and float/double (Ascend SHMEM's MTE add types).
 // Every thread of every block may call them at once.
 #include "shmem/device/common.hpp"
 

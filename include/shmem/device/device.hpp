@@ -11,8 +11,13 @@
 //   amo.hpp     atomic_fetch/set/swap/compare_swap/fetch_add/add/fetch_inc/inc/fetch_and/...
 //   sync.hpp    quiet, fence, barrier/sync at thread, block and grid scope, team queries
 //   launch.hpp  launch(stream, grid, kernel, {block_dim, cooperative})
-//   aclshmem_device.hpp  the seed's device names (aclshmem_*), mapped onto these
+//   aclshmem_device.hpp  Ascend SHMEM's device names (aclshmem_*), mapped onto these
 //   remote.hpp  (internal) the library's entry points for PEs on other hosts
+//   cuda/       the same API in CUDA kernels, chosen when nvcc compiles (docs/cuda.md)
+#if defined(__CUDACC__)
+// Compiled by nvcc: the same names as __device__ functions for CUDA kernels on the GPU heap.
+#include "shmem/device/cuda/device.hpp"
+#else
 #include "shmem/device/amo.hpp"
 #include "shmem/device/common.hpp"
 #include "shmem/device/launch.hpp"
@@ -20,3 +25,4 @@
 #include "shmem/device/signal.hpp"
 #include "shmem/device/state.hpp"
 #include "shmem/device/sync.hpp"
+#endif

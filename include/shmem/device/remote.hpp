@@ -47,7 +47,7 @@ SHMEM_DEVICE_REMOTE_API int shmemx_device_remote_amo(const shmem::device::State*
                                                      std::size_t width, void* sym, std::uint64_t value,
                                                      std::uint64_t cond, std::uint64_t* old, int pe) noexcept;
 // bytes from `src` to symmetric `dest` on `pe` (none when bytes == 0), then the `sig_width`-byte
-// signal (4: the seed's int32_t, 8: OpenSHMEM's uint64_t) set or added (sig_op), ordered after
+// signal (4: Ascend SHMEM's int32_t, 8: OpenSHMEM's uint64_t) set or added (sig_op), ordered after
 // the data. nbi: the data completes at quiet.
 SHMEM_DEVICE_REMOTE_API int shmemx_device_remote_put_signal(const shmem::device::State* s, void* dest,
                                                             const void* src, std::size_t bytes, void* sig,

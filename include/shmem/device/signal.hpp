@@ -1,7 +1,7 @@
 #pragma once
 // In-kernel signals and point-to-point waits.
 //
-// Signals are 64-bit unsigned words as in OpenSHMEM (the seed uses int32_t: every signal
+// Signals are 64-bit unsigned words as in OpenSHMEM (Ascend SHMEM uses int32_t: every signal
 // routine is a template on the word type, so both work; aclshmem_device.hpp uses int32_t).
 // sig_op is SHMEM_SIGNAL_SET or SHMEM_SIGNAL_ADD. put-with-signal makes the data visible
 // before the signal: a thread that sees the signal (signal_wait_until, wait_until, or an

@@ -12,7 +12,7 @@
 //   barrier_all() / barrier(team)                 one thread per PE (as NVSHMEM's device barrier)
 //   barrier_all_block(b) / barrier_block(b, team)  every thread of one block per PE
 //   barrier_all_grid(b) / barrier_grid(b, team)    every thread of every block of a (cooperative)
-//                                                  launch per PE: the seed's aclshmem_barrier_all
+//                                                  launch per PE: Ascend SHMEM's aclshmem_barrier_all
 // The barrier counts arrivals in a cell of the device synchronisation area on the team's PE 0
 // (one cell per team slot; see common.hpp), separate from the host's barrier words, so a
 // device barrier never mixes with a host barrier. A team with members on several hosts counts

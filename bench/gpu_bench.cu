@@ -1,0 +1,170 @@
+// GPU benchmark of the device API between PEs on one GPU (run under oshrun by bench/gpu_bench.sh,
+// next to bench/gpu_nvshmem.cu, the same measurements with NVSHMEM):
+//   putbw     PE 0 puts `bytes` into PE 1's GPU heap with a grid of putmem_block calls; GB/s,
+//             next to a device-to-device cudaMemcpy of the same size inside PE 0 (the copy limit)
+//   pingpong  8-byte put+signal ping-pong between the 2 PEs (2-PE runs only), one thread each; us
+//             per one-way trip
+//   barrier   device barrier_all from one thread per PE; us per barrier
+// Output: CSV lines "lib,metric,bytes,npes,value,unit" on PE 0, each value a median of 7 trials.
+#include <shmem.h>
+#include <shmemx.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <shmem/device/device.hpp>
+
+namespace dev = shmem::device;
+
+namespace {
+
+constexpr int kTrials = 7;
+
+#define CUDA_CHECK(call)                                                                                   \
+  do {                                                                                                     \
+    cudaError_t e_ = (call);                                                                               \
+    if (e_ != cudaSuccess) {                                                                               \
+      std::fprintf(stderr, "gpu_bench: PE %d: %s: %s\n", shmem_my_pe(), #call, cudaGetErrorString(e_));   \
+      shmem_global_exit(1);                                                                                \
+    }                                                                                                      \
+  } while (0)
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+__device__ unsigned long long cuda_now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void put_kernel(char* dest, const char* src, std::size_t bytes, int pe) {
+  const dev::Block b = dev::this_block();
+  const std::size_t chunk = (bytes + b.grid - 1) / b.grid;
+  const std::size_t lo = ::min(bytes, chunk * b.block_id), hi = ::min(bytes, lo + chunk);
+  dev::putmem_block(b, dest + lo, src + lo, hi - lo, pe);
+}
+
+// iters round trips; the time between the first and last (globaltimer, ns) to *ns.
+__global__ void pingpong_kernel(std::uint64_t* word, std::uint64_t* sig, int iters, unsigned long long* ns) {
+  const int me = dev::my_pe(), peer = 1 - me;
+  dev::barrier_all();
+  const unsigned long long t0 = cuda_now();
+  for (int i = 1; i <= iters; ++i) {
+    if (me == 0) {
+      dev::putmem_signal(word, word, sizeof *word, sig, static_cast<std::uint64_t>(i), SHMEM_SIGNAL_SET, peer);
+      dev::signal_wait_until(sig, SHMEM_CMP_GE, static_cast<std::uint64_t>(i));
+    } else {
+      dev::signal_wait_until(sig, SHMEM_CMP_GE, static_cast<std::uint64_t>(i));
+      dev::putmem_signal(word, word, sizeof *word, sig, static_cast<std::uint64_t>(i), SHMEM_SIGNAL_SET, peer);
+    }
+  }
+  *ns = cuda_now() - t0;
+}
+
+__global__ void barrier_kernel(int iters, unsigned long long* ns) {
+  dev::barrier_all();
+  const unsigned long long t0 = cuda_now();
+  for (int i = 0; i < iters; ++i) dev::barrier_all();
+  *ns = cuda_now() - t0;
+}
+
+void row(const char* metric, std::size_t bytes, double value, const char* unit) {
+  if (shmem_my_pe() == 0)
+    std::printf("shmem,%s,%zu,%d,%.4f,%s\n", metric, bytes, shmem_n_pes(), value, unit);
+}
+
+unsigned long long timed_kernel_ns(unsigned long long* ns_dev) {
+  unsigned long long ns = 0;
+  CUDA_CHECK(cudaMemcpy(&ns, ns_dev, sizeof ns, cudaMemcpyDeviceToHost));
+  return ns;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  shmem_init();
+  const int me = shmem_my_pe();
+  const char* what = argc > 1 ? argv[1] : "all";
+  const std::size_t max_bytes = argc > 2 ? std::strtoull(argv[2], nullptr, 0) : (std::size_t{1} << 30);
+  unsigned long long* ns_dev = nullptr;
+  CUDA_CHECK(cudaMalloc(&ns_dev, sizeof *ns_dev));
+  cudaEvent_t e0, e1;
+  CUDA_CHECK(cudaEventCreate(&e0));
+  CUDA_CHECK(cudaEventCreate(&e1));
+
+  if (!std::strcmp(what, "all") || !std::strcmp(what, "putbw")) {
+    char* dst = static_cast<char*>(shmemx_cuda_malloc(max_bytes));
+    char* src = static_cast<char*>(shmemx_cuda_malloc(max_bytes));
+    char* local = nullptr;
+    CUDA_CHECK(cudaMalloc(&local, max_bytes));
+    CUDA_CHECK(cudaMemset(src, 1, max_bytes));
+    for (std::size_t bytes = std::size_t{1} << 20; bytes <= max_bytes; bytes *= 4) {
+      std::vector<double> put, copy;
+      for (int t = 0; t < kTrials; ++t) {
+        shmem_barrier_all();
+        if (me == 0) {
+          CUDA_CHECK(cudaEventRecord(e0));
+          put_kernel<<<132, 512>>>(dst, src, bytes, 1);
+          CUDA_CHECK(cudaEventRecord(e1));
+          CUDA_CHECK(cudaEventSynchronize(e1));
+          float ms = 0;
+          CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+          put.push_back(bytes / (ms * 1e6));
+          CUDA_CHECK(cudaEventRecord(e0));
+          CUDA_CHECK(cudaMemcpyAsync(local, src, bytes, cudaMemcpyDeviceToDevice));
+          CUDA_CHECK(cudaEventRecord(e1));
+          CUDA_CHECK(cudaEventSynchronize(e1));
+          CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+          copy.push_back(bytes / (ms * 1e6));
+        }
+      }
+      if (me == 0) {
+        row("put_bw", bytes, median(put), "GB/s");
+        row("copy_limit", bytes, median(copy), "GB/s");
+      }
+    }
+    cudaFree(local);
+    shmemx_cuda_free(src);
+    shmemx_cuda_free(dst);
+  }
+
+  if ((!std::strcmp(what, "all") || !std::strcmp(what, "pingpong")) && shmem_n_pes() == 2) {
+    auto* word = static_cast<std::uint64_t*>(shmemx_cuda_calloc(1, sizeof(std::uint64_t)));
+    auto* sig = static_cast<std::uint64_t*>(shmemx_cuda_calloc(1, sizeof(std::uint64_t)));
+    constexpr int kIters = 10000;
+    std::vector<double> us;
+    for (int t = 0; t < kTrials; ++t) {
+      CUDA_CHECK(cudaMemset(sig, 0, sizeof *sig));
+      shmem_barrier_all();
+      pingpong_kernel<<<1, 1>>>(word, sig, kIters, ns_dev);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      us.push_back(timed_kernel_ns(ns_dev) / 1e3 / (2.0 * kIters));
+    }
+    if (me == 0) row("pingpong_put_signal", 8, median(us), "us");
+    shmemx_cuda_free(sig);
+    shmemx_cuda_free(word);
+  }
+
+  if (!std::strcmp(what, "all") || !std::strcmp(what, "barrier")) {
+    constexpr int kIters = 2000;
+    std::vector<double> us;
+    for (int t = 0; t < kTrials; ++t) {
+      shmem_barrier_all();
+      barrier_kernel<<<1, 1>>>(kIters, ns_dev);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      us.push_back(timed_kernel_ns(ns_dev) / 1e3 / kIters);
+    }
+    row("device_barrier", 0, median(us), "us");
+  }
+
+  cudaFree(ns_dev);
+  shmem_finalize();
+  return 0;
+}

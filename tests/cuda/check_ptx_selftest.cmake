@@ -1,0 +1,10 @@
+# Narrows every system-scope operation of the PTX to GPU scope and expects check_ptx.py to fail.
+file(READ ${PTX} ptx)
+string(REPLACE ".sys" ".gpu" narrowed "${ptx}")
+file(WRITE ${OUT} "${narrowed}")
+execute_process(COMMAND ${PYTHON} ${CHECK} ${OUT} RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "check_ptx.py accepted PTX narrowed to GPU scope:\n${out}")
+endif()
+string(REGEX MATCH "[0-9]+ failures" failures "${out}")
+message(STATUS "check_ptx.py rejected the narrowed PTX (${failures})")

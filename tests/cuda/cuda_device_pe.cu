@@ -1,0 +1,254 @@
+// The device API in CUDA kernels on the GPU symmetric heap, between real PEs (run by gpu_run.sh
+// under oshrun at 2, 4 and 8 PEs on one GPU). Every value is checked on the host after the
+// kernels: ring put+signal (thread, block and warp forms), get/g/p/iput/iget, every atomic family
+// (64/32/16/8-bit integers, float, double) with exact totals, compare-and-swap tickets, barriers
+// from one thread, one block and a cooperative grid, and host RMA on GPU symmetric memory.
+//   cuda_device_pe --probe   exits 77 (SKIPPED) where there is no CUDA device, 0 where there is.
+#include <shmem.h>
+#include <shmemx.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <shmem/device/device.hpp>
+
+#include "check.h"
+
+namespace dev = shmem::device;
+
+namespace {
+
+constexpr int kWords = 4096;  // longs per ring message
+constexpr int kThreads = 256;
+constexpr int kBlocks = 4;
+constexpr int kRounds = 50;
+
+struct Sym {  // GPU symmetric objects (all from shmemx_cuda_malloc)
+  long* ring;             // kWords, written by the left neighbour
+  long* src;              // kWords, this PE's pattern
+  std::uint64_t* sig;     // 4 signals: thread, block, warp ring; barrier rounds
+  long long* count64;
+  int* count32;
+  short* count16;
+  unsigned char* count8;  // 4 bytes: one per lane of a word, so neighbours' CAS loops interleave
+  float* countf;
+  double* countd;
+  unsigned long long* tickets;
+  long* strided;          // 2 * kWords
+  int* errors;            // device-side check failures of this PE's kernels
+};
+
+#define CUDA_OK(call)                                                                                  \
+  do {                                                                                                 \
+    cudaError_t e_ = (call);                                                                           \
+    CHECKF(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));                               \
+  } while (0)
+
+__device__ long pattern(int pe, int i) { return static_cast<long>(pe) * 1000003L + i; }
+
+// Ring: every PE writes its pattern into its right neighbour's ring with the three forms in turn,
+// signalling each; then checks what its left neighbour wrote.
+__global__ void ring_kernel(Sym s, int form) {
+  const dev::Block b = dev::this_block();
+  const int me = dev::my_pe(), n = dev::n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
+  for (int i = b.thread_id; i < kWords; i += b.block_dim) s.src[i] = pattern(me, i) + form;
+  __syncthreads();
+  if (form == 0 && b.thread_id == 0)
+    dev::putmem_signal(s.ring, s.src, kWords * sizeof(long), s.sig + 0, std::uint64_t{1}, SHMEM_SIGNAL_ADD, right);
+  if (form == 1) dev::putmem_signal_block(b, s.ring, s.src, kWords * sizeof(long), s.sig + 1, std::uint64_t{1}, SHMEM_SIGNAL_ADD, right);
+  if (form == 2 && b.thread_id < 32)
+    dev::putmem_signal_warp(s.ring, s.src, kWords * sizeof(long), s.sig + 2, std::uint64_t{1}, SHMEM_SIGNAL_ADD, right);
+  if (b.thread_id == 0) dev::signal_wait_until(s.sig + form, SHMEM_CMP_GE, std::uint64_t{1});
+  __syncthreads();
+  for (int i = b.thread_id; i < kWords; i += b.block_dim)
+    if (s.ring[i] != pattern(left, i) + form) atomicAdd(s.errors, 1);
+  __syncthreads();
+  if (b.thread_id == 0) *(s.sig + form) = 0;
+  dev::barrier_all_block(b);  // nobody starts the next form's puts before every PE has checked
+}
+
+// get, g, p, iput, iget against the right neighbour (whose src holds pattern(right, i) + 2 after
+// the ring's last form).
+__global__ void rma_kernel(Sym s, long* scratch) {
+  const int me = dev::my_pe(), n = dev::n_pes(), right = (me + 1) % n;
+  dev::getmem(scratch, s.src, 64 * sizeof(long), right);
+  for (int i = 0; i < 64; ++i)
+    if (scratch[i] != pattern(right, i) + 2) atomicAdd(s.errors, 1);
+  if (dev::g(s.src + 7, right) != pattern(right, 7) + 2) atomicAdd(s.errors, 1);
+  dev::p(s.strided + kWords + me, static_cast<long>(me + 1), right);  // read back by the host
+  dev::iput(s.strided, s.src, 2, 1, 32, right);                         // src[i] -> right's strided[2i]
+  dev::quiet();
+  dev::barrier_all();
+  dev::iget(scratch, s.strided, 1, 2, 32, me);                          // my strided[2i], from my left
+  const int left = (me + n - 1) % n;
+  for (int i = 0; i < 32; ++i)
+    if (scratch[i] != pattern(left, i) + 2) atomicAdd(s.errors, 1);
+}
+
+// Every thread of every block of every PE adds to PE 0's counters; fetch_inc tickets must be a
+// permutation.
+__global__ void amo_kernel(Sym s) {
+  const dev::Block b = dev::this_block();
+  const int lane = b.thread_id & 3;
+  for (int r = 0; r < kRounds; ++r) {
+    dev::atomic_add(s.count64, 1LL, 0);
+    dev::atomic_fetch_add(s.count32, 1, 0);
+    dev::atomic_add(s.count16, short{1}, 0);
+    dev::atomic_add(s.count8 + lane, static_cast<unsigned char>(1), 0);
+    dev::atomic_add(s.countf, 1.0f, 0);
+    dev::atomic_fetch_add(s.countd, 0.5, 0);
+  }
+  const unsigned long long t = dev::atomic_fetch_inc(s.tickets, 0);  // tickets[0]: the next ticket
+  dev::atomic_or(s.tickets + 1 + t / 64, 1ull << (t % 64), 0);        // mark it taken
+  dev::atomic_compare_swap(s.tickets + 1 + 128, 0ull, static_cast<unsigned long long>(dev::my_pe() + 1), 0);
+}
+
+// Barriers: each round, one thread per PE adds to PE 0's word, then every PE must see n * round.
+__device__ void barrier_rounds(const Sym& s, int scope, const dev::Block& b) {
+  const int n = dev::n_pes();
+  for (int r = 1; r <= kRounds; ++r) {
+    if (b.block_id == 0 && b.thread_id == 0) dev::atomic_add(s.sig + 3, std::uint64_t{1}, 0);
+    if (scope == 0) {
+      if (b.block_id == 0 && b.thread_id == 0) dev::barrier_all();
+      __syncthreads();
+    } else if (scope == 1) {
+      dev::barrier_all_block(b);
+    } else {
+      dev::barrier_all_grid(b);
+    }
+    if (b.thread_id == 0 && dev::atomic_fetch(s.sig + 3, 0) < static_cast<std::uint64_t>(n) * r)
+      atomicAdd(s.errors, 1);
+    if (scope == 2) dev::sync_all_grid(b);
+    else if (b.block_id == 0 && b.thread_id == 0) dev::sync_all();
+    __syncthreads();
+  }
+}
+__global__ void barrier_kernel(Sym s, int scope) { barrier_rounds(s, scope, dev::this_block()); }
+
+template <class T>
+T* cuda_alloc(std::size_t n) {
+  void* p = shmemx_cuda_calloc(n, sizeof(T));
+  CHECKF(p != nullptr, "shmemx_cuda_calloc(%zu, %zu) failed", n, sizeof(T));
+  return static_cast<T*>(p);
+}
+
+template <class T>
+T read_back(const T* gpu) {
+  T v{};
+  CUDA_OK(cudaMemcpy(&v, gpu, sizeof v, cudaMemcpyDeviceToHost));
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--probe") == 0) {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+      std::printf("SKIPPED: no CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+      return 77;
+    }
+    return 0;
+  }
+  shmem_init();
+  const int me = shmem_my_pe(), n = shmem_n_pes();
+  Sym s{};
+  s.ring = cuda_alloc<long>(kWords);
+  s.src = cuda_alloc<long>(kWords);
+  s.sig = cuda_alloc<std::uint64_t>(4);
+  s.count64 = cuda_alloc<long long>(1);
+  s.count32 = cuda_alloc<int>(1);
+  s.count16 = cuda_alloc<short>(1);
+  s.count8 = cuda_alloc<unsigned char>(4);
+  s.countf = cuda_alloc<float>(1);
+  s.countd = cuda_alloc<double>(1);
+  s.tickets = cuda_alloc<unsigned long long>(1 + 128 + 1);
+  s.strided = cuda_alloc<long>(2 * kWords);
+  s.errors = cuda_alloc<int>(1);
+  long* scratch = nullptr;
+  CUDA_OK(cudaMalloc(&scratch, 64 * sizeof(long)));
+  shmem_barrier_all();
+
+  for (int form = 0; form < 3; ++form) {
+    ring_kernel<<<1, kThreads>>>(s, form);
+    CUDA_OK(cudaDeviceSynchronize());
+  }
+  CHECK_EQ(read_back(s.errors), 0);
+  shmem_barrier_all();
+
+  rma_kernel<<<1, 1>>>(s, scratch);
+  CUDA_OK(cudaDeviceSynchronize());
+  shmem_barrier_all();
+  CHECK_EQ(read_back(s.errors), 0);
+  const int left = (me + n - 1) % n;
+  CHECK_EQ(read_back(s.strided + kWords + left), static_cast<long>(left + 1));
+
+  amo_kernel<<<kBlocks, kThreads>>>(s);
+  CUDA_OK(cudaDeviceSynchronize());
+  shmem_barrier_all();
+  if (me == 0) {
+    const long long adds = static_cast<long long>(n) * kBlocks * kThreads * kRounds;
+    CHECK_EQ(read_back(s.count64), adds);
+    CHECK_EQ(read_back(s.count32), static_cast<int>(adds));
+    CHECK_EQ(read_back(s.count16), static_cast<short>(adds));  // wraps like the 16-bit word does
+    unsigned char lanes[4];
+    CUDA_OK(cudaMemcpy(lanes, s.count8, 4, cudaMemcpyDeviceToHost));
+    for (int l = 0; l < 4; ++l) CHECK_EQ(static_cast<int>(lanes[l]), static_cast<int>(static_cast<unsigned char>(adds / 4)));
+    CHECK_EQ(read_back(s.countf), static_cast<float>(adds));  // exact: below 2^24
+    CHECK_EQ(read_back(s.countd), 0.5 * static_cast<double>(adds));
+    std::vector<unsigned long long> t(1 + 128 + 1);
+    CUDA_OK(cudaMemcpy(t.data(), s.tickets, t.size() * sizeof t[0], cudaMemcpyDeviceToHost));
+    const unsigned long long issued = static_cast<unsigned long long>(n) * kBlocks * kThreads;
+    CHECK_EQ(t[0], issued);
+    unsigned long long marked = 0;
+    for (int w = 0; w < 128; ++w) marked += static_cast<unsigned long long>(__builtin_popcountll(t[1 + w]));
+    CHECK_EQ(marked, issued);  // every ticket taken exactly once (issued <= 8192 bits)
+    CHECKF(t[129] >= 1 && t[129] <= static_cast<unsigned long long>(n), "compare_swap winner %llu", t[129]);
+  }
+  shmem_barrier_all();
+
+  for (int scope = 0; scope < 3; ++scope) {
+    CUDA_OK(cudaMemset(s.sig + 3, 0, sizeof(std::uint64_t)));
+    shmem_barrier_all();
+    if (scope < 2) {  // a plain <<<>>> launch
+      barrier_kernel<<<1, kThreads>>>(s, scope);
+      CUDA_OK(cudaGetLastError());
+    } else {  // a __device__ lambda through the launch helper, cooperative
+      const int rc = dev::launch(nullptr, kBlocks, [=] __device__(const dev::Block& b) { barrier_rounds(s, 2, b); },
+                                 {.block_dim = kThreads, .cooperative = true});
+      CHECK_EQ(rc, 0);
+    }
+    CUDA_OK(cudaDeviceSynchronize());
+    shmem_barrier_all();
+  }
+  CHECK_EQ(read_back(s.errors), 0);
+
+  // Host RMA on GPU symmetric memory: a host put into the right neighbour's GPU ring.
+  std::vector<long> host(kWords);
+  for (int i = 0; i < kWords; ++i) host[i] = -(static_cast<long>(me) * 7 + i);
+  shmem_long_put(s.ring, host.data(), kWords, (me + 1) % n);
+  shmem_barrier_all();
+  std::vector<long> got(kWords);
+  CUDA_OK(cudaMemcpy(got.data(), s.ring, kWords * sizeof(long), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < kWords; ++i) CHECK_EQ_AT(got[i], -(static_cast<long>(left) * 7 + i), "ring[%d]", i);
+  const int right = (me + 1) % n;
+  CHECK_EQ(shmem_long_g(s.src + 5, right), static_cast<long>(right) * 1000003L + 5 + 2);
+
+  cudaFree(scratch);
+  shmemx_cuda_free(s.errors);
+  shmemx_cuda_free(s.strided);
+  shmemx_cuda_free(s.tickets);
+  shmemx_cuda_free(s.countd);
+  shmemx_cuda_free(s.countf);
+  shmemx_cuda_free(s.count8);
+  shmemx_cuda_free(s.count16);
+  shmemx_cuda_free(s.count32);
+  shmemx_cuda_free(s.count64);
+  shmemx_cuda_free(s.sig);
+  shmemx_cuda_free(s.src);
+  shmemx_cuda_free(s.ring);
+  return check_finish("cuda_device_pe");
+}
