@@ -82,12 +82,12 @@ std::unique_ptr<Context> Context::open(const std::string& driver_path, int devic
 }
 
 Context::~Context() {
+  CUcontext prev = nullptr;  // the application's, put back at the end
+  if (drv_->cuCtxGetCurrent(&prev) != CUDA_SUCCESS) prev = nullptr;
   if (ctx_) drv_->cuCtxSetCurrent(ctx_);
   if (stream_) drv_->cuStreamDestroy(stream_);
-  if (ctx_) {
-    drv_->cuCtxSetCurrent(nullptr);
-    drv_->cuDevicePrimaryCtxRelease(dev_);
-  }
+  if (ctx_) drv_->cuDevicePrimaryCtxRelease(dev_);
+  drv_->cuCtxSetCurrent(prev);
 }
 
 }  // namespace shmem::cuda
