@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages shmem needs (only those missing) and configures + builds.
 #   scripts/setup.sh [build-dir]      (default: build)
+# SHMEM_CMAKE_ARGS: extra arguments for the configure step (scripts/test.sh: -DSHMEM_WERROR=ON).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -13,6 +14,7 @@ PKGS+=(libucx-dev)  # the UCX transport plugin (PEs on other hosts)
 # libtorch-dev) and the torchrun tests: 174 packages, 652 MB, about two minutes more on a fresh Debian 12.
 PKGS+=(python3-torch libtorch-dev)
 PKGS+=(iproute2 hostname util-linux)  # the namespace hosts of tests/hosts (ip, hostname, unshare)
+PKGS+=(clang clang-format)  # scripts/test.sh: the second compiler, and the format check of changed lines
 # tests/hosts/slurm_across.sh: a private Slurm cluster on those hosts (srun --mpi=pmix). Only the
 # test starts Slurm's daemons, with its own slurm.conf (no munge); nothing else needs Slurm, so
 # only scripts/test.sh asks for it (SHMEM_SETUP_SLURM=1), not the demo.
@@ -30,5 +32,6 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# shellcheck disable=SC2086
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${SHMEM_CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD" -j"$(nproc)"

@@ -1,15 +1,32 @@
 #!/usr/bin/env bash
-# One command: set up a fresh Debian 12 machine, build, and run every test; then (CI) build the
-# AddressSanitizer + UndefinedBehaviorSanitizer configuration in build-asan and run the
-# multi-PE and unit tests under it. Any sanitizer report fails the run.
+# One command: set up a fresh Debian 12 machine, check the format of the changed lines, build
+# (warnings are errors in the library), and run every test; then (CI) build the library with
+# clang and run the unit tests, and build the AddressSanitizer + UndefinedBehaviorSanitizer
+# configuration in build-asan and run the multi-PE and unit tests under it. Any sanitizer
+# report fails the run.
 #   scripts/test.sh [ctest args]      extra arguments go to the first ctest and skip the
-#                                     sanitizer pass; TEST_SANITIZE=0 skips it too
+#                                     clang and sanitizer passes; TEST_CLANG=0 and
+#                                     TEST_SANITIZE=0 skip one of them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-SHMEM_SETUP_SLURM=1 scripts/setup.sh build  # + Slurm for hosts.slurm
+# The library builds with -Werror here (SHMEM_WERROR), so a new warning fails CI.
+SHMEM_SETUP_SLURM=1 SHMEM_CMAKE_ARGS=-DSHMEM_WERROR=ON scripts/setup.sh build  # + Slurm for hosts.slurm
+scripts/check-format.sh  # the C/C++ lines of the last commit (and uncommitted ones) follow .clang-format
 (cd build && ctest --output-on-failure -j2 "$@")
-if [ $# -gt 0 ] || [ "${TEST_SANITIZE:-1}" = 0 ]; then exit 0; fi
+if [ $# -gt 0 ]; then exit 0; fi
+
+# A second compiler: clang builds the library with -Werror and runs the unit tests (TEST_CLANG=0
+# skips it). Only what the unit tests need is built, so the pass stays short.
+if [ "${TEST_CLANG:-1}" != 0 ]; then
+  start=$(date +%s)
+  CC=clang CXX=clang++ cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHMEM_WERROR=ON \
+    -DSHMEM_BUILD_BENCH=OFF -DSHMEM_BUILD_EXAMPLES=OFF >/dev/null
+  cmake --build build-clang -j"$(nproc)" --target shmem unit_base unit_core >/dev/null
+  (cd build-clang && ctest --output-on-failure -j2 -L "^unit$")
+  echo "test.sh: clang pass: $(($(date +%s) - start)) s"
+fi
+if [ "${TEST_SANITIZE:-1}" = 0 ]; then exit 0; fi
 
 start=$(date +%s)
 echo "test.sh: sanitizer pass (SHMEM_SANITIZE=address,undefined in build-asan)"
