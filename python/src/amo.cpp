@@ -36,8 +36,8 @@ const OpInfo& op_info(const std::string& name) {
 }
 
 [[noreturn]] void unsupported(const OpInfo& o, const Operand& t) {
-  raise_type("atomic_" + std::string(o.name) + " does not support dtype " + t.type +
-             " (supported: " + o.supported + ")");
+  raise_type("atomic_" + std::string(o.name) + " does not support dtype " + t.type + " (supported: " + o.supported +
+             ")");
 }
 
 // One case of the dispatch: TRAIT<T>::MEMBER called with the arguments, when T supports it.

@@ -163,21 +163,20 @@ void alltoalls(std::uintptr_t team, py::handle target, py::handle source, std::p
         static_cast<const char*>(a.s.data + w * static_cast<std::ptrdiff_t>(word)));
 }
 
-#define SHMEM_PY_RED_CASE(NAME, TRAIT, MEMBER)                                                 \
-  if (op == NAME) {                                                                            \
-    if constexpr (requires { TRAIT<T>::MEMBER; }) {                                            \
-      run("shmem_" NAME "_reduce", TRAIT<T>::MEMBER, team_of(team), reinterpret_cast<T*>(a.t.data), \
-          reinterpret_cast<const T*>(a.s.data), n);                                            \
-      return;                                                                                  \
-    }                                                                                          \
-    raise_type(std::string(NAME "_reduce does not support dtype ") + a.t.type + " (supported: " + \
-               supported + ")");                                                               \
+#define SHMEM_PY_RED_CASE(NAME, TRAIT, MEMBER)                                                                      \
+  if (op == NAME) {                                                                                                 \
+    if constexpr (requires { TRAIT<T>::MEMBER; }) {                                                                 \
+      run("shmem_" NAME "_reduce", TRAIT<T>::MEMBER, team_of(team), reinterpret_cast<T*>(a.t.data),                 \
+          reinterpret_cast<const T*>(a.s.data), n);                                                                 \
+      return;                                                                                                       \
+    }                                                                                                               \
+    raise_type(std::string(NAME "_reduce does not support dtype ") + a.t.type + " (supported: " + supported + ")"); \
   }
 
 void reduce(const std::string& op, std::uintptr_t team, py::handle target, py::handle source, py::handle size) {
-  const char* supported = op == "sum" || op == "prod" ? "integers, float16, bfloat16, float32/64/128, complex64/128"
+  const char* supported = op == "sum" || op == "prod"  ? "integers, float16, bfloat16, float32/64/128, complex64/128"
                           : op == "max" || op == "min" ? "integers, float16, bfloat16, float32/64/128"
-                                                      : "integers";
+                                                       : "integers";
   const Args a = coll_args(team, target, source);
   const std::size_t n = size_arg(size, std::min(a.t.size, a.s.size));
   too_big("reduce", n, a.t, a.t.size);
@@ -203,9 +202,7 @@ void reduce(const std::string& op, std::uintptr_t team, py::handle target, py::h
         SHMEM_PY_RED_CASE("prod", RedSum, prod)
         raise_value("op='" + op + "' is not a reduction (and, or, xor, max, min, sum, prod)");
       },
-      [&] {
-        raise_type(op + "_reduce does not support dtype " + a.t.type + " (supported: " + supported + ")");
-      });
+      [&] { raise_type(op + "_reduce does not support dtype " + a.t.type + " (supported: " + supported + ")"); });
 }
 
 #undef SHMEM_PY_RED_CASE

@@ -74,8 +74,7 @@ Operand array_operand(const py::array& a, py::handle orig, const char* name, Acc
   op.elem = elem_of(dt);
   if (op.kind == 'V') op.type = py::str(dt.attr("descr")).cast<std::string>();  // structured: exact
   const auto order = dt.attr("byteorder").cast<std::string>();
-  if (order == ">")
-    raise_type(std::string(name) + " has a non-native byte order (" + dtype_name(dt) + ")");
+  if (order == ">") raise_type(std::string(name) + " has a non-native byte order (" + dtype_name(dt) + ")");
   if (access == Access::kWrite && !a.writeable()) raise_value(std::string(name) + " is read-only");
   op.data = static_cast<char*>(const_cast<void*>(a.data()));
   const int flags = a.flags();
@@ -132,13 +131,32 @@ Operand dlpack_operand(py::handle orig, const char* name, bool allow_strided) {
                ", lanes=" + std::to_string(t.dtype.lanes) + "), which is not supported");
   const std::string b = std::to_string(bits);
   switch (t.dtype.code) {
-    case 0: op.kind = 'i'; op.type = "int" + b; break;
-    case 1: op.kind = 'u'; op.type = "uint" + b; break;
-    case 2: op.kind = 'f'; op.type = "float" + b; break;
-    case 4: op.kind = 'f'; op.type = "bfloat" + b; break;
-    case 5: op.kind = 'c'; op.type = "complex" + b; break;
-    case 6: op.kind = 'b'; op.type = "bool"; break;
-    default: raise_type(std::string(name) + " has DLPack type code " + std::to_string(t.dtype.code) + ", not supported");
+    case 0:
+      op.kind = 'i';
+      op.type = "int" + b;
+      break;
+    case 1:
+      op.kind = 'u';
+      op.type = "uint" + b;
+      break;
+    case 2:
+      op.kind = 'f';
+      op.type = "float" + b;
+      break;
+    case 4:
+      op.kind = 'f';
+      op.type = "bfloat" + b;
+      break;
+    case 5:
+      op.kind = 'c';
+      op.type = "complex" + b;
+      break;
+    case 6:
+      op.kind = 'b';
+      op.type = "bool";
+      break;
+    default:
+      raise_type(std::string(name) + " has DLPack type code " + std::to_string(t.dtype.code) + ", not supported");
   }
   auto pick = [&](std::initializer_list<std::pair<unsigned, Elem>> table) {
     for (const auto& [s, e] : table)
@@ -186,8 +204,8 @@ Operand operand(py::handle obj, const char* name, Access access, bool allow_stri
 }
 
 void require_same_dtype(const Operand& a, const Operand& b) {
-  const bool same = a.itemsize == b.itemsize && a.kind == b.kind && a.elem == b.elem &&
-                    (a.elem != Elem::Other || a.type == b.type);
+  const bool same =
+      a.itemsize == b.itemsize && a.kind == b.kind && a.elem == b.elem && (a.elem != Elem::Other || a.type == b.type);
   if (!same)
     raise_type(std::string("dtype mismatch: ") + a.name + " is " + a.type + " but " + b.name + " is " + b.type);
 }

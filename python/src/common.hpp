@@ -42,7 +42,25 @@ bool active() noexcept;
 // ---- element kinds ----------------------------------------------------------------------------------
 // Dispatch is by numeric kind and size, not by C type name: 'l' and 'q' are the same on LP64.
 // F16 (IEEE binary16) and BF16 have no C type in the library: the reductions convert them (half.hpp).
-enum class Elem : std::uint8_t { I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, F128, C64, C128, C256, Other };
+enum class Elem : std::uint8_t {
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64,
+  F16,
+  BF16,
+  F32,
+  F64,
+  F128,
+  C64,
+  C128,
+  C256,
+  Other
+};
 Elem elem_of(const py::dtype& dt) noexcept;
 std::string dtype_name(const py::dtype& dt);
 
@@ -83,10 +101,10 @@ struct Operand {
   std::size_t itemsize = 0;  // bytes
   std::ptrdiff_t stride = 1; // in elements
   Elem elem = Elem::Other;
-  char kind = 'V';           // NumPy's kind letter ('f' for float16 and bfloat16 too)
-  std::string type;          // "float32", "bfloat16", ...: for messages and dtype checks
-  py::object obj;            // the argument itself (an array's base chain tells who owns the memory)
-  py::object keep;           // a DLPack capsule: holds the exporter's reference while in use
+  char kind = 'V';   // NumPy's kind letter ('f' for float16 and bfloat16 too)
+  std::string type;  // "float32", "bfloat16", ...: for messages and dtype checks
+  py::object obj;    // the argument itself (an array's base chain tells who owns the memory)
+  py::object keep;   // a DLPack capsule: holds the exporter's reference while in use
 
   std::size_t extent_bytes() const noexcept {
     return size == 0 ? 0 : ((size - 1) * static_cast<std::size_t>(stride) + 1) * itemsize;

@@ -32,23 +32,23 @@ void half_scratch_init() {
     py::gil_scoped_release nogil;
     p = shmem_malloc(2 * kChunk * sizeof(float));
   }
-  if (p == nullptr) raise_error(kOutOfMemoryCode, "no room on the symmetric heap for the 128 KiB that float16/bfloat16 "
-                                                  "reductions use (raise SHMEM_SYMMETRIC_SIZE)");
+  if (p == nullptr)
+    raise_error(kOutOfMemoryCode, "no room on the symmetric heap for the 128 KiB that float16/bfloat16 "
+                                  "reductions use (raise SHMEM_SYMMETRIC_SIZE)");
   s.src = static_cast<float*>(p);
   s.dst = s.src + kChunk;
 }
 
-void half_reduce(const std::string& op, shmem_team_t team, void* target, const void* source, std::size_t n,
-                 bool bf16) {
+void half_reduce(const std::string& op, shmem_team_t team, void* target, const void* source, std::size_t n, bool bf16) {
   Scratch& s = scratch();
   if (s.src == nullptr)
     raise_error(kNotSupportedCode, "float16/bfloat16 reductions need the scratch this package allocates at "
                                    "initialisation; the library was initialised outside it (by C code)");
   using Red = int (*)(shmem_team_t, float*, const float*, std::size_t);
-  const Red red = op == "sum" ? shmem_float_sum_reduce
+  const Red red = op == "sum"    ? shmem_float_sum_reduce
                   : op == "prod" ? shmem_float_prod_reduce
-                  : op == "max" ? shmem_float_max_reduce
-                                : shmem_float_min_reduce;
+                  : op == "max"  ? shmem_float_max_reduce
+                                 : shmem_float_min_reduce;
   const auto* in = static_cast<const std::uint16_t*>(source);
   auto* out = static_cast<std::uint16_t*>(target);
   int rc = 0;

@@ -15,8 +15,7 @@ void check_cmp(int cmp) {
 }
 
 [[noreturn]] void unsupported(const char* func, const Operand& op, const char* supported) {
-  raise_type(std::string(func) + " does not support dtype " + op.type + " (supported: " + supported +
-             ")");
+  raise_type(std::string(func) + " does not support dtype " + op.type + " (supported: " + supported + ")");
 }
 
 constexpr const char* kP2PTypes = "int16, uint16, int32, int64, uint32, uint64";

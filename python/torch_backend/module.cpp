@@ -9,10 +9,8 @@ namespace py = pybind11;
 PYBIND11_MODULE(_c10d, m) {
   m.doc() = "torch.distributed backend 'shmem' (ProcessGroupShmem); registered by shmem.torch";
   py::object base = py::module_::import("torch.distributed").attr("ProcessGroup");
-  py::class_<shmem_torch::ProcessGroupShmem, c10::intrusive_ptr<shmem_torch::ProcessGroupShmem>>(
-      m, "ProcessGroupShmem", base)
-      .def(py::init([](int rank, int size) {
-             return c10::make_intrusive<shmem_torch::ProcessGroupShmem>(rank, size);
-           }),
+  py::class_<shmem_torch::ProcessGroupShmem, c10::intrusive_ptr<shmem_torch::ProcessGroupShmem>>(m, "ProcessGroupShmem",
+                                                                                                 base)
+      .def(py::init([](int rank, int size) { return c10::make_intrusive<shmem_torch::ProcessGroupShmem>(rank, size); }),
            py::arg("rank"), py::arg("size"), py::call_guard<py::gil_scoped_release>());
 }

@@ -22,7 +22,7 @@ void ProcessGroupShmem::init_mailboxes() {
   void* p = shmem_calloc(1, n * kSlotBytes + 2 * n * sizeof(std::uint64_t));
   TORCH_CHECK(p != nullptr, "shmem backend: no room for the ", n * kSlotBytes,
               " bytes of send/recv mailboxes on the symmetric heap (raise SHMEM_SYMMETRIC_SIZE)");
-  mail_.slots = static_cast<char*>(p);  // [sender][kSlotBytes]
+  mail_.slots = static_cast<char*>(p);                                         // [sender][kSlotBytes]
   mail_.seq = reinterpret_cast<std::uint64_t*>(mail_.slots + n * kSlotBytes);  // [sender]: its last chunk
   mail_.ack = mail_.seq + n;  // [receiver]: chunks that receiver took from this rank
   mail_.sent.assign(n, 0);

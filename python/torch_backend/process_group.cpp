@@ -70,24 +70,24 @@ int call(shmem_team_t team, void* dst, const void* src, std::size_t n) {
 
 template <class T>
 struct Red {};
-#define SHMEM_TORCH_ARITH_MEMBERS_(T, N)                                \
-  static constexpr RedFn sum = call<T, shmem_##N##_sum_reduce>;         \
-  static constexpr RedFn prod = call<T, shmem_##N##_prod_reduce>;       \
-  static constexpr RedFn min = call<T, shmem_##N##_min_reduce>;         \
+#define SHMEM_TORCH_ARITH_MEMBERS_(T, N)                          \
+  static constexpr RedFn sum = call<T, shmem_##N##_sum_reduce>;   \
+  static constexpr RedFn prod = call<T, shmem_##N##_prod_reduce>; \
+  static constexpr RedFn min = call<T, shmem_##N##_min_reduce>;   \
   static constexpr RedFn max = call<T, shmem_##N##_max_reduce>;
-#define SHMEM_TORCH_ARITH_(T, N)                                        \
-  template <>                                                           \
-  struct Red<T> {                                                       \
-    SHMEM_TORCH_ARITH_MEMBERS_(T, N)                                    \
+#define SHMEM_TORCH_ARITH_(T, N)                                          \
+  template <>                                                             \
+  struct Red<T> {                                                         \
+    SHMEM_TORCH_ARITH_MEMBERS_(T, N)                                      \
     static constexpr RedFn band = nullptr, bor = nullptr, bxor = nullptr; \
   };
-#define SHMEM_TORCH_INT_(T, N)                                          \
-  template <>                                                           \
-  struct Red<T> {                                                       \
-    SHMEM_TORCH_ARITH_MEMBERS_(T, N)                                    \
-    static constexpr RedFn band = call<T, shmem_##N##_and_reduce>;     \
-    static constexpr RedFn bor = call<T, shmem_##N##_or_reduce>;       \
-    static constexpr RedFn bxor = call<T, shmem_##N##_xor_reduce>;     \
+#define SHMEM_TORCH_INT_(T, N)                                     \
+  template <>                                                      \
+  struct Red<T> {                                                  \
+    SHMEM_TORCH_ARITH_MEMBERS_(T, N)                               \
+    static constexpr RedFn band = call<T, shmem_##N##_and_reduce>; \
+    static constexpr RedFn bor = call<T, shmem_##N##_or_reduce>;   \
+    static constexpr RedFn bxor = call<T, shmem_##N##_xor_reduce>; \
   };
 SHMEM_TORCH_ARITH_(float, float)
 SHMEM_TORCH_ARITH_(double, double)
@@ -196,7 +196,6 @@ ProcessGroupShmem::ProcessGroupShmem(int rank, int size) : c10d::ProcessGroup(ra
               " (only the world group is supported: new_group with a subset of the ranks is not)");
   init_mailboxes();
 }
-
 
 void ProcessGroupShmem::allreduce_flat(const at::Tensor& flat, const c10d::ReduceOp& op, const char* who) {
   const at::ScalarType st = flat.scalar_type();
@@ -425,8 +424,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::alltoall_base(at::Tensor& outp
   auto splits = [&](const at::Tensor& t, const std::vector<std::int64_t>& given, const char* which) {
     std::vector<std::int64_t> rows(size_, t.dim() ? t.size(0) / size_ : 0);
     if (!given.empty()) {
-      TORCH_CHECK(given.size() == static_cast<std::size_t>(size_), "shmem backend: alltoall_base: ", which,
-                  " needs ", size_, " entries");
+      TORCH_CHECK(given.size() == static_cast<std::size_t>(size_), "shmem backend: alltoall_base: ", which, " needs ",
+                  size_, " entries");
       rows = given;
     } else {
       TORCH_CHECK(t.dim() && t.size(0) % size_ == 0, "shmem backend: alltoall_base: dim 0 of the ", which,
@@ -438,8 +437,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::alltoall_base(at::Tensor& outp
       parts.push_back(t.narrow(0, at_row, r));
       at_row += r;
     }
-    TORCH_CHECK(at_row == (t.dim() ? t.size(0) : 0), "shmem backend: alltoall_base: the ", which,
-                " splits add up to ", at_row, " rows, not ", t.size(0));
+    TORCH_CHECK(at_row == (t.dim() ? t.size(0) : 0), "shmem backend: alltoall_base: the ", which, " splits add up to ",
+                at_row, " rows, not ", t.size(0));
     return parts;
   };
   const std::vector<at::Tensor> ins = splits(input, input_splits, "input");

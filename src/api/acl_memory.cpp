@@ -28,7 +28,9 @@ bool mem_type_ok(const char* f, const aclshmem_mem_type_t& type) noexcept {
 }
 
 // Whether `type` memory is the GPU heap: device memory under SHMEM_ACL_DEVICE=cuda.
-bool on_gpu(const char* f, int type) noexcept { return type == DEVICE_SIDE && core::rt(f).config().acl_device == "cuda"; }
+bool on_gpu(const char* f, int type) noexcept {
+  return type == DEVICE_SIDE && core::rt(f).config().acl_device == "cuda";
+}
 
 void* acl_alloc(const char* f, int type, std::size_t alignment, std::size_t size, bool zero) noexcept {
   if (on_gpu(f, type)) return core::gpu_alloc(alignment, size, zero, f);
@@ -48,8 +50,10 @@ std::size_t product(const char* f, std::size_t n, std::size_t size) noexcept {
 // Frees by where ptr lies, so a pointer from either heap goes back to its own.
 void acl_free(const char* f, void* ptr) noexcept {
   shmem::Runtime& r = core::rt(f);
-  if (ptr && r.gpu() && r.gpu()->contains(ptr)) core::gpu_free(ptr, f);
-  else core::free(ptr, f);
+  if (ptr && r.gpu() && r.gpu()->contains(ptr))
+    core::gpu_free(ptr, f);
+  else
+    core::free(ptr, f);
 }
 
 constexpr std::size_t kAlign = shmem::HeapAllocator::kMinAlign;
@@ -72,9 +76,8 @@ void* aclshmemx_malloc(size_t size, aclshmem_mem_type_t mem_type) noexcept {
   return mem_type_ok(__func__, mem_type) ? acl_alloc(__func__, mem_type, kAlign, size, false) : nullptr;
 }
 void* aclshmemx_calloc(size_t nmemb, size_t size, aclshmem_mem_type_t mem_type) noexcept {
-  return mem_type_ok(__func__, mem_type)
-             ? acl_alloc(__func__, mem_type, kAlign, product(__func__, nmemb, size), true)
-             : nullptr;
+  return mem_type_ok(__func__, mem_type) ? acl_alloc(__func__, mem_type, kAlign, product(__func__, nmemb, size), true)
+                                         : nullptr;
 }
 void* aclshmemx_align(size_t alignment, size_t size, aclshmem_mem_type_t mem_type) noexcept {
   return mem_type_ok(__func__, mem_type) ? acl_alloc(__func__, mem_type, alignment, size, false) : nullptr;

@@ -41,7 +41,7 @@ struct Config {
   std::string cuda_driver;           // empty = libcuda.so.1
   std::int64_t cuda_device = -1;     // -1 = local index % devices
   std::string acl_device;            // cpu | cuda
-  std::int64_t device_threads = 0;  // 0 = the hardware threads, else 1..kMaxDeviceThreads
+  std::int64_t device_threads = 0;   // 0 = the hardware threads, else 1..kMaxDeviceThreads
 
   // Reads the environment; throws Error(kInvalidValue) naming the variable on bad input.
   static Config from_env();

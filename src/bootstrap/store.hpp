@@ -79,8 +79,8 @@ class StoreClient {
   // always refused).
   // `unreachable` says, when the store cannot be reached in time, what the reader should check
   // (empty: whether the launcher runs, and SHMEM_STORE_ADDR).
-  StoreClient(const std::string& host, std::uint16_t port, const TlsConfig& tls, int rank,
-              Millis connect_timeout, int world_size = 0, const std::string& unreachable = {});
+  StoreClient(const std::string& host, std::uint16_t port, const TlsConfig& tls, int rank, Millis connect_timeout,
+              int world_size = 0, const std::string& unreachable = {});
   ~StoreClient();
   StoreClient(const StoreClient&) = delete;
   StoreClient& operator=(const StoreClient&) = delete;

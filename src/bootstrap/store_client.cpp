@@ -196,12 +196,11 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
       if (m.fd) break;
       if (err.empty() || why != std::strerror(ETIMEDOUT)) err = why;
       if (Clock::now() >= deadline)
-        throw Error(Errc::kBootstrap, "cannot reach the bootstrap store at " + m.where + " after " +
-                                          seconds_text(connect_timeout) +
-                                          " s (" +
-                                          (unreachable.empty() ? "is the launcher running? SHMEM_STORE_ADDR=" + m.where
-                                                               : unreachable) +
-                                          "): " + err);
+        throw Error(Errc::kBootstrap,
+                    "cannot reach the bootstrap store at " + m.where + " after " + seconds_text(connect_timeout) +
+                        " s (" +
+                        (unreachable.empty() ? "is the launcher running? SHMEM_STORE_ADDR=" + m.where : unreachable) +
+                        "): " + err);
       pause();
     }
     const bool may_retry = Clock::now() < busy_deadline;

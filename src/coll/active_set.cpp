@@ -37,8 +37,8 @@ struct SetGroup {
   int me() const noexcept { return my_index; }
   int world(int i) const noexcept { return set.start + (i << set.log_stride); }
   long* psync_at(int i) const noexcept {
-    return reinterpret_cast<long*>(detail::local_target(*r, set.psync, sizeof(long), world(i),
-                                                        "an active-set collective (pSync)"));
+    return reinterpret_cast<long*>(
+        detail::local_target(*r, set.psync, sizeof(long), world(i), "an active-set collective (pSync)"));
   }
   long* local() const noexcept { return set.psync; }
 

@@ -55,14 +55,19 @@ std::string Runtime::arrival_terms() const {
     return "at tcp://" + where + " (every PE must call aclshmemx_init_attr with ip_port tcp://" + where +
            ", its own my_pe and n_pes=" + n + ")";
   if (mode == "uniqueid")
-    return "through the unique ID (store " + where + "; every PE must call aclshmemx_init_attr with "
-           "ACLSHMEMX_INIT_WITH_UNIQUEID, the ID PE 0's aclshmemx_get_uniqueid made, its own my_pe and n_pes=" + n + ")";
+    return "through the unique ID (store " + where +
+           "; every PE must call aclshmemx_init_attr with "
+           "ACLSHMEMX_INIT_WITH_UNIQUEID, the ID PE 0's aclshmemx_get_uniqueid made, its own my_pe and n_pes=" +
+           n + ")";
   if (mode == "mpi")
-    return "through MPI (store " + where + "; every rank of the communicator must call aclshmemx_init_attr with "
+    return "through MPI (store " + where +
+           "; every rank of the communicator must call aclshmemx_init_attr with "
            "ACLSHMEMX_INIT_WITH_MPI)";
   if (mode == "torchrun")
-    return "at MASTER_ADDR:MASTER_PORT " + where + " (every rank must be started with the same MASTER_ADDR, "
-           "MASTER_PORT and WORLD_SIZE=" + n + ", and its own RANK)";
+    return "at MASTER_ADDR:MASTER_PORT " + where +
+           " (every rank must be started with the same MASTER_ADDR, "
+           "MASTER_PORT and WORLD_SIZE=" +
+           n + ", and its own RANK)";
   if (mode == "oshrun") return "at oshrun's store " + where + " (started by oshrun: see its messages)";
   return "at the bootstrap store " + where + " (started by " + mode + ")";
 }

@@ -43,13 +43,15 @@ void warn_if_heap_exceeds_memory(std::uint64_t heap_bytes, int me) noexcept {
         pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
     const std::uint64_t cg = cgroup_limit();
     if (ram && heap_bytes > ram)
-      SHMEM_WARN("init", "PE %d: SHMEM_SYMMETRIC_SIZE (%s) is larger than this machine's memory (%s): the heap is "
-                         "sparse, but a PE that touches more than the memory is killed; lower SHMEM_SYMMETRIC_SIZE",
+      SHMEM_WARN("init",
+                 "PE %d: SHMEM_SYMMETRIC_SIZE (%s) is larger than this machine's memory (%s): the heap is "
+                 "sparse, but a PE that touches more than the memory is killed; lower SHMEM_SYMMETRIC_SIZE",
                  me, gib(heap_bytes).c_str(), gib(ram).c_str());
     else if (cg && heap_bytes > cg)
-      SHMEM_WARN("init", "PE %d: SHMEM_SYMMETRIC_SIZE (%s) is larger than the memory limit of this process's cgroup "
-                         "(%s, memory.max): the heap is sparse, but a PE that touches more than the limit is killed; "
-                         "lower SHMEM_SYMMETRIC_SIZE or raise the limit",
+      SHMEM_WARN("init",
+                 "PE %d: SHMEM_SYMMETRIC_SIZE (%s) is larger than the memory limit of this process's cgroup "
+                 "(%s, memory.max): the heap is sparse, but a PE that touches more than the limit is killed; "
+                 "lower SHMEM_SYMMETRIC_SIZE or raise the limit",
                  me, gib(heap_bytes).c_str(), gib(cg).c_str());
   } catch (...) {  // reading /proc or /sys failed: nothing to say
   }

@@ -157,9 +157,11 @@ void past_end(const Runtime& r, const void* addr, std::size_t bytes, const char*
   std::string enlarge;
   if (std::strcmp(region, "symmetric heap") == 0)
     enlarge = ", or enlarge the heap (SHMEM_SYMMETRIC_SIZE=" + std::to_string(r.config().symmetric_size) + ")";
-  core::fatal(func, "%s=%s with %zu bytes runs past the end of the %s: only %zu bytes lie between %s and its end. "
+  core::fatal(func,
+              "%s=%s with %zu bytes runs past the end of the %s: only %zu bytes lie between %s and its end. "
               "Pass the size of the symmetric object (SHMEM_DEBUG=1 also checks that the range stays inside one "
-              "object)%s", arg, r.describe(addr).c_str(), bytes, region, room, arg, enlarge.c_str());
+              "object)%s",
+              arg, r.describe(addr).c_str(), bytes, region, room, arg, enlarge.c_str());
 }
 
 Target remote_target(const Runtime& r, const void* addr, int pe, const char* func, const char* arg,

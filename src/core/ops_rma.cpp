@@ -43,7 +43,8 @@ void put(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const
   if (bytes == 0) return;
   const detail::Target t = detail::target<true>(ctx, dest, bytes, pe, func, "dest");
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(t.local, src, bytes);
-  else if (t.gpu) gpu_transfer(*ctx->rt, true, dest, t.gpu, const_cast<void*>(src), bytes, func);
+  else if (t.gpu)
+    gpu_transfer(*ctx->rt, true, dest, t.gpu, const_cast<void*>(src), bytes, func);
   else ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, false, func);
 }
 
@@ -51,7 +52,8 @@ void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const
   if (bytes == 0) return;
   const detail::Target t = detail::target<true>(ctx, src, bytes, pe, func, "source");
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(dest, t.local, bytes);
-  else if (t.gpu) gpu_transfer(*ctx->rt, false, src, t.gpu, dest, bytes, func);
+  else if (t.gpu)
+    gpu_transfer(*ctx->rt, false, src, t.gpu, dest, bytes, func);
   else ctx->rt->remote()->get(t.pe, t.seg, t.off, dest, bytes, false, func);
 }
 
@@ -60,7 +62,8 @@ void put_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, c
   if (bytes == 0) return;
   const detail::Target t = detail::target<true>(ctx, dest, bytes, pe, func, "dest");
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(t.local, src, bytes);
-  else if (t.gpu) gpu_transfer(*ctx->rt, true, dest, t.gpu, const_cast<void*>(src), bytes, func);
+  else if (t.gpu)
+    gpu_transfer(*ctx->rt, true, dest, t.gpu, const_cast<void*>(src), bytes, func);
   else ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, true, func);
 }
 
@@ -68,7 +71,8 @@ void get_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, c
   if (bytes == 0) return;
   const detail::Target t = detail::target<true>(ctx, src, bytes, pe, func, "source");
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(dest, t.local, bytes);
-  else if (t.gpu) gpu_transfer(*ctx->rt, false, src, t.gpu, dest, bytes, func);
+  else if (t.gpu)
+    gpu_transfer(*ctx->rt, false, src, t.gpu, dest, bytes, func);
   else ctx->rt->remote()->get(t.pe, t.seg, t.off, dest, bytes, true, func);
 }
 
@@ -96,11 +100,12 @@ void remote_blocks(const Ctx* ctx, const detail::Target& t, bool is_put, char* l
 void iput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
           std::size_t nelems, std::size_t elem_size, int pe, const char* func) noexcept {
   if (nelems == 0) return;
-  const detail::Target t = detail::target<true>(ctx, dest, detail::strided_extent(nelems, dst_stride, elem_size), pe, func,
-                                          "dest");
+  const detail::Target t =
+      detail::target<true>(ctx, dest, detail::strided_extent(nelems, dst_stride, elem_size), pe, func, "dest");
   if (t.local) strided(t.local, static_cast<const char*>(src), dst_stride, src_stride, nelems, elem_size);
-  else if (t.gpu) gpu_transfer_2d(*ctx->rt, true, dest, t.gpu, dst_stride * pitch(elem_size), const_cast<void*>(src),
-                                  src_stride * pitch(elem_size), elem_size, nelems, func);
+  else if (t.gpu)
+    gpu_transfer_2d(*ctx->rt, true, dest, t.gpu, dst_stride * pitch(elem_size), const_cast<void*>(src),
+                    src_stride * pitch(elem_size), elem_size, nelems, func);
   else remote_blocks(ctx, t, true, const_cast<char*>(static_cast<const char*>(src)), dst_stride, src_stride, elem_size,
                      nelems, elem_size, func);
 }
@@ -108,11 +113,12 @@ void iput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std:
 void iget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
           std::size_t nelems, std::size_t elem_size, int pe, const char* func) noexcept {
   if (nelems == 0) return;
-  const detail::Target t = detail::target<true>(ctx, src, detail::strided_extent(nelems, src_stride, elem_size), pe, func,
-                                          "source");
+  const detail::Target t =
+      detail::target<true>(ctx, src, detail::strided_extent(nelems, src_stride, elem_size), pe, func, "source");
   if (t.local) strided(static_cast<char*>(dest), t.local, dst_stride, src_stride, nelems, elem_size);
-  else if (t.gpu) gpu_transfer_2d(*ctx->rt, false, src, t.gpu, src_stride * pitch(elem_size), dest,
-                                  dst_stride * pitch(elem_size), elem_size, nelems, func);
+  else if (t.gpu)
+    gpu_transfer_2d(*ctx->rt, false, src, t.gpu, src_stride * pitch(elem_size), dest, dst_stride * pitch(elem_size),
+                    elem_size, nelems, func);
   else remote_blocks(ctx, t, false, static_cast<char*>(dest), src_stride, dst_stride, elem_size, nelems, elem_size,
                      func);
 }
@@ -120,11 +126,12 @@ void iget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std:
 void ibput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
            std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe, const char* func) noexcept {
   if (nblocks == 0 || bsize == 0) return;
-  const detail::Target t = detail::target<true>(ctx, dest, detail::blocked_extent(bsize, nblocks, dst_stride, elem_size), pe,
-                                          func, "dest");
+  const detail::Target t =
+      detail::target<true>(ctx, dest, detail::blocked_extent(bsize, nblocks, dst_stride, elem_size), pe, func, "dest");
   if (t.local) blocked(t.local, static_cast<const char*>(src), dst_stride, src_stride, bsize, nblocks, elem_size);
-  else if (t.gpu) gpu_transfer_2d(*ctx->rt, true, dest, t.gpu, dst_stride * pitch(elem_size), const_cast<void*>(src),
-                                  src_stride * pitch(elem_size), bsize * elem_size, nblocks, func);
+  else if (t.gpu)
+    gpu_transfer_2d(*ctx->rt, true, dest, t.gpu, dst_stride * pitch(elem_size), const_cast<void*>(src),
+                    src_stride * pitch(elem_size), bsize * elem_size, nblocks, func);
   else remote_blocks(ctx, t, true, const_cast<char*>(static_cast<const char*>(src)), dst_stride, src_stride,
                      bsize * elem_size, nblocks, elem_size, func);
 }
@@ -132,11 +139,12 @@ void ibput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std
 void ibget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
            std::size_t bsize, std::size_t nblocks, std::size_t elem_size, int pe, const char* func) noexcept {
   if (nblocks == 0 || bsize == 0) return;
-  const detail::Target t = detail::target<true>(ctx, src, detail::blocked_extent(bsize, nblocks, src_stride, elem_size), pe,
-                                          func, "source");
+  const detail::Target t =
+      detail::target<true>(ctx, src, detail::blocked_extent(bsize, nblocks, src_stride, elem_size), pe, func, "source");
   if (t.local) blocked(static_cast<char*>(dest), t.local, dst_stride, src_stride, bsize, nblocks, elem_size);
-  else if (t.gpu) gpu_transfer_2d(*ctx->rt, false, src, t.gpu, src_stride * pitch(elem_size), dest,
-                                  dst_stride * pitch(elem_size), bsize * elem_size, nblocks, func);
+  else if (t.gpu)
+    gpu_transfer_2d(*ctx->rt, false, src, t.gpu, src_stride * pitch(elem_size), dest, dst_stride * pitch(elem_size),
+                    bsize * elem_size, nblocks, func);
   else remote_blocks(ctx, t, false, static_cast<char*>(dest), src_stride, dst_stride, bsize * elem_size, nblocks,
                      elem_size, func);
 }

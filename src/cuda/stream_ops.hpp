@@ -48,7 +48,8 @@ int get(cudaStream_t s, void* dest, const void* source, std::size_t bytes, int p
 int signal(cudaStream_t s, std::uint64_t* sig, std::uint64_t value, int sig_op, int pe) noexcept;
 int wait(cudaStream_t s, std::uint64_t* sig, int cmp, std::uint64_t value) noexcept;
 int barrier(cudaStream_t s, const StreamTeam& t) noexcept;
-int broadcast(cudaStream_t s, const StreamTeam& t, void* dest, const void* source, std::size_t bytes, int root) noexcept;
+int broadcast(cudaStream_t s, const StreamTeam& t, void* dest, const void* source, std::size_t bytes,
+              int root) noexcept;
 int fcollect(cudaStream_t s, const StreamTeam& t, void* dest, const void* source, std::size_t bytes) noexcept;
 int alltoall(cudaStream_t s, const StreamTeam& t, void* dest, const void* source, std::size_t bytes) noexcept;
 int reduce(cudaStream_t s, const StreamTeam& t, void* dest, const void* source, std::size_t count, Elem e,

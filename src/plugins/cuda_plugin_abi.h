@@ -29,11 +29,11 @@ extern "C" {
 
 /* What open() found: the device this PE uses. */
 typedef struct shmem_cuda_device_info {
-  int ordinal;               /* CUDA device ordinal in this process */
-  int count;                 /* devices visible to this process */
-  unsigned char uuid[16];    /* identifies the device across processes (ordinals may differ) */
-  size_t granularity;        /* cuMemCreate granularity (recommended) of this device */
-  int driver_version;        /* cuDriverGetVersion, e.g. 13000 */
+  int ordinal;            /* CUDA device ordinal in this process */
+  int count;              /* devices visible to this process */
+  unsigned char uuid[16]; /* identifies the device across processes (ordinals may differ) */
+  size_t granularity;     /* cuMemCreate granularity (recommended) of this device */
+  int driver_version;     /* cuDriverGetVersion, e.g. 13000 */
   char name[128];
 } shmem_cuda_device_info;
 
@@ -41,24 +41,30 @@ typedef struct shmem_cuda_device_info {
  * Addresses are this PE's symmetric GPU addresses; team_members is device memory (NULL: the world,
  * member i = PE i). Unused fields are ignored. */
 enum shmem_cuda_stream_kind {
-  SHMEM_CUDA_STREAM_PUT = 0, SHMEM_CUDA_STREAM_GET = 1, SHMEM_CUDA_STREAM_SIGNAL = 2, SHMEM_CUDA_STREAM_WAIT = 3,
-  SHMEM_CUDA_STREAM_BARRIER = 4, SHMEM_CUDA_STREAM_BROADCAST = 5, SHMEM_CUDA_STREAM_FCOLLECT = 6,
-  SHMEM_CUDA_STREAM_ALLTOALL = 7, SHMEM_CUDA_STREAM_REDUCE = 8
+  SHMEM_CUDA_STREAM_PUT = 0,
+  SHMEM_CUDA_STREAM_GET = 1,
+  SHMEM_CUDA_STREAM_SIGNAL = 2,
+  SHMEM_CUDA_STREAM_WAIT = 3,
+  SHMEM_CUDA_STREAM_BARRIER = 4,
+  SHMEM_CUDA_STREAM_BROADCAST = 5,
+  SHMEM_CUDA_STREAM_FCOLLECT = 6,
+  SHMEM_CUDA_STREAM_ALLTOALL = 7,
+  SHMEM_CUDA_STREAM_REDUCE = 8
 };
 typedef struct shmem_cuda_stream_op {
-  int kind;                  /* shmem_cuda_stream_kind */
+  int kind; /* shmem_cuda_stream_kind */
   void* dest;
   const void* source;
-  size_t bytes;              /* RMA and gathers: bytes per PE */
-  size_t count;              /* reductions: elements */
-  int elem;                  /* reductions: shmem::cuda::Elem */
-  int op;                    /* reductions: shmem::cuda::RedOp */
-  int pe;                    /* RMA, signal: the target PE (world) */
-  int root;                  /* broadcast: the root's team PE */
-  uint64_t* sig;             /* signal, wait */
-  uint64_t value;            /* signal: the value; wait: the compared value */
-  int sig_op;                /* signal: SHMEM_SIGNAL_SET / _ADD */
-  int cmp;                   /* wait: SHMEM_CMP_* */
+  size_t bytes;   /* RMA and gathers: bytes per PE */
+  size_t count;   /* reductions: elements */
+  int elem;       /* reductions: shmem::cuda::Elem */
+  int op;         /* reductions: shmem::cuda::RedOp */
+  int pe;         /* RMA, signal: the target PE (world) */
+  int root;       /* broadcast: the root's team PE */
+  uint64_t* sig;  /* signal, wait */
+  uint64_t value; /* signal: the value; wait: the compared value */
+  int sig_op;     /* signal: SHMEM_SIGNAL_SET / _ADD */
+  int cmp;        /* wait: SHMEM_CMP_* */
   int team_n, team_me, team_slot;
   const int* team_members;
 } shmem_cuda_stream_op;
@@ -70,8 +76,8 @@ typedef struct shmem_cuda_plugin {
   /* Loads the driver (driver_path; NULL or "" = libcuda.so.1), cuInit, chooses the device
    * (device >= 0: that ordinal; else local_rank % device count), retains its primary context and
    * creates the plugin's copy stream. *ctx is the handle of everything below. */
-  int (*open)(const char* driver_path, int device, int local_rank, void** ctx, shmem_cuda_device_info* info,
-              char* err, size_t err_len);
+  int (*open)(const char* driver_path, int device, int local_rank, void** ctx, shmem_cuda_device_info* info, char* err,
+              size_t err_len);
   void (*close)(void* ctx); /* releases the stream and the primary context (the driver stays loaded) */
 
   /* This PE's GPU heap: cuMemCreate of `bytes` (a multiple of the granularity) on the device,
@@ -81,8 +87,8 @@ typedef struct shmem_cuda_plugin {
    * imported; fds[my_local] is ignored, the heap's own allocation is used) at base + i * bytes,
    * read/write for this device. uuids[i] is the device of local PE i: a heap on another device
    * needs peer access (checked; an error says which pair cannot). The caller keeps its fds. */
-  int (*heap_map)(void* heap, int n_local, int my_local, const int* fds, const unsigned char (*uuids)[16],
-                  void** base, char* err, size_t err_len);
+  int (*heap_map)(void* heap, int n_local, int my_local, const int* fds, const unsigned char (*uuids)[16], void** base,
+                  char* err, size_t err_len);
   void (*heap_destroy)(void* heap); /* unmaps, frees the range, releases every allocation */
 
   /* Copies between any two addresses (host, pinned, device, mapped peer heaps) on the plugin's
@@ -90,8 +96,8 @@ typedef struct shmem_cuda_plugin {
    * user kernel that waits for it. */
   int (*copy)(void* ctx, void* dst, const void* src, size_t bytes, char* err, size_t err_len);
   /* count blocks of block bytes, dst advancing dst_pitch and src src_pitch bytes per block. */
-  int (*copy_2d)(void* ctx, void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t block,
-                 size_t count, char* err, size_t err_len);
+  int (*copy_2d)(void* ctx, void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t block, size_t count,
+                 char* err, size_t err_len);
   int (*memset8)(void* ctx, void* dst, unsigned char value, size_t bytes, char* err, size_t err_len);
 
   /* Pinned host memory mapped into the device (cuMemHostAlloc DEVICEMAP|PORTABLE), zeroed. */

@@ -41,7 +41,8 @@ inline int check_remote(Runtime& rt, const char* f, const char* arg, const void*
                   addr, bytes);
   }
   return report(SHMEMX_ERR_INVALID_ARGUMENT, f,
-                "%s=%p (%zu bytes) is not inside symmetric memory (the heap or static data); skipped", arg, addr, bytes);
+                "%s=%p (%zu bytes) is not inside symmetric memory (the heap or static data); skipped", arg, addr,
+                bytes);
 }
 
 inline int check_local(const char* f, const char* arg, const void* p, std::size_t bytes) noexcept {

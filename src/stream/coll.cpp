@@ -24,7 +24,7 @@ enum class Kind { kBroadcast, kCollect, kFcollect, kAlltoall };
 void gather(const char* f, Kind kind, shmem_team_t team, void* dest, const void* source, std::size_t nelems, int root,
             shmemx_stream_t stream) noexcept {
   if (kind != Kind::kCollect) {  // GPU memory on a CUDA stream: kernels on it
-    const GpuGather g = kind == Kind::kBroadcast ? GpuGather::kBroadcast
+    const GpuGather g = kind == Kind::kBroadcast  ? GpuGather::kBroadcast
                         : kind == Kind::kFcollect ? GpuGather::kFcollect
                                                   : GpuGather::kAlltoall;
     if (gpu_gather(f, g, team, dest, source, nelems, root, stream)) return;
@@ -102,11 +102,11 @@ void shmemx_alltoallmem_on_stream(shmem_team_t team, void* dest, const void* sou
   st::gather(__func__, st::Kind::kAlltoall, team, dest, source, nelems, 0, stream);
 }
 
-#define SHMEMX_DEF_REDUCE_ON_STREAM_(T, N, NAME, OP)                                                             \
-  void shmemx_##N##_##NAME##_reduce_on_stream(shmem_team_t team, T* dest, const T* source, size_t nreduce,       \
-                                              shmemx_stream_t stream) noexcept {                                 \
-    st::reduce_on_stream(__func__, team, dest, source, nreduce, sizeof(T), &coll::combine<T, coll::OP>,          \
-                         st::gpu_elem<T>(), st::gpu_op<coll::OP>(), stream);                                      \
+#define SHMEMX_DEF_REDUCE_ON_STREAM_(T, N, NAME, OP)                                                       \
+  void shmemx_##N##_##NAME##_reduce_on_stream(shmem_team_t team, T* dest, const T* source, size_t nreduce, \
+                                              shmemx_stream_t stream) noexcept {                           \
+    st::reduce_on_stream(__func__, team, dest, source, nreduce, sizeof(T), &coll::combine<T, coll::OP>,    \
+                         st::gpu_elem<T>(), st::gpu_op<coll::OP>(), stream);                               \
   }
 #define SHMEMX_DEF_REDUCE_BIT_(T, N)                 \
   SHMEMX_DEF_REDUCE_ON_STREAM_(T, N, and, OpAnd)     \

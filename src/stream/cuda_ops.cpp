@@ -79,7 +79,8 @@ bool team_fields(const Path& p, const char* f, shmem_team_t team, shmem_cuda_str
 
 }  // namespace
 
-bool gpu_signal(const char* f, std::uint64_t* sig, std::uint64_t value, int sig_op, int pe, shmemx_stream_t s) noexcept {
+bool gpu_signal(const char* f, std::uint64_t* sig, std::uint64_t value, int sig_op, int pe,
+                shmemx_stream_t s) noexcept {
   const Path p = path_for(s, f, sig);
   if (!p.stream) return false;
   if (pe < 0 || pe >= p.rt->n_pes()) return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "pe is not a PE");
@@ -161,8 +162,8 @@ bool gpu_gather(const char* f, GpuGather kind, shmem_team_t team, void* dest, co
   return enqueue(p, f, op);
 }
 
-bool gpu_reduce(const char* f, shmem_team_t team, void* dest, const void* source, std::size_t count, int elem, int op_id,
-                shmemx_stream_t s) noexcept {
+bool gpu_reduce(const char* f, shmem_team_t team, void* dest, const void* source, std::size_t count, int elem,
+                int op_id, shmemx_stream_t s) noexcept {
   const Path p = path_for(s, f, dest);
   if (!p.stream) return false;
   if (elem < 0) return fail(*p.stream, SHMEMX_ERR_NOT_SUPPORTED, f, "this type is not reduced on GPU memory yet");

@@ -33,21 +33,31 @@ bool gpu_reduce(const char* f, shmem_team_t team, void* dest, const void* source
 // shmem::cuda::Elem of T (-1: none), shmem::cuda::RedOp of a coll::Op* (stream_ops.hpp's order).
 template <class T>
 constexpr int gpu_elem() noexcept {
-  if constexpr (std::is_same_v<T, float>) return 8;
-  else if constexpr (std::is_same_v<T, double>) return 9;
+  if constexpr (std::is_same_v<T, float>)
+    return 8;
+  else if constexpr (std::is_same_v<T, double>)
+    return 9;
   else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
     return (std::is_signed_v<T> ? 0 : 4) + (sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3);
-  else return -1;
+  else
+    return -1;
 }
 template <class Op>
 constexpr int gpu_op() noexcept {
-  if constexpr (std::is_same_v<Op, coll::OpSum>) return 0;
-  else if constexpr (std::is_same_v<Op, coll::OpProd>) return 1;
-  else if constexpr (std::is_same_v<Op, coll::OpMin>) return 2;
-  else if constexpr (std::is_same_v<Op, coll::OpMax>) return 3;
-  else if constexpr (std::is_same_v<Op, coll::OpAnd>) return 4;
-  else if constexpr (std::is_same_v<Op, coll::OpOr>) return 5;
-  else return 6;  // OpXor
+  if constexpr (std::is_same_v<Op, coll::OpSum>)
+    return 0;
+  else if constexpr (std::is_same_v<Op, coll::OpProd>)
+    return 1;
+  else if constexpr (std::is_same_v<Op, coll::OpMin>)
+    return 2;
+  else if constexpr (std::is_same_v<Op, coll::OpMax>)
+    return 3;
+  else if constexpr (std::is_same_v<Op, coll::OpAnd>)
+    return 4;
+  else if constexpr (std::is_same_v<Op, coll::OpOr>)
+    return 5;
+  else
+    return 6;  // OpXor
 }
 
 }  // namespace shmem::stream

@@ -20,30 +20,21 @@ namespace dc = device::cuda;
 
 const char* kind_name(std::uint32_t code) {
   switch (code) {
-    case dc::kGpuErrBadPe:
-      return "PE out of range";
-    case dc::kGpuErrNotSymmetric:
-      return "address not in the GPU heap";
-    case dc::kGpuErrFarPe:
-      return "PE on another host (not reachable from a kernel)";
-    case dc::kGpuErrTimeout:
-      return "wait exceeded SHMEM_WAIT_TIMEOUT";
-    case dc::kGpuErrBadArgument:
-      return "bad argument";
-    case dc::kGpuErrNotInitialized:
-      return "device API used without a GPU heap";
+    case dc::kGpuErrBadPe: return "PE out of range";
+    case dc::kGpuErrNotSymmetric: return "address not in the GPU heap";
+    case dc::kGpuErrFarPe: return "PE on another host (not reachable from a kernel)";
+    case dc::kGpuErrTimeout: return "wait exceeded SHMEM_WAIT_TIMEOUT";
+    case dc::kGpuErrBadArgument: return "bad argument";
+    case dc::kGpuErrNotInitialized: return "device API used without a GPU heap";
   }
   return "unknown device error";
 }
 
 int code_of(std::uint32_t kind) {
   switch (kind) {
-    case dc::kGpuErrTimeout:
-      return SHMEMX_ERR_INTERNAL;
-    case dc::kGpuErrNotInitialized:
-      return SHMEMX_ERR_NOT_INITIALIZED;
-    default:
-      return SHMEMX_ERR_INVALID_ARGUMENT;
+    case dc::kGpuErrTimeout: return SHMEMX_ERR_INTERNAL;
+    case dc::kGpuErrNotInitialized: return SHMEMX_ERR_NOT_INITIALIZED;
+    default: return SHMEMX_ERR_INVALID_ARGUMENT;
   }
 }
 

@@ -391,24 +391,15 @@ CUresult fk_cuStreamSynchronize(CUstream s) {
 }
 const char* error_name(CUresult r) {
   switch (r) {
-    case CUDA_SUCCESS:
-      return "CUDA_SUCCESS";
-    case CUDA_ERROR_INVALID_VALUE:
-      return "CUDA_ERROR_INVALID_VALUE";
-    case CUDA_ERROR_OUT_OF_MEMORY:
-      return "CUDA_ERROR_OUT_OF_MEMORY";
-    case CUDA_ERROR_NOT_INITIALIZED:
-      return "CUDA_ERROR_NOT_INITIALIZED";
-    case CUDA_ERROR_NO_DEVICE:
-      return "CUDA_ERROR_NO_DEVICE";
-    case CUDA_ERROR_INVALID_DEVICE:
-      return "CUDA_ERROR_INVALID_DEVICE";
-    case CUDA_ERROR_INVALID_CONTEXT:
-      return "CUDA_ERROR_INVALID_CONTEXT";
-    case CUDA_ERROR_INVALID_HANDLE:
-      return "CUDA_ERROR_INVALID_HANDLE";
-    default:
-      return nullptr;
+    case CUDA_SUCCESS: return "CUDA_SUCCESS";
+    case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
+    case CUDA_ERROR_OUT_OF_MEMORY: return "CUDA_ERROR_OUT_OF_MEMORY";
+    case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
+    case CUDA_ERROR_NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
+    case CUDA_ERROR_INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
+    case CUDA_ERROR_INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
+    case CUDA_ERROR_INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
+    default: return nullptr;
   }
 }
 CUresult fk_cuGetErrorName(CUresult r, const char** s) {
@@ -433,15 +424,16 @@ const Entry* table(int* count) {
   static int n = [] {
     int n = 0;
     FAKE_ENTRY(cuInit)
-    FAKE_ENTRY(cuDriverGetVersion) FAKE_ENTRY(cuDeviceGetCount) FAKE_ENTRY(cuDeviceGet) FAKE_ENTRY(cuDeviceGetName)
-        FAKE_ENTRY(cuDeviceGetUuid) FAKE_ENTRY(cuDeviceGetAttribute) FAKE_ENTRY(cuDeviceCanAccessPeer)
-            FAKE_ENTRY(cuDeviceTotalMem) FAKE_ENTRY(cuDevicePrimaryCtxRetain) FAKE_ENTRY(cuDevicePrimaryCtxRelease)
-                FAKE_ENTRY(cuCtxSetCurrent) FAKE_ENTRY(cuCtxGetCurrent) FAKE_ENTRY(cuMemGetAllocationGranularity)
-                    FAKE_ENTRY(cuMemAddressReserve) FAKE_ENTRY(cuMemAddressFree) FAKE_ENTRY(cuMemCreate)
-                        FAKE_ENTRY(cuMemRelease) FAKE_ENTRY(cuMemExportToShareableHandle)
-                            FAKE_ENTRY(cuMemImportFromShareableHandle) FAKE_ENTRY(cuMemMap) FAKE_ENTRY(cuMemUnmap)
-                                FAKE_ENTRY(cuMemSetAccess) FAKE_ENTRY(cuMemcpyAsync) FAKE_ENTRY(cuMemcpy2DAsync)
-                                    FAKE_ENTRY(cuMemsetD8Async) FAKE_ENTRY(cuMemHostAlloc) FAKE_ENTRY(cuMemFreeHost)
+    FAKE_ENTRY(cuDriverGetVersion)
+    FAKE_ENTRY(cuDeviceGetCount) FAKE_ENTRY(cuDeviceGet) FAKE_ENTRY(cuDeviceGetName) FAKE_ENTRY(cuDeviceGetUuid)
+        FAKE_ENTRY(cuDeviceGetAttribute) FAKE_ENTRY(cuDeviceCanAccessPeer) FAKE_ENTRY(cuDeviceTotalMem)
+            FAKE_ENTRY(cuDevicePrimaryCtxRetain) FAKE_ENTRY(cuDevicePrimaryCtxRelease) FAKE_ENTRY(cuCtxSetCurrent)
+                FAKE_ENTRY(cuCtxGetCurrent) FAKE_ENTRY(cuMemGetAllocationGranularity) FAKE_ENTRY(cuMemAddressReserve)
+                    FAKE_ENTRY(cuMemAddressFree) FAKE_ENTRY(cuMemCreate) FAKE_ENTRY(cuMemRelease)
+                        FAKE_ENTRY(cuMemExportToShareableHandle) FAKE_ENTRY(cuMemImportFromShareableHandle)
+                            FAKE_ENTRY(cuMemMap) FAKE_ENTRY(cuMemUnmap) FAKE_ENTRY(cuMemSetAccess)
+                                FAKE_ENTRY(cuMemcpyAsync) FAKE_ENTRY(cuMemcpy2DAsync) FAKE_ENTRY(cuMemsetD8Async)
+                                    FAKE_ENTRY(cuMemHostAlloc) FAKE_ENTRY(cuMemFreeHost)
                                         FAKE_ENTRY(cuMemHostGetDevicePointer) FAKE_ENTRY(cuMemAlloc)
                                             FAKE_ENTRY(cuMemFree) FAKE_ENTRY(cuStreamCreate) FAKE_ENTRY(cuStreamDestroy)
                                                 FAKE_ENTRY(cuStreamSynchronize) FAKE_ENTRY(cuGetErrorName)

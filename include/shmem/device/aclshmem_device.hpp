@@ -105,7 +105,8 @@ ACLSHMEM_DEVICE_FN int aclshmem_team_my_pe(aclshmem_team_t team) noexcept {
 ACLSHMEM_DEVICE_FN int aclshmem_team_n_pes(aclshmem_team_t team) noexcept {
   return team == ACLSHMEM_TEAM_WORLD ? shmem::device::n_pes() : shmem::device::acl_detail::host_team_n_pes(team);
 }
-ACLSHMEM_DEVICE_FN int aclshmem_team_translate_pe(aclshmem_team_t src_team, int src_pe, aclshmem_team_t dst_team) noexcept {
+ACLSHMEM_DEVICE_FN int aclshmem_team_translate_pe(aclshmem_team_t src_team, int src_pe,
+                                                  aclshmem_team_t dst_team) noexcept {
   if (src_team == ACLSHMEM_TEAM_WORLD && dst_team == ACLSHMEM_TEAM_WORLD)
     return src_pe >= 0 && src_pe < shmem::device::n_pes() ? src_pe : -1;
   return shmem::device::acl_detail::host_team_translate_pe(src_team, src_pe, dst_team);
@@ -147,98 +148,97 @@ ACLSHMEM_DEVICE_FN void aclshmemx_getmem_nbi_block(void* dst, const void* src, u
   aclshmemx_getmem_block(dst, src, bytes, pe);
 }
 
-#define ACLSHMEM_DEVICE_RMA_(T, N)                                                                               \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_put(T* dst, const T* src, uint32_t nelems, int pe) noexcept {                      \
-    shmem::device::put(dst, src, nelems, pe);                                                                   \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_get(T* dst, const T* src, uint32_t nelems, int pe) noexcept {                      \
-    shmem::device::get(dst, src, nelems, pe);                                                                   \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_put_nbi(T* dst, const T* src, uint32_t nelems, int pe) noexcept {                  \
-    shmem::device::put(dst, src, nelems, pe);                                                                   \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_get_nbi(T* dst, const T* src, uint32_t nelems, int pe) noexcept {                  \
-    shmem::device::get(dst, src, nelems, pe);                                                                   \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_p(T* dst, T value, int pe) noexcept { shmem::device::p(dst, value, pe); }         \
-  ACLSHMEM_DEVICE_FN T aclshmem_##N##_g(const T* src, int pe) noexcept { return shmem::device::g(src, pe); }               \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_iput(T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,             \
-                                  uint32_t nelems, int pe) noexcept {                                           \
-    shmem::device::iput(dst, src, dst_stride, src_stride, nelems, pe);                                          \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_iget(T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,             \
-                                  uint32_t nelems, int pe) noexcept {                                           \
-    shmem::device::iget(dst, src, dst_stride, src_stride, nelems, pe);                                          \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_put_signal(T* dst, const T* src, uint32_t nelems, int32_t* sig_addr,              \
-                                        int32_t signal, int sig_op, int pe) noexcept {                          \
-    shmem::device::put_signal(dst, src, nelems, sig_addr, signal, sig_op, pe);                                  \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_put_signal_nbi(T* dst, const T* src, uint32_t nelems, int32_t* sig_addr,          \
-                                            int32_t signal, int sig_op, int pe) noexcept {                      \
-    shmem::device::put_signal(dst, src, nelems, sig_addr, signal, sig_op, pe);                                  \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN void aclshmemx_##N##_put_block(T* dst, const T* src, uint32_t nelems, int pe) noexcept {               \
-    aclshmemx_putmem_block(dst, src, static_cast<uint32_t>(nelems * sizeof(T)), pe);                            \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN void aclshmemx_##N##_get_block(T* dst, const T* src, uint32_t nelems, int pe) noexcept {               \
-    aclshmemx_getmem_block(dst, src, static_cast<uint32_t>(nelems * sizeof(T)), pe);                            \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN void aclshmemx_##N##_put_nbi_block(T* dst, const T* src, uint32_t nelems, int pe) noexcept {           \
-    aclshmemx_putmem_block(dst, src, static_cast<uint32_t>(nelems * sizeof(T)), pe);                            \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN void aclshmemx_##N##_get_nbi_block(T* dst, const T* src, uint32_t nelems, int pe) noexcept {           \
-    aclshmemx_getmem_block(dst, src, static_cast<uint32_t>(nelems * sizeof(T)), pe);                            \
+#define ACLSHMEM_DEVICE_RMA_(T, N)                                                                                 \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_put(T* dst, const T* src, uint32_t nelems, int pe) noexcept {             \
+    shmem::device::put(dst, src, nelems, pe);                                                                      \
+  }                                                                                                                \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_get(T* dst, const T* src, uint32_t nelems, int pe) noexcept {             \
+    shmem::device::get(dst, src, nelems, pe);                                                                      \
+  }                                                                                                                \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_put_nbi(T* dst, const T* src, uint32_t nelems, int pe) noexcept {         \
+    shmem::device::put(dst, src, nelems, pe);                                                                      \
+  }                                                                                                                \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_get_nbi(T* dst, const T* src, uint32_t nelems, int pe) noexcept {         \
+    shmem::device::get(dst, src, nelems, pe);                                                                      \
+  }                                                                                                                \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_p(T* dst, T value, int pe) noexcept { shmem::device::p(dst, value, pe); } \
+  ACLSHMEM_DEVICE_FN T aclshmem_##N##_g(const T* src, int pe) noexcept { return shmem::device::g(src, pe); }       \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_iput(T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,    \
+                                              uint32_t nelems, int pe) noexcept {                                  \
+    shmem::device::iput(dst, src, dst_stride, src_stride, nelems, pe);                                             \
+  }                                                                                                                \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_iget(T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,    \
+                                              uint32_t nelems, int pe) noexcept {                                  \
+    shmem::device::iget(dst, src, dst_stride, src_stride, nelems, pe);                                             \
+  }                                                                                                                \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_put_signal(T* dst, const T* src, uint32_t nelems, int32_t* sig_addr,      \
+                                                    int32_t signal, int sig_op, int pe) noexcept {                 \
+    shmem::device::put_signal(dst, src, nelems, sig_addr, signal, sig_op, pe);                                     \
+  }                                                                                                                \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_put_signal_nbi(T* dst, const T* src, uint32_t nelems, int32_t* sig_addr,  \
+                                                        int32_t signal, int sig_op, int pe) noexcept {             \
+    shmem::device::put_signal(dst, src, nelems, sig_addr, signal, sig_op, pe);                                     \
+  }                                                                                                                \
+  ACLSHMEM_DEVICE_FN void aclshmemx_##N##_put_block(T* dst, const T* src, uint32_t nelems, int pe) noexcept {      \
+    aclshmemx_putmem_block(dst, src, static_cast<uint32_t>(nelems * sizeof(T)), pe);                               \
+  }                                                                                                                \
+  ACLSHMEM_DEVICE_FN void aclshmemx_##N##_get_block(T* dst, const T* src, uint32_t nelems, int pe) noexcept {      \
+    aclshmemx_getmem_block(dst, src, static_cast<uint32_t>(nelems * sizeof(T)), pe);                               \
+  }                                                                                                                \
+  ACLSHMEM_DEVICE_FN void aclshmemx_##N##_put_nbi_block(T* dst, const T* src, uint32_t nelems, int pe) noexcept {  \
+    aclshmemx_putmem_block(dst, src, static_cast<uint32_t>(nelems * sizeof(T)), pe);                               \
+  }                                                                                                                \
+  ACLSHMEM_DEVICE_FN void aclshmemx_##N##_get_nbi_block(T* dst, const T* src, uint32_t nelems, int pe) noexcept {  \
+    aclshmemx_getmem_block(dst, src, static_cast<uint32_t>(nelems * sizeof(T)), pe);                               \
   }
 ACLSHMEM_HOST_TYPE_TABLE(ACLSHMEM_DEVICE_RMA_)
 #undef ACLSHMEM_DEVICE_RMA_
 
-#define ACLSHMEM_DEVICE_SIZED_(BITS)                                                                          \
-  ACLSHMEM_DEVICE_FN void aclshmem_put##BITS(void* dst, const void* src, uint32_t nelems, int pe) noexcept {             \
-    shmem::device::putmem(dst, src, static_cast<size_t>(nelems) * (BITS / 8), pe);                           \
-  }                                                                                                          \
-  ACLSHMEM_DEVICE_FN void aclshmem_get##BITS(void* dst, const void* src, uint32_t nelems, int pe) noexcept {             \
-    shmem::device::getmem(dst, src, static_cast<size_t>(nelems) * (BITS / 8), pe);                           \
-  }                                                                                                          \
-  ACLSHMEM_DEVICE_FN void aclshmem_put##BITS##_nbi(void* dst, const void* src, uint32_t nelems, int pe) noexcept {       \
-    aclshmem_put##BITS(dst, src, nelems, pe);                                                                \
-  }                                                                                                          \
-  ACLSHMEM_DEVICE_FN void aclshmem_get##BITS##_nbi(void* dst, const void* src, uint32_t nelems, int pe) noexcept {       \
-    aclshmem_get##BITS(dst, src, nelems, pe);                                                                \
-  }                                                                                                          \
-  ACLSHMEM_DEVICE_FN void aclshmem_iput##BITS(void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,    \
-                                  uint32_t nelems, int pe) noexcept {                                        \
-    struct W {                                                                                               \
-      unsigned char b[BITS / 8];                                                                             \
-    };                                                                                                       \
-    shmem::device::iput(static_cast<W*>(dst), static_cast<const W*>(src), dst_stride, src_stride, nelems, pe); \
-  }                                                                                                          \
-  ACLSHMEM_DEVICE_FN void aclshmem_iget##BITS(void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,    \
-                                  uint32_t nelems, int pe) noexcept {                                        \
-    struct W {                                                                                               \
-      unsigned char b[BITS / 8];                                                                             \
-    };                                                                                                       \
-    shmem::device::iget(static_cast<W*>(dst), static_cast<const W*>(src), dst_stride, src_stride, nelems, pe); \
-  }                                                                                                          \
-  ACLSHMEM_DEVICE_FN void aclshmem_put##BITS##_signal(void* dst, const void* src, uint32_t nelems, int32_t* sig_addr,    \
-                                          int32_t signal, int sig_op, int pe) noexcept {                     \
-    shmem::device::putmem_signal(dst, src, static_cast<size_t>(nelems) * (BITS / 8), sig_addr, signal,       \
-                                 sig_op, pe);                                                                \
-  }                                                                                                          \
-  ACLSHMEM_DEVICE_FN void aclshmem_put##BITS##_signal_nbi(void* dst, const void* src, uint32_t nelems, int32_t* sig_addr, \
-                                              int32_t signal, int sig_op, int pe) noexcept {                 \
-    aclshmem_put##BITS##_signal(dst, src, nelems, sig_addr, signal, sig_op, pe);                             \
+#define ACLSHMEM_DEVICE_SIZED_(BITS)                                                                                  \
+  ACLSHMEM_DEVICE_FN void aclshmem_put##BITS(void* dst, const void* src, uint32_t nelems, int pe) noexcept {          \
+    shmem::device::putmem(dst, src, static_cast<size_t>(nelems) * (BITS / 8), pe);                                    \
+  }                                                                                                                   \
+  ACLSHMEM_DEVICE_FN void aclshmem_get##BITS(void* dst, const void* src, uint32_t nelems, int pe) noexcept {          \
+    shmem::device::getmem(dst, src, static_cast<size_t>(nelems) * (BITS / 8), pe);                                    \
+  }                                                                                                                   \
+  ACLSHMEM_DEVICE_FN void aclshmem_put##BITS##_nbi(void* dst, const void* src, uint32_t nelems, int pe) noexcept {    \
+    aclshmem_put##BITS(dst, src, nelems, pe);                                                                         \
+  }                                                                                                                   \
+  ACLSHMEM_DEVICE_FN void aclshmem_get##BITS##_nbi(void* dst, const void* src, uint32_t nelems, int pe) noexcept {    \
+    aclshmem_get##BITS(dst, src, nelems, pe);                                                                         \
+  }                                                                                                                   \
+  ACLSHMEM_DEVICE_FN void aclshmem_iput##BITS(void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride, \
+                                              uint32_t nelems, int pe) noexcept {                                     \
+    struct W {                                                                                                        \
+      unsigned char b[BITS / 8];                                                                                      \
+    };                                                                                                                \
+    shmem::device::iput(static_cast<W*>(dst), static_cast<const W*>(src), dst_stride, src_stride, nelems, pe);        \
+  }                                                                                                                   \
+  ACLSHMEM_DEVICE_FN void aclshmem_iget##BITS(void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride, \
+                                              uint32_t nelems, int pe) noexcept {                                     \
+    struct W {                                                                                                        \
+      unsigned char b[BITS / 8];                                                                                      \
+    };                                                                                                                \
+    shmem::device::iget(static_cast<W*>(dst), static_cast<const W*>(src), dst_stride, src_stride, nelems, pe);        \
+  }                                                                                                                   \
+  ACLSHMEM_DEVICE_FN void aclshmem_put##BITS##_signal(void* dst, const void* src, uint32_t nelems, int32_t* sig_addr, \
+                                                      int32_t signal, int sig_op, int pe) noexcept {                  \
+    shmem::device::putmem_signal(dst, src, static_cast<size_t>(nelems) * (BITS / 8), sig_addr, signal, sig_op, pe);   \
+  }                                                                                                                   \
+  ACLSHMEM_DEVICE_FN void aclshmem_put##BITS##_signal_nbi(                                                            \
+      void* dst, const void* src, uint32_t nelems, int32_t* sig_addr, int32_t signal, int sig_op, int pe) noexcept {  \
+    aclshmem_put##BITS##_signal(dst, src, nelems, sig_addr, signal, sig_op, pe);                                      \
   }
 ACLSHMEM_SIZE_TABLE(ACLSHMEM_DEVICE_SIZED_)
 #undef ACLSHMEM_DEVICE_SIZED_
 
 // ---- signals and point-to-point sync -----------------------------------------------------------------
-ACLSHMEM_DEVICE_FN void aclshmem_putmem_signal(void* dst, const void* src, uint32_t bytes, int32_t* sig_addr, int32_t signal,
-                                   int sig_op, int pe) noexcept {
+ACLSHMEM_DEVICE_FN void aclshmem_putmem_signal(void* dst, const void* src, uint32_t bytes, int32_t* sig_addr,
+                                               int32_t signal, int sig_op, int pe) noexcept {
   shmem::device::putmem_signal(dst, src, bytes, sig_addr, signal, sig_op, pe);
 }
-ACLSHMEM_DEVICE_FN void aclshmem_putmem_signal_nbi(void* dst, const void* src, uint32_t bytes, int32_t* sig_addr, int32_t signal,
-                                       int sig_op, int pe) noexcept {
+ACLSHMEM_DEVICE_FN void aclshmem_putmem_signal_nbi(void* dst, const void* src, uint32_t bytes, int32_t* sig_addr,
+                                                   int32_t signal, int sig_op, int pe) noexcept {
   shmem::device::putmem_signal(dst, src, bytes, sig_addr, signal, sig_op, pe);
 }
 ACLSHMEM_DEVICE_FN void aclshmemx_signal_op(int32_t* sig_addr, int32_t signal, int sig_op, int pe) noexcept {
@@ -248,46 +248,60 @@ ACLSHMEM_DEVICE_FN int32_t aclshmem_signal_wait_until(int32_t* sig_addr, int cmp
   return shmem::device::signal_wait_until(sig_addr, cmp, cmp_val);
 }
 
-#define ACLSHMEM_DEVICE_P2P_(T, N)                                                                        \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_wait_until(T* ivar, int cmp, T cmp_value) noexcept {                        \
-    shmem::device::wait_until(ivar, cmp, cmp_value);                                                     \
-  }                                                                                                      \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_wait(T* ivar, T cmp_value) noexcept {                                       \
-    shmem::device::wait_until(ivar, ACLSHMEM_CMP_NE, cmp_value);                                         \
-  }                                                                                                      \
-  ACLSHMEM_DEVICE_FN int aclshmem_##N##_test(T* ivar, int cmp, T cmp_value) noexcept {                               \
-    return shmem::device::test(ivar, cmp, cmp_value) ? 1 : 0;                                            \
+#define ACLSHMEM_DEVICE_P2P_(T, N)                                                            \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_wait_until(T* ivar, int cmp, T cmp_value) noexcept { \
+    shmem::device::wait_until(ivar, cmp, cmp_value);                                          \
+  }                                                                                           \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_wait(T* ivar, T cmp_value) noexcept {                \
+    shmem::device::wait_until(ivar, ACLSHMEM_CMP_NE, cmp_value);                              \
+  }                                                                                           \
+  ACLSHMEM_DEVICE_FN int aclshmem_##N##_test(T* ivar, int cmp, T cmp_value) noexcept {        \
+    return shmem::device::test(ivar, cmp, cmp_value) ? 1 : 0;                                 \
   }
 ACLSHMEM_P2P_SYNC_TYPE_TABLE(ACLSHMEM_DEVICE_P2P_)
 #undef ACLSHMEM_DEVICE_P2P_
 
 // ---- atomics ----------------------------------------------------------------------------------------------
-#define ACLSHMEM_DEVICE_AMO_INT_(T, N)                                                                              \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_atomic_add(T* dst, T value, int pe) noexcept { shmem::device::atomic_add(dst, value, pe); } \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_atomic_inc(T* dst, int pe) noexcept { shmem::device::atomic_inc(dst, pe); }          \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_atomic_set(T* dst, T value, int pe) noexcept { shmem::device::atomic_set(dst, value, pe); } \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_atomic_and(T* dst, T value, int pe) noexcept { shmem::device::atomic_and(dst, value, pe); } \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_atomic_or(T* dst, T value, int pe) noexcept { shmem::device::atomic_or(dst, value, pe); }   \
-  ACLSHMEM_DEVICE_FN void aclshmem_##N##_atomic_xor(T* dst, T value, int pe) noexcept { shmem::device::atomic_xor(dst, value, pe); } \
-  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_fetch_add(T* dst, T value, int pe) noexcept {                                   \
-    return shmem::device::atomic_fetch_add(dst, value, pe);                                                      \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_fetch_inc(T* dst, int pe) noexcept { return shmem::device::atomic_fetch_inc(dst, pe); } \
-  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_fetch(T* src, int pe) noexcept { return shmem::device::atomic_fetch(src, pe); } \
-  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_swap(T* dst, T value, int pe) noexcept {                                        \
-    return shmem::device::atomic_swap(dst, value, pe);                                                           \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_compare_swap(T* dst, T cond, T value, int pe) noexcept {                        \
-    return shmem::device::atomic_compare_swap(dst, cond, value, pe);                                             \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_fetch_and(T* dst, T value, int pe) noexcept {                                   \
-    return shmem::device::atomic_fetch_and(dst, value, pe);                                                      \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_fetch_or(T* dst, T value, int pe) noexcept {                                    \
-    return shmem::device::atomic_fetch_or(dst, value, pe);                                                       \
-  }                                                                                                             \
-  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_fetch_xor(T* dst, T value, int pe) noexcept {                                   \
-    return shmem::device::atomic_fetch_xor(dst, value, pe);                                                      \
+#define ACLSHMEM_DEVICE_AMO_INT_(T, N)                                                                               \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_atomic_add(T* dst, T value, int pe) noexcept {                              \
+    shmem::device::atomic_add(dst, value, pe);                                                                       \
+  }                                                                                                                  \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_atomic_inc(T* dst, int pe) noexcept { shmem::device::atomic_inc(dst, pe); } \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_atomic_set(T* dst, T value, int pe) noexcept {                              \
+    shmem::device::atomic_set(dst, value, pe);                                                                       \
+  }                                                                                                                  \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_atomic_and(T* dst, T value, int pe) noexcept {                              \
+    shmem::device::atomic_and(dst, value, pe);                                                                       \
+  }                                                                                                                  \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_atomic_or(T* dst, T value, int pe) noexcept {                               \
+    shmem::device::atomic_or(dst, value, pe);                                                                        \
+  }                                                                                                                  \
+  ACLSHMEM_DEVICE_FN void aclshmem_##N##_atomic_xor(T* dst, T value, int pe) noexcept {                              \
+    shmem::device::atomic_xor(dst, value, pe);                                                                       \
+  }                                                                                                                  \
+  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_fetch_add(T* dst, T value, int pe) noexcept {                           \
+    return shmem::device::atomic_fetch_add(dst, value, pe);                                                          \
+  }                                                                                                                  \
+  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_fetch_inc(T* dst, int pe) noexcept {                                    \
+    return shmem::device::atomic_fetch_inc(dst, pe);                                                                 \
+  }                                                                                                                  \
+  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_fetch(T* src, int pe) noexcept {                                        \
+    return shmem::device::atomic_fetch(src, pe);                                                                     \
+  }                                                                                                                  \
+  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_swap(T* dst, T value, int pe) noexcept {                                \
+    return shmem::device::atomic_swap(dst, value, pe);                                                               \
+  }                                                                                                                  \
+  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_compare_swap(T* dst, T cond, T value, int pe) noexcept {                \
+    return shmem::device::atomic_compare_swap(dst, cond, value, pe);                                                 \
+  }                                                                                                                  \
+  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_fetch_and(T* dst, T value, int pe) noexcept {                           \
+    return shmem::device::atomic_fetch_and(dst, value, pe);                                                          \
+  }                                                                                                                  \
+  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_fetch_or(T* dst, T value, int pe) noexcept {                            \
+    return shmem::device::atomic_fetch_or(dst, value, pe);                                                           \
+  }                                                                                                                  \
+  ACLSHMEM_DEVICE_FN T aclshmem_##N##_atomic_fetch_xor(T* dst, T value, int pe) noexcept {                           \
+    return shmem::device::atomic_fetch_xor(dst, value, pe);                                                          \
   }
 ACLSHMEM_DEVICE_AMO_INT_(int32_t, int32)
 ACLSHMEM_DEVICE_AMO_INT_(uint32_t, uint32)
@@ -296,16 +310,24 @@ ACLSHMEM_DEVICE_AMO_INT_(uint64_t, uint64)
 #undef ACLSHMEM_DEVICE_AMO_INT_
 
 // float: add, set, fetch, swap, fetch_add (Ascend SHMEM's MTE float atomics); int8/int16: add.
-ACLSHMEM_DEVICE_FN void aclshmem_float_atomic_add(float* dst, float value, int pe) noexcept { shmem::device::atomic_add(dst, value, pe); }
-ACLSHMEM_DEVICE_FN void aclshmem_float_atomic_set(float* dst, float value, int pe) noexcept { shmem::device::atomic_set(dst, value, pe); }
-ACLSHMEM_DEVICE_FN float aclshmem_float_atomic_fetch(float* src, int pe) noexcept { return shmem::device::atomic_fetch(src, pe); }
+ACLSHMEM_DEVICE_FN void aclshmem_float_atomic_add(float* dst, float value, int pe) noexcept {
+  shmem::device::atomic_add(dst, value, pe);
+}
+ACLSHMEM_DEVICE_FN void aclshmem_float_atomic_set(float* dst, float value, int pe) noexcept {
+  shmem::device::atomic_set(dst, value, pe);
+}
+ACLSHMEM_DEVICE_FN float aclshmem_float_atomic_fetch(float* src, int pe) noexcept {
+  return shmem::device::atomic_fetch(src, pe);
+}
 ACLSHMEM_DEVICE_FN float aclshmem_float_atomic_swap(float* dst, float value, int pe) noexcept {
   return shmem::device::atomic_swap(dst, value, pe);
 }
 ACLSHMEM_DEVICE_FN float aclshmem_float_atomic_fetch_add(float* dst, float value, int pe) noexcept {
   return shmem::device::atomic_fetch_add(dst, value, pe);
 }
-ACLSHMEM_DEVICE_FN void aclshmem_int8_atomic_add(int8_t* dst, int8_t value, int pe) noexcept { shmem::device::atomic_add(dst, value, pe); }
+ACLSHMEM_DEVICE_FN void aclshmem_int8_atomic_add(int8_t* dst, int8_t value, int pe) noexcept {
+  shmem::device::atomic_add(dst, value, pe);
+}
 ACLSHMEM_DEVICE_FN void aclshmem_int16_atomic_add(int16_t* dst, int16_t value, int pe) noexcept {
   shmem::device::atomic_add(dst, value, pe);
 }

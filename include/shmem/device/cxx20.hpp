@@ -3,5 +3,6 @@
 // before the errors it would cause.
 #pragma once
 #if !defined(__cplusplus) || __cplusplus < 202002L
-#error "shmem's device API (shmem/device/*.hpp) needs C++20: compile with -std=c++20 (oshc++ adds it unless you pass -std; CMake: target_link_libraries(app PRIVATE shmem::shmem) from an installed shmem, or set CMAKE_CXX_STANDARD 20)"
+#error \
+    "shmem's device API (shmem/device/*.hpp) needs C++20: compile with -std=c++20 (oshc++ adds it unless you pass -std; CMake: target_link_libraries(app PRIVATE shmem::shmem) from an installed shmem, or set CMAKE_CXX_STANDARD 20)"
 #endif

@@ -72,19 +72,19 @@ __device__ __forceinline__ void atomic_inc(T* dest, int pe) {
   atomic_add<T>(dest, T{1}, pe);
 }
 
-#define SHMEM_CUDA_BITWISE_AMO_(OP)                                                                   \
-  template <class T>                                                                                  \
-  __device__ __forceinline__ T atomic_fetch_##OP(T* dest, T value, int pe) {                          \
-    static_assert(cuda::detail::kAmoInt<T>, "atomic_fetch_" #OP ": a 32/64-bit integer");           \
-    if (T* w = cuda::detail::word<T>("shmem::device::atomic_fetch_" #OP, dest, pe)) [[likely]]        \
-      return cuda::detail::SysRef<T>(*w).fetch_##OP(value, cuda::detail::kRelaxed);                   \
-    return T{};                                                                                       \
-  }                                                                                                   \
-  template <class T>                                                                                  \
-  __device__ __forceinline__ void atomic_##OP(T* dest, T value, int pe) {                             \
-    static_assert(cuda::detail::kAmoInt<T>, "atomic_" #OP ": a 32/64-bit integer");                  \
-    if (T* w = cuda::detail::word<T>("shmem::device::atomic_" #OP, dest, pe)) [[likely]]              \
-      cuda::detail::SysRef<T>(*w).fetch_##OP(value, cuda::detail::kRelaxed);                          \
+#define SHMEM_CUDA_BITWISE_AMO_(OP)                                                            \
+  template <class T>                                                                           \
+  __device__ __forceinline__ T atomic_fetch_##OP(T* dest, T value, int pe) {                   \
+    static_assert(cuda::detail::kAmoInt<T>, "atomic_fetch_" #OP ": a 32/64-bit integer");      \
+    if (T* w = cuda::detail::word<T>("shmem::device::atomic_fetch_" #OP, dest, pe)) [[likely]] \
+      return cuda::detail::SysRef<T>(*w).fetch_##OP(value, cuda::detail::kRelaxed);            \
+    return T{};                                                                                \
+  }                                                                                            \
+  template <class T>                                                                           \
+  __device__ __forceinline__ void atomic_##OP(T* dest, T value, int pe) {                      \
+    static_assert(cuda::detail::kAmoInt<T>, "atomic_" #OP ": a 32/64-bit integer");            \
+    if (T* w = cuda::detail::word<T>("shmem::device::atomic_" #OP, dest, pe)) [[likely]]       \
+      cuda::detail::SysRef<T>(*w).fetch_##OP(value, cuda::detail::kRelaxed);                   \
   }
 SHMEM_CUDA_BITWISE_AMO_(and)
 SHMEM_CUDA_BITWISE_AMO_(or)

@@ -134,9 +134,12 @@ __device__ __forceinline__ char* target(const void* addr, std::size_t bytes, int
 __device__ __noinline__ inline void bad_target(const char* routine, const void* addr, std::size_t bytes, int pe) {
   const GpuState& s = state();
   Report r{kGpuErrNotSymmetric, routine, pe, addr, bytes};
-  if (s.version == 0) r.kind = kGpuErrNotInitialized;
-  else if (static_cast<unsigned>(pe) >= static_cast<unsigned>(s.n_pes)) r.kind = kGpuErrBadPe;
-  else if (s.n_local != s.n_pes && s.local_index[pe] < 0) r.kind = kGpuErrFarPe;
+  if (s.version == 0)
+    r.kind = kGpuErrNotInitialized;
+  else if (static_cast<unsigned>(pe) >= static_cast<unsigned>(s.n_pes))
+    r.kind = kGpuErrBadPe;
+  else if (s.n_local != s.n_pes && s.local_index[pe] < 0)
+    r.kind = kGpuErrFarPe;
   report(r);
 }
 __device__ __noinline__ inline void bad_argument(const char* routine, int value) {
@@ -151,8 +154,10 @@ __device__ __forceinline__ T* word(const char* routine, const void* addr, int pe
   char* p = target(addr, sizeof(T), pe);
   if (p != nullptr && reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0) [[likely]]
     return reinterpret_cast<T*>(p);
-  if (p != nullptr) bad_argument(routine, static_cast<int>(alignof(T)));
-  else bad_target(routine, addr, sizeof(T), pe);
+  if (p != nullptr)
+    bad_argument(routine, static_cast<int>(alignof(T)));
+  else
+    bad_target(routine, addr, sizeof(T), pe);
   return nullptr;
 }
 
@@ -194,7 +199,7 @@ class Backoff {
 
  private:
   __device__ __noinline__ void slow(const char* routine, const void* addr, std::uint64_t expected, std::uint64_t seen,
-                                   int cmp) {
+                                    int cmp) {
     const std::uint64_t t = now_ns();
     if (start_ == 0) start_ = t;
     const std::uint64_t waited = t - start_;

@@ -16,9 +16,9 @@
 namespace shmem::device {
 
 struct LaunchOptions {
-  int block_dim = 1;              // threads per block, 1 .. 1024
-  bool cooperative = false;       // every block at the same time (grid-wide sync and barriers)
-  std::size_t shared_bytes = 0;   // dynamic shared memory per block
+  int block_dim = 1;             // threads per block, 1 .. 1024
+  bool cooperative = false;      // every block at the same time (grid-wide sync and barriers)
+  std::size_t shared_bytes = 0;  // dynamic shared memory per block
 };
 
 namespace cuda::detail {

@@ -44,8 +44,7 @@ __device__ __forceinline__ void copy_vectors(uint4* d, const uint4* s, std::size
   }
   for (; i < n; i += step) d[i] = s[i];
 }
-__device__ __forceinline__ void copy_span(char* dst, const char* src, std::size_t bytes, unsigned rank,
-                                          unsigned step) {
+__device__ __forceinline__ void copy_span(char* dst, const char* src, std::size_t bytes, unsigned rank, unsigned step) {
   const auto da = reinterpret_cast<std::uintptr_t>(dst), sa = reinterpret_cast<std::uintptr_t>(src);
   if (((da | sa | bytes) & 7) == 0 && bytes <= 256) {  // small and word-aligned: whole words
     auto* d = reinterpret_cast<std::uint64_t*>(dst);
@@ -75,8 +74,10 @@ __device__ __forceinline__ bool rma(const char* routine, void* dest, const void*
     if (rank == 0) bad_target(routine, sym, bytes, pe);
     return false;
   }
-  if constexpr (kPut) copy_span(remote, static_cast<const char*>(src), bytes, rank, step);
-  else copy_span(static_cast<char*>(dest), remote, bytes, rank, step);
+  if constexpr (kPut)
+    copy_span(remote, static_cast<const char*>(src), bytes, rank, step);
+  else
+    copy_span(static_cast<char*>(dest), remote, bytes, rank, step);
   return true;
 }
 
@@ -157,7 +158,8 @@ __device__ __forceinline__ void iput(T* dest, const T* src, std::ptrdiff_t dst, 
   if (d == nullptr) [[unlikely]]
     return cuda::detail::bad_target(f, dest, span, pe);
   T* out = reinterpret_cast<T*>(d);
-  for (std::size_t i = 0; i < nelems; ++i) out[i * static_cast<std::size_t>(dst)] = src[i * static_cast<std::size_t>(sst)];
+  for (std::size_t i = 0; i < nelems; ++i)
+    out[i * static_cast<std::size_t>(dst)] = src[i * static_cast<std::size_t>(sst)];
 }
 template <class T>
 __device__ __forceinline__ void iget(T* dest, const T* src, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t nelems,
@@ -170,7 +172,8 @@ __device__ __forceinline__ void iget(T* dest, const T* src, std::ptrdiff_t dst, 
   if (s == nullptr) [[unlikely]]
     return cuda::detail::bad_target(f, src, span, pe);
   const T* in = reinterpret_cast<const T*>(s);
-  for (std::size_t i = 0; i < nelems; ++i) dest[i * static_cast<std::size_t>(dst)] = in[i * static_cast<std::size_t>(sst)];
+  for (std::size_t i = 0; i < nelems; ++i)
+    dest[i * static_cast<std::size_t>(dst)] = in[i * static_cast<std::size_t>(sst)];
 }
 
 // ---- block scope: every thread of the block calls with the same arguments ------------------------

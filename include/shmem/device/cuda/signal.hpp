@@ -8,7 +8,8 @@ namespace shmem::device {
 
 namespace cuda::detail {
 template <class S>
-inline constexpr bool kSignalWord = std::is_integral_v<S> && !std::is_same_v<S, bool> && (sizeof(S) == 4 || sizeof(S) == 8);
+inline constexpr bool kSignalWord =
+    std::is_integral_v<S> && !std::is_same_v<S, bool> && (sizeof(S) == 4 || sizeof(S) == 8);
 
 __device__ __forceinline__ bool valid_sig_op(const char* routine, int sig_op) {
   if (sig_op == SHMEM_SIGNAL_SET || sig_op == SHMEM_SIGNAL_ADD) [[likely]]
@@ -18,8 +19,10 @@ __device__ __forceinline__ bool valid_sig_op(const char* routine, int sig_op) {
 }
 template <class S>
 __device__ __forceinline__ void signal_update(S* w, S signal, int sig_op) {
-  if (sig_op == SHMEM_SIGNAL_ADD) SysRef<S>(*w).fetch_add(signal, kRelease);
-  else SysRef<S>(*w).store(signal, kRelease);
+  if (sig_op == SHMEM_SIGNAL_ADD)
+    SysRef<S>(*w).fetch_add(signal, kRelease);
+  else
+    SysRef<S>(*w).store(signal, kRelease);
 }
 // Checks the signal word (and the sig_op) before any data moves, so a bad signal moves nothing.
 template <class S>
@@ -56,8 +59,8 @@ __device__ __forceinline__ void putmem_signal(void* dest, const void* src, std::
     cuda::detail::signal_update(w, signal, sig_op);  // release: ordered after this thread's data
 }
 template <class S>
-__device__ __forceinline__ void putmem_signal_nbi(void* dest, const void* src, std::size_t bytes, S* sig_addr,
-                                                  S signal, int sig_op, int pe) {
+__device__ __forceinline__ void putmem_signal_nbi(void* dest, const void* src, std::size_t bytes, S* sig_addr, S signal,
+                                                  int sig_op, int pe) {
   putmem_signal(dest, src, bytes, sig_addr, signal, sig_op, pe);
 }
 template <class T, class S>

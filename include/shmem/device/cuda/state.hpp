@@ -32,40 +32,40 @@ inline constexpr std::size_t kGpuStreamBytes = 16 * 1024;
 // which then publishes `ready` = 1 with a system-scope release.
 enum GpuErrorKind : std::uint32_t {
   kGpuErrNone = 0,
-  kGpuErrBadPe = 1,          // pe out of range
-  kGpuErrNotSymmetric = 2,   // addr (+bytes) not inside this PE's GPU heap
-  kGpuErrFarPe = 3,          // pe is on another host: not reachable from a kernel (part 1)
-  kGpuErrTimeout = 4,        // a wait exceeded SHMEM_WAIT_TIMEOUT (the kernel then traps)
-  kGpuErrBadArgument = 5,    // cmp, sig_op, stride, alignment
-  kGpuErrNotInitialized = 6, // device API used with no GPU heap (state not set)
+  kGpuErrBadPe = 1,           // pe out of range
+  kGpuErrNotSymmetric = 2,    // addr (+bytes) not inside this PE's GPU heap
+  kGpuErrFarPe = 3,           // pe is on another host: not reachable from a kernel (part 1)
+  kGpuErrTimeout = 4,         // a wait exceeded SHMEM_WAIT_TIMEOUT (the kernel then traps)
+  kGpuErrBadArgument = 5,     // cmp, sig_op, stride, alignment
+  kGpuErrNotInitialized = 6,  // device API used with no GPU heap (state not set)
 };
 struct GpuStatus {
-  std::uint32_t code;        // GpuErrorKind; 0 while no error
-  std::uint32_t ready;       // 1 once the fields below are complete
-  std::int32_t pe;           // the PE that reported (this PE)
-  std::int32_t target_pe;    // the PE the operation addressed (or -1)
-  std::uint64_t addr;        // the symmetric address involved (or 0)
-  std::uint64_t bytes;       // its size
-  std::uint64_t expected;    // waits: the value compared against (bit pattern)
-  std::uint64_t seen;        // waits: the last value seen
-  std::int32_t cmp;          // waits: SHMEM_CMP_*; arguments: the bad value
-  std::uint32_t block;       // blockIdx.x of the reporter
-  std::uint32_t thread;      // threadIdx.x of the reporter
+  std::uint32_t code;      // GpuErrorKind; 0 while no error
+  std::uint32_t ready;     // 1 once the fields below are complete
+  std::int32_t pe;         // the PE that reported (this PE)
+  std::int32_t target_pe;  // the PE the operation addressed (or -1)
+  std::uint64_t addr;      // the symmetric address involved (or 0)
+  std::uint64_t bytes;     // its size
+  std::uint64_t expected;  // waits: the value compared against (bit pattern)
+  std::uint64_t seen;      // waits: the last value seen
+  std::int32_t cmp;        // waits: SHMEM_CMP_*; arguments: the bad value
+  std::uint32_t block;     // blockIdx.x of the reporter
+  std::uint32_t thread;    // threadIdx.x of the reporter
   std::uint32_t pad_;
-  char routine[64];          // NUL-terminated name of the device routine
+  char routine[64];  // NUL-terminated name of the device routine
 };
 
 struct GpuState {
-  std::uint32_t version = 0;   // kGpuStateVersion once filled; 0: no GPU heap (device calls fail)
+  std::uint32_t version = 0;  // kGpuStateVersion once filled; 0: no GPU heap (device calls fail)
   std::int32_t my_pe = 0;
   std::int32_t n_pes = 0;
-  std::int32_t device = -1;    // this PE's CUDA device ordinal
-  std::int32_t my_local = 0;   // this PE's local index (its heap is base + my_local * stride)
-  std::int32_t n_local = 0;    // node-local PEs mapped in the range
-  char* base = nullptr;        // device address of the reserved range
-  std::size_t stride = 0;      // bytes between consecutive local PEs' heaps (granularity-aligned)
-  std::size_t heap_size = 0;   // bytes of each PE's GPU heap (including kGpuInternalBytes)
-  char* my_heap = nullptr;     // base + my_local * stride
+  std::int32_t device = -1;                   // this PE's CUDA device ordinal
+  std::int32_t my_local = 0;                  // this PE's local index (its heap is base + my_local * stride)
+  std::int32_t n_local = 0;                   // node-local PEs mapped in the range
+  char* base = nullptr;                       // device address of the reserved range
+  std::size_t stride = 0;                     // bytes between consecutive local PEs' heaps (granularity-aligned)
+  std::size_t heap_size = 0;                  // bytes of each PE's GPU heap (including kGpuInternalBytes)
+  char* my_heap = nullptr;                    // base + my_local * stride
   const std::int32_t* local_index = nullptr;  // device memory, n_pes entries: local index, -1 = another host
   GpuStatus* status = nullptr;                // device address of the mapped pinned GpuStatus
   std::uint64_t timeout_ns = 0;               // SHMEM_WAIT_TIMEOUT in ns (0 = never)

@@ -89,7 +89,8 @@ __device__ inline void grid_sync(const Block& b) {
   if (b.grid <= 1) return __syncthreads();
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   if (!grid.is_valid()) [[unlikely]] {
-    if (b.thread_id == 0 && b.block_id == 0) cuda::detail::bad_argument("shmem::device::grid_sync (not a cooperative launch)", b.grid);
+    if (b.thread_id == 0 && b.block_id == 0)
+      cuda::detail::bad_argument("shmem::device::grid_sync (not a cooperative launch)", b.grid);
     return __syncthreads();
   }
   grid.sync();
