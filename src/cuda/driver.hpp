@@ -10,16 +10,45 @@ namespace shmem::cuda {
 
 // Resolved through cuGetProcAddress_v2 at the CUDA 12.0 API level (the signatures cuda.h
 // declares for these names, e.g. cuMemAlloc = cuMemAlloc_v2), legacy default-stream flavour.
-#define SHMEM_CU_FUNCS(X)                                                                                              \
-  X(cuInit)                                                                                                            \
-  X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetUuid)                       \
-      X(cuDeviceGetAttribute) X(cuDeviceCanAccessPeer) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)                 \
-          X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuMemGetAllocationGranularity) X(cuMemAddressReserve)      \
-              X(cuMemAddressFree) X(cuCtxGetCurrent) X(cuMemCreate) X(cuMemRelease) X(cuMemExportToShareableHandle)    \
-                  X(cuMemImportFromShareableHandle) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) X(cuMemcpyAsync)       \
-                      X(cuMemcpy2DAsync) X(cuMemsetD8Async) X(cuMemHostAlloc) X(cuMemFreeHost)                         \
-                          X(cuMemHostGetDevicePointer) X(cuMemAlloc) X(cuMemFree) X(cuStreamCreate) X(cuStreamDestroy) \
-                              X(cuStreamSynchronize) X(cuGetErrorName) X(cuGetErrorString)
+// clang-format off
+#define SHMEM_CU_FUNCS(X) \
+  X(cuInit) \
+  X(cuDriverGetVersion) \
+  X(cuDeviceGetCount) \
+  X(cuDeviceGet) \
+  X(cuDeviceGetName) \
+  X(cuDeviceGetUuid) \
+  X(cuDeviceGetAttribute) \
+  X(cuDeviceCanAccessPeer) \
+  X(cuDeviceTotalMem) \
+  X(cuDevicePrimaryCtxRetain) \
+  X(cuDevicePrimaryCtxRelease) \
+  X(cuCtxSetCurrent) \
+  X(cuMemGetAllocationGranularity) \
+  X(cuMemAddressReserve) \
+  X(cuMemAddressFree) \
+  X(cuCtxGetCurrent) \
+  X(cuMemCreate) \
+  X(cuMemRelease) \
+  X(cuMemExportToShareableHandle) \
+  X(cuMemImportFromShareableHandle) \
+  X(cuMemMap) \
+  X(cuMemUnmap) \
+  X(cuMemSetAccess) \
+  X(cuMemcpyAsync) \
+  X(cuMemcpy2DAsync) \
+  X(cuMemsetD8Async) \
+  X(cuMemHostAlloc) \
+  X(cuMemFreeHost) \
+  X(cuMemHostGetDevicePointer) \
+  X(cuMemAlloc) \
+  X(cuMemFree) \
+  X(cuStreamCreate) \
+  X(cuStreamDestroy) \
+  X(cuStreamSynchronize) \
+  X(cuGetErrorName) \
+  X(cuGetErrorString)
+// clang-format on
 
 struct Driver {
 #define SHMEM_CU_MEMBER(name) decltype(&::name) name = nullptr;

@@ -423,21 +423,45 @@ const Entry* table(int* count) {
   static Entry entries[64];
   static int n = [] {
     int n = 0;
+    // clang-format off
     FAKE_ENTRY(cuInit)
     FAKE_ENTRY(cuDriverGetVersion)
-    FAKE_ENTRY(cuDeviceGetCount) FAKE_ENTRY(cuDeviceGet) FAKE_ENTRY(cuDeviceGetName) FAKE_ENTRY(cuDeviceGetUuid)
-        FAKE_ENTRY(cuDeviceGetAttribute) FAKE_ENTRY(cuDeviceCanAccessPeer) FAKE_ENTRY(cuDeviceTotalMem)
-            FAKE_ENTRY(cuDevicePrimaryCtxRetain) FAKE_ENTRY(cuDevicePrimaryCtxRelease) FAKE_ENTRY(cuCtxSetCurrent)
-                FAKE_ENTRY(cuCtxGetCurrent) FAKE_ENTRY(cuMemGetAllocationGranularity) FAKE_ENTRY(cuMemAddressReserve)
-                    FAKE_ENTRY(cuMemAddressFree) FAKE_ENTRY(cuMemCreate) FAKE_ENTRY(cuMemRelease)
-                        FAKE_ENTRY(cuMemExportToShareableHandle) FAKE_ENTRY(cuMemImportFromShareableHandle)
-                            FAKE_ENTRY(cuMemMap) FAKE_ENTRY(cuMemUnmap) FAKE_ENTRY(cuMemSetAccess)
-                                FAKE_ENTRY(cuMemcpyAsync) FAKE_ENTRY(cuMemcpy2DAsync) FAKE_ENTRY(cuMemsetD8Async)
-                                    FAKE_ENTRY(cuMemHostAlloc) FAKE_ENTRY(cuMemFreeHost)
-                                        FAKE_ENTRY(cuMemHostGetDevicePointer) FAKE_ENTRY(cuMemAlloc)
-                                            FAKE_ENTRY(cuMemFree) FAKE_ENTRY(cuStreamCreate) FAKE_ENTRY(cuStreamDestroy)
-                                                FAKE_ENTRY(cuStreamSynchronize) FAKE_ENTRY(cuGetErrorName)
-                                                    FAKE_ENTRY(cuGetErrorString) return n;
+    FAKE_ENTRY(cuDeviceGetCount)
+    FAKE_ENTRY(cuDeviceGet)
+    FAKE_ENTRY(cuDeviceGetName)
+    FAKE_ENTRY(cuDeviceGetUuid)
+    FAKE_ENTRY(cuDeviceGetAttribute)
+    FAKE_ENTRY(cuDeviceCanAccessPeer)
+    FAKE_ENTRY(cuDeviceTotalMem)
+    FAKE_ENTRY(cuDevicePrimaryCtxRetain)
+    FAKE_ENTRY(cuDevicePrimaryCtxRelease)
+    FAKE_ENTRY(cuCtxSetCurrent)
+    FAKE_ENTRY(cuCtxGetCurrent)
+    FAKE_ENTRY(cuMemGetAllocationGranularity)
+    FAKE_ENTRY(cuMemAddressReserve)
+    FAKE_ENTRY(cuMemAddressFree)
+    FAKE_ENTRY(cuMemCreate)
+    FAKE_ENTRY(cuMemRelease)
+    FAKE_ENTRY(cuMemExportToShareableHandle)
+    FAKE_ENTRY(cuMemImportFromShareableHandle)
+    FAKE_ENTRY(cuMemMap)
+    FAKE_ENTRY(cuMemUnmap)
+    FAKE_ENTRY(cuMemSetAccess)
+    FAKE_ENTRY(cuMemcpyAsync)
+    FAKE_ENTRY(cuMemcpy2DAsync)
+    FAKE_ENTRY(cuMemsetD8Async)
+    FAKE_ENTRY(cuMemHostAlloc)
+    FAKE_ENTRY(cuMemFreeHost)
+    FAKE_ENTRY(cuMemHostGetDevicePointer)
+    FAKE_ENTRY(cuMemAlloc)
+    FAKE_ENTRY(cuMemFree)
+    FAKE_ENTRY(cuStreamCreate)
+    FAKE_ENTRY(cuStreamDestroy)
+    FAKE_ENTRY(cuStreamSynchronize)
+    FAKE_ENTRY(cuGetErrorName)
+    FAKE_ENTRY(cuGetErrorString)
+    // clang-format on
+    return n;
   }();
   *count = n;
   return entries;
