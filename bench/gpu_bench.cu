@@ -171,6 +171,11 @@ int main(int argc, char** argv) {
   }
 
   if (!std::strcmp(what, "all") || !std::strcmp(what, "stream")) {
+    // The GPU heap first: a CUDA-wrapped stream needs it (its first allocation creates it).
+    const std::size_t max_reduce = std::min<std::size_t>(max_bytes, std::size_t{256} << 20);
+    auto* rs = static_cast<float*>(shmemx_cuda_malloc(max_reduce));
+    auto* rd = static_cast<float*>(shmemx_cuda_malloc(max_reduce));
+    CUDA_CHECK(cudaMemset(rs, 0, max_reduce));
     cudaStream_t cs;
     CUDA_CHECK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
     shmemx_stream_t st;
@@ -192,10 +197,6 @@ int main(int argc, char** argv) {
       return median(us);
     };
     row("stream_barrier", 0, per_op([&] { shmemx_barrier_all_on_stream(st); }), "us");
-    const std::size_t max_reduce = std::min<std::size_t>(max_bytes, std::size_t{256} << 20);
-    auto* rs = static_cast<float*>(shmemx_cuda_malloc(max_reduce));
-    auto* rd = static_cast<float*>(shmemx_cuda_malloc(max_reduce));
-    CUDA_CHECK(cudaMemset(rs, 0, max_reduce));
     for (std::size_t bytes = 8; bytes <= max_reduce; bytes *= 8) {
       const std::size_t n = bytes / sizeof(float);
       row("allreduce_sum_float", bytes,
