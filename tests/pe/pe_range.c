@@ -51,8 +51,11 @@ int main(int argc, char** argv) {
     printf("pe_range: OK\n");
   } else {
     fprintf(stderr, "pe_range: unknown mode '%s'\n", mode);
+    free(local);
     return 2;
   }
+  free(local);
+  shmem_free(obj);
   shmem_finalize();
   return 0;
 }
