@@ -18,33 +18,16 @@
 #include <cstring>
 #include <vector>
 
+#include "gpu_bench_util.cuh"
+
 #include <shmem/device/device.hpp>
 
 namespace dev = shmem::device;
 
 namespace {
 
-constexpr int kTrials = 7;
-
-#define CUDA_CHECK(call)                                                                                   \
-  do {                                                                                                     \
-    cudaError_t e_ = (call);                                                                               \
-    if (e_ != cudaSuccess) {                                                                               \
-      std::fprintf(stderr, "gpu_bench: PE %d: %s: %s\n", shmem_my_pe(), #call, cudaGetErrorString(e_));   \
-      shmem_global_exit(1);                                                                                \
-    }                                                                                                      \
-  } while (0)
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-__device__ unsigned long long cuda_now() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+using gpu_bench::kTrials;
+using gpu_bench::median;
 
 __global__ void put_kernel(char* dest, const char* src, std::size_t bytes, int pe) {
   const dev::Block b = dev::this_block();
@@ -57,7 +40,7 @@ __global__ void put_kernel(char* dest, const char* src, std::size_t bytes, int p
 __global__ void pingpong_kernel(std::uint64_t* word, std::uint64_t* sig, int iters, unsigned long long* ns) {
   const int me = dev::my_pe(), peer = 1 - me;
   dev::barrier_all();
-  const unsigned long long t0 = cuda_now();
+  const unsigned long long t0 = gpu_bench::now_ns();
   for (int i = 1; i <= iters; ++i) {
     if (me == 0) {
       dev::putmem_signal(word, word, sizeof *word, sig, static_cast<std::uint64_t>(i), SHMEM_SIGNAL_SET, peer);
@@ -67,14 +50,14 @@ __global__ void pingpong_kernel(std::uint64_t* word, std::uint64_t* sig, int ite
       dev::putmem_signal(word, word, sizeof *word, sig, static_cast<std::uint64_t>(i), SHMEM_SIGNAL_SET, peer);
     }
   }
-  *ns = cuda_now() - t0;
+  *ns = gpu_bench::now_ns() - t0;
 }
 
 __global__ void barrier_kernel(int iters, unsigned long long* ns) {
   dev::barrier_all();
-  const unsigned long long t0 = cuda_now();
+  const unsigned long long t0 = gpu_bench::now_ns();
   for (int i = 0; i < iters; ++i) dev::barrier_all();
-  *ns = cuda_now() - t0;
+  *ns = gpu_bench::now_ns() - t0;
 }
 
 void row(const char* metric, std::size_t bytes, double value, const char* unit) {

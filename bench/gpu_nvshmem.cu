@@ -13,28 +13,12 @@
 #include <cstring>
 #include <vector>
 
+#include "gpu_bench_util.cuh"
+
 namespace {
 
-constexpr int kTrials = 7;
-
-#define CUDA_CHECK(call)                                                                                 \
-  do {                                                                                                   \
-    cudaError_t e_ = (call);                                                                             \
-    if (e_ != cudaSuccess) {                                                                             \
-      std::fprintf(stderr, "gpu_nvshmem: PE %d: %s: %s\n", shmem_my_pe(), #call, cudaGetErrorString(e_)); \
-      shmem_global_exit(1);                                                                              \
-    }                                                                                                    \
-  } while (0)
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-__device__ unsigned long long now() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+using gpu_bench::kTrials;
+using gpu_bench::median;
 
 __global__ void put_kernel(char* dest, const char* src, std::size_t bytes, int pe) {
   const std::size_t chunk = (bytes + gridDim.x - 1) / gridDim.x;
@@ -44,7 +28,7 @@ __global__ void put_kernel(char* dest, const char* src, std::size_t bytes, int p
 __global__ void pingpong_kernel(std::uint64_t* word, std::uint64_t* sig, int iters, unsigned long long* ns) {
   const int me = nvshmem_my_pe(), peer = 1 - me;
   nvshmem_barrier_all();
-  const unsigned long long t0 = now();
+  const unsigned long long t0 = gpu_bench::now_ns();
   for (int i = 1; i <= iters; ++i) {
     if (me == 0) {
       nvshmem_putmem_signal_nbi(word, word, sizeof *word, sig, i, NVSHMEM_SIGNAL_SET, peer);
@@ -54,13 +38,13 @@ __global__ void pingpong_kernel(std::uint64_t* word, std::uint64_t* sig, int ite
       nvshmem_putmem_signal_nbi(word, word, sizeof *word, sig, i, NVSHMEM_SIGNAL_SET, peer);
     }
   }
-  *ns = now() - t0;
+  *ns = gpu_bench::now_ns() - t0;
 }
 __global__ void barrier_kernel(int iters, unsigned long long* ns) {
   nvshmem_barrier_all();
-  const unsigned long long t0 = now();
+  const unsigned long long t0 = gpu_bench::now_ns();
   for (int i = 0; i < iters; ++i) nvshmem_barrier_all();
-  *ns = now() - t0;
+  *ns = gpu_bench::now_ns() - t0;
 }
 
 void row(const char* metric, std::size_t bytes, double value, const char* unit) {

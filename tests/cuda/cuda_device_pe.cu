@@ -15,6 +15,7 @@
 #include <shmem/device/device.hpp>
 
 #include "check.h"
+#include "gpu_probe.cuh"
 
 namespace dev = shmem::device;
 
@@ -144,15 +145,7 @@ T read_back(const T* gpu) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "--probe") == 0) {
-    int count = 0;
-    const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-      std::printf("SKIPPED: no CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-      return 77;
-    }
-    return 0;
-  }
+  if (const int rc = gpu_probe(argc, argv); rc >= 0) return rc;
   shmem_init();
   const int me = shmem_my_pe(), n = shmem_n_pes();
   Sym s{};

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "check.h"
+#include "gpu_probe.cuh"
 
 namespace {
 
@@ -50,15 +51,7 @@ std::vector<T> host(const T* p, std::size_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "--probe") == 0) {
-    int count = 0;
-    const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-      std::printf("SKIPPED: no CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-      return 77;
-    }
-    return 0;
-  }
+  if (const int rc = gpu_probe(argc, argv); rc >= 0) return rc;
   shmem_init();
   const int me = shmem_my_pe(), n = shmem_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
   int* src = gpu<int>(kN);
