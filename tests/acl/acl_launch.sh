@@ -89,12 +89,13 @@ for ((pe = 0; pe < npes; pe++)); do
 done
 
 # Wait for all, killing everything at the deadline.
-deadline=$((SECONDS + timeout_s))
+. "$(dirname "$0")/../support/clock.sh"
+deadline=$(($(mono_ms) + timeout_s * 1000))
 status=0
 timed_out=0
 for ((pe = 0; pe < npes; pe++)); do
   while kill -0 "${pids[$pe]}" 2>/dev/null; do
-    if [ $SECONDS -ge $deadline ]; then
+    if [ "$(mono_ms)" -ge "$deadline" ]; then
       timed_out=1
       for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
       break

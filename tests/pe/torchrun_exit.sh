@@ -10,7 +10,8 @@
 set -euo pipefail
 prog=$1; n=$2; mode=$3; arg=${4:-}
 source "$(dirname "$0")/torchrun_lib.sh"
-start=$(date +%s%N)
+source "$(dirname "$0")/../support/clock.sh"
+start=$(mono_ms)
 torchrun_start "$n" 30 "$prog" "$mode" $arg
 fail=0
 victim=${PE_EXIT_VICTIM:-$((n - 1))}
@@ -28,7 +29,7 @@ for ((r = 0; r < n; r++)); do
   fi
   if grep -q "NOT STOPPED" "$out/rank$r.txt"; then echo "FAIL: rank $r passed a collective"; fail=1; fi
 done
-elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+elapsed_ms=$(($(mono_ms) - start))
 echo "all ranks ended after ${elapsed_ms} ms"
 # Start-up included; the exit itself must end the job within about 2 s.
 limit_ms=$((8000 * ${TEST_TIME_SCALE:-1}))  # TEST_TIME_SCALE: see torchrun_misconfig.sh

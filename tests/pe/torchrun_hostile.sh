@@ -11,11 +11,12 @@
 set -euo pipefail
 prog=$1; attack=$2; n=${3:-4}
 source "$(dirname "$0")/torchrun_lib.sh"
+source "$(dirname "$0")/../support/clock.sh"
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 # The attack starts first (it waits for the store to listen) and lasts past the job's end.
 "$attack" 127.0.0.1 "$port" 11 > "$out/attack.txt" 2>&1 &
 attack_pid=$!
-start=$(date +%s%N)
+start=$(mono_ms)
 pids=()
 for ((r = 0; r < n; r++)); do
   env -u SHMEM_PE -u SHMEM_NPES -u SHMEM_STORE_ADDR RANK=$r WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
@@ -27,7 +28,7 @@ for ((r = 0; r < n; r++)); do
   rc=0; wait "${pids[$r]}" || rc=$?
   ((rc == 0)) || { echo "FAIL: rank $r exited with $rc"; fail=1; }
 done
-elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+elapsed_ms=$(($(mono_ms) - start))
 wait $attack_pid || true
 cat "$out/attack.txt"
 cat "$out"/rank*.txt | grep -v "WARN store" | sed -n 1,20p

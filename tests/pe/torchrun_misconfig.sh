@@ -14,6 +14,7 @@
 # TEST_TIME_SCALE (default 1) multiplies the time limit (the sanitizer pass of scripts/test.sh
 # runs with 3: sanitized processes start several times slower).
 set -euo pipefail
+source "$(dirname "$0")/../support/clock.sh"
 prog=$1; case_=$2
 limit_ms=$((5000 * ${TEST_TIME_SCALE:-1}))
 n=3
@@ -29,7 +30,7 @@ case "$case_" in
   rank-outside) bad=(RANK=3); want="RANK 3 is outside the job" ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac
-start=$(date +%s%N)
+start=$(mono_ms)
 pids=()
 for ((r = 0; r < n; r++)); do
   extra=()
@@ -42,7 +43,7 @@ done
 fail=0
 for ((r = 0; r < n; r++)); do
   rc=0; wait "${pids[$r]}" || rc=$?
-  t=$((($(date +%s%N) - start) / 1000000))
+  t=$(($(mono_ms) - start))
   echo "rank $r exited with status $rc after ${t} ms"
   ((rc != 0 && rc != 124)) || { echo "FAIL: rank $r: status $rc"; fail=1; }
   ((t <= limit_ms)) || { echo "FAIL: rank $r took ${t} ms (limit ${limit_ms} ms)"; fail=1; }

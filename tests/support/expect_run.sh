@@ -21,6 +21,7 @@
 # delete such files meanwhile). No process running the test program may be left once the
 # launcher has returned (3 s grace).
 set -u
+. "$(dirname "$0")/clock.sh"
 
 expect_exit=0
 matches=()
@@ -71,11 +72,11 @@ for a in "$@"; do
   if [ -f "$a" ] && [ -x "$a" ] && [ "$a" != "$1" ]; then prog="$a"; fi
 done
 
-start=$(date +%s.%N)
+start=$(mono_ms)
 env TMPDIR="$work/tmp" "${envs[@]}" timeout --kill-after=5 "$timeout_s" "$@" >"$out" 2>&1
 status=$?
-end=$(date +%s.%N)
-elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+end=$(mono_ms)
+elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", (b - a) / 1000 }')
 
 echo "---- output of: $* (${envs[*]:-})"
 cat "$out"

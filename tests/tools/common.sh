@@ -76,7 +76,8 @@ int main(void) {
 SRC
 }
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+. "$(dirname "${BASH_SOURCE[0]}")/../support/clock.sh"
+now_ms() { mono_ms; }
 
 # run CMD...: runs it with stdout/stderr in $WORK/out and $WORK/err; status in $RC.
 run() {
