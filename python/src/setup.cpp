@@ -22,7 +22,7 @@ int do_init(int requested) {
                 "init/finalize cycle per process)");
   int provided = SHMEM_THREAD_SINGLE;
   // Under torchrun the PEs meet through torch's own store (shmem/torch_bootstrap.py); it
-  // initialises through the unique-ID path (the seed's: THREAD_MULTIPLE) and says so.
+  // initialises through the unique-ID path (aclshmem's: THREAD_MULTIPLE) and says so.
   if (py::module_::import("shmem.torch_bootstrap").attr("meet")().cast<bool>()) {
     shmem_query_thread(&provided);
     return provided;  // acl_init did the rest

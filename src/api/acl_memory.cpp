@@ -1,6 +1,6 @@
 // Symmetric memory of aclshmem.h: aclshmem_malloc / calloc / align / free, the aclshmemx_ forms
 // with a memory type, aclshmemx_get_heap_base and aclshmem_ptr. Device memory (DEVICE_SIDE, and
-// the untyped names, which are device memory in the seed) is the one symmetric heap, shared with
+// the untyped names, which are device memory in Ascend SHMEM) is the one symmetric heap, shared with
 // HOST_SIDE, unless SHMEM_ACL_DEVICE=cuda: then it is the GPU heap of the CUDA backend
 // (docs/aclshmem.md). The core allocators are collective and log the reason when they return NULL.
 #include <cstdint>
@@ -29,7 +29,7 @@ bool mem_type_ok(const char* f, const aclshmem_mem_type_t& type) noexcept {
 
 // Whether `type` memory is the GPU heap: device memory under SHMEM_ACL_DEVICE=cuda.
 bool on_gpu(const char* f, int type) noexcept {
-  return type == DEVICE_SIDE && core::rt(f).config().acl_device == "cuda";
+  return type == DEVICE_SIDE && core::rt(f).config().acl_device == shmem::AclDeviceMode::kCuda;
 }
 
 void* acl_alloc(const char* f, int type, std::size_t alignment, std::size_t size, bool zero) noexcept {

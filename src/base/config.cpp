@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
+#include <span>
 
 #include "base/error.hpp"
 
@@ -79,16 +81,91 @@ double parse_seconds(std::string_view text, std::string_view what) {
   return v;
 }
 
-const std::vector<ConfigVarInfo>& config_vars() {
-  static const std::vector<ConfigVarInfo> vars = {
-#define SHMEM_CONFIG_VAR(name, kind, dflt, doc) {#name, #kind, dflt, doc},
+// ---- the table's enums: enumerator i is the i-th value of its row --------------------------
+namespace {
+
+// "auto, ucx or none"
+std::string allowed_list(std::span<const char* const> texts) {
+  std::string out;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    if (i) out += i + 1 == texts.size() ? " or " : ", ";
+    out += texts[i];
+  }
+  return out;
+}
+
+// The index of `text` among `texts`, or Error(kInvalidValue) naming `what` and the values.
+std::size_t parse_choice(std::span<const char* const> texts, std::string_view text, std::string_view what) {
+  const std::string t = trim(text);
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    if (t == texts[i]) return i;
+  bad(what, text, allowed_list(texts).c_str());
+}
+
+#define SHMEM_CONFIG_TEXT_(e, text) text,
+#define SHMEM_CONFIG_VAR(name, field, kind, dflt, doc)
+#define SHMEM_CONFIG_ENUM(name, field, Type, dflt, doc) \
+  constexpr const char* k##Type##Texts[] = {SHMEM_CONFIG_VALUES_##Type(SHMEM_CONFIG_TEXT_)};
 #define SHMEM_CONFIG_ALIAS(alias, name, whose)
 #include "base/config_table.def"
 #undef SHMEM_CONFIG_ALIAS
+#undef SHMEM_CONFIG_ENUM
+#undef SHMEM_CONFIG_VAR
+
+// Parsers by kind, named as the table names kinds: parse_Size(text, what) and so on; an enum's
+// is parse_enum_Type.
+ConfigSize parse_Size(std::string_view text, std::string_view what) { return parse_size(text, what); }
+ConfigBool parse_Bool(std::string_view text, std::string_view what) { return parse_bool(text, what); }
+ConfigInt parse_Int(std::string_view text, std::string_view what) { return parse_int(text, what); }
+ConfigSeconds parse_Seconds(std::string_view text, std::string_view what) { return parse_seconds(text, what); }
+ConfigString parse_String(std::string_view text, std::string_view) { return std::string(text); }
+#define SHMEM_CONFIG_VAR(name, field, kind, dflt, doc)
+#define SHMEM_CONFIG_ENUM(name, field, Type, dflt, doc)                  \
+  Type parse_enum_##Type(std::string_view text, std::string_view what) { \
+    return static_cast<Type>(parse_choice(k##Type##Texts, text, what));  \
+  }
+#define SHMEM_CONFIG_ALIAS(alias, name, whose)
+#include "base/config_table.def"
+#undef SHMEM_CONFIG_ALIAS
+#undef SHMEM_CONFIG_ENUM
+#undef SHMEM_CONFIG_VAR
+
+}  // namespace
+
+#define SHMEM_CONFIG_VAR(name, field, kind, dflt, doc)
+#define SHMEM_CONFIG_ENUM(name, field, Type, dflt, doc)             \
+  const char* to_string(Type v) noexcept {                          \
+    const auto i = static_cast<std::size_t>(v);                     \
+    return i < std::size(k##Type##Texts) ? k##Type##Texts[i] : "?"; \
+  }
+#define SHMEM_CONFIG_ALIAS(alias, name, whose)
+#include "base/config_table.def"
+#undef SHMEM_CONFIG_ALIAS
+#undef SHMEM_CONFIG_ENUM
+#undef SHMEM_CONFIG_VAR
+
+const std::vector<ConfigVarInfo>& config_vars() {
+  static const std::vector<ConfigVarInfo> vars = {
+#define SHMEM_CONFIG_VAR(name, field, kind, dflt, doc) \
+  {#name, #kind, dflt, doc, nullptr, [](std::string_view v, std::string_view l) { (void)parse_##kind(v, l); }},
+#define SHMEM_CONFIG_ENUM(name, field, Type, dflt, doc)           \
+  {#name,                                                         \
+   "Enum",                                                        \
+   dflt,                                                          \
+   doc,                                                           \
+   ("" SHMEM_CONFIG_VALUES_##Type(SHMEM_CONFIG_COMMA_TEXT_)) + 2, \
+   [](std::string_view v, std::string_view l) { (void)parse_enum_##Type(v, l); }},
+#define SHMEM_CONFIG_COMMA_TEXT_(e, text) ", " text
+#define SHMEM_CONFIG_ALIAS(alias, name, whose)
+#include "base/config_table.def"
+#undef SHMEM_CONFIG_ALIAS
+#undef SHMEM_CONFIG_COMMA_TEXT_
+#undef SHMEM_CONFIG_ENUM
 #undef SHMEM_CONFIG_VAR
   };
   return vars;
 }
+#undef SHMEM_CONFIG_TEXT_
 
 // Other implementations' names for a table variable (docs/porting.md, the end of the table):
 // SMA_SYMMETRIC_SIZE, SMA_DEBUG, SMA_INFO, SMA_VERSION, SHMEM_SYMMETRIC_HEAP_SIZE. The table's
@@ -106,10 +183,12 @@ const char* config_alias_value(std::string_view name, const char** which) {
 
 const std::vector<ConfigAlias>& config_aliases() {
   static const std::vector<ConfigAlias> aliases = {
-#define SHMEM_CONFIG_VAR(name, kind, dflt, doc)
+#define SHMEM_CONFIG_VAR(name, field, kind, dflt, doc)
+#define SHMEM_CONFIG_ENUM(name, field, Type, dflt, doc)
 #define SHMEM_CONFIG_ALIAS(alias, name, whose) {#alias, #name, whose},
 #include "base/config_table.def"
 #undef SHMEM_CONFIG_ALIAS
+#undef SHMEM_CONFIG_ENUM
 #undef SHMEM_CONFIG_VAR
   };
   return aliases;
@@ -133,59 +212,23 @@ std::string config_raw(const char* name) {
 
 Config Config::from_env() {
   Config c;
-  auto Size = [](const char* n) { return parse_size(config_raw(n), config_label(n)); };
-  auto Bool = [](const char* n) { return parse_bool(config_raw(n), config_label(n)); };
-  auto Int = [](const char* n) { return parse_int(config_raw(n), config_label(n)); };
-  auto Seconds = [](const char* n) { return parse_seconds(config_raw(n), config_label(n)); };
-  auto String = [](const char* n) { return config_raw(n); };
-  c.symmetric_size = Size("SHMEM_SYMMETRIC_SIZE");
-  c.debug = Bool("SHMEM_DEBUG");
-  c.info = Bool("SHMEM_INFO");
-  c.version = Bool("SHMEM_VERSION");
-  c.log_level = String("SHMEM_LOG_LEVEL");
-  c.log_file = String("SHMEM_LOG_FILE");
-  c.wait_timeout = Seconds("SHMEM_WAIT_TIMEOUT");
-  c.wait_spin = Int("SHMEM_WAIT_SPIN");
-  c.bootstrap_tls = Bool("SHMEM_BOOTSTRAP_TLS");
-  c.bootstrap_tls_info = String("SHMEM_BOOTSTRAP_TLS_INFO");
-  c.bootstrap_timeout = Seconds("SHMEM_BOOTSTRAP_TIMEOUT");
-  c.store_addr = String("SHMEM_STORE_ADDR");
-  c.pe = Int("SHMEM_PE");
-  c.npes = Int("SHMEM_NPES");
-  c.job_id = String("SHMEM_JOB_ID");
-  c.job_secret = String("SHMEM_JOB_SECRET");
-  c.transport = String("SHMEM_TRANSPORT");
-  c.progress_thread = String("SHMEM_PROGRESS_THREAD");
-  c.rsh = String("SHMEM_RSH");
-  c.bootstrap_iface = String("SHMEM_BOOTSTRAP_IFACE");
-  c.bootstrap_addr = String("SHMEM_BOOTSTRAP_ADDR");
-  c.coll_xhost_direct = Size("SHMEM_COLL_XHOST_DIRECT");
-  c.coll_xhost_push = Size("SHMEM_COLL_XHOST_PUSH");
-  c.coll_xhost_algo = String("SHMEM_COLL_XHOST_ALGO");
-  c.coll_rings = String("SHMEM_COLL_RINGS");
-  c.cuda_heap_size = Size("SHMEM_CUDA_HEAP_SIZE");
-  c.cuda_driver = String("SHMEM_CUDA_DRIVER");
-  c.cuda_device = Int("SHMEM_CUDA_DEVICE");
-  c.acl_device = String("SHMEM_ACL_DEVICE");
-  c.device_threads = Int("SHMEM_DEVICE_THREADS");
+#define SHMEM_CONFIG_VAR(name, field, kind, dflt, doc) c.field = parse_##kind(config_raw(#name), config_label(#name));
+#define SHMEM_CONFIG_ENUM(name, field, Type, dflt, doc) \
+  c.field = parse_enum_##Type(config_raw(#name), config_label(#name));
+#define SHMEM_CONFIG_ALIAS(alias, name, whose)
+#include "base/config_table.def"
+#undef SHMEM_CONFIG_ALIAS
+#undef SHMEM_CONFIG_ENUM
+#undef SHMEM_CONFIG_VAR
+  // Ranges beyond what a kind says.
   if (c.symmetric_size == 0) bad("SHMEM_SYMMETRIC_SIZE", "0", "a size greater than zero");
   if (c.wait_spin < -1 || c.wait_spin > (1 << 30))
     bad("SHMEM_WAIT_SPIN", config_raw("SHMEM_WAIT_SPIN"), "-1 (automatic) or a count from 0 to 2^30");
-  if (c.transport != "auto" && c.transport != "ucx" && c.transport != "none")
-    bad("SHMEM_TRANSPORT", c.transport, "auto, ucx or none");
-  if (c.progress_thread != "auto" && c.progress_thread != "on" && c.progress_thread != "off")
-    bad("SHMEM_PROGRESS_THREAD", c.progress_thread, "auto, on or off");
-  if (c.coll_xhost_algo != "auto" && c.coll_xhost_algo != "direct" && c.coll_xhost_algo != "ring")
-    bad("SHMEM_COLL_XHOST_ALGO", c.coll_xhost_algo, "auto, direct or ring");
-  c.coll_xhost_forced = c.coll_xhost_algo == "auto" ? 0 : c.coll_xhost_algo[0];
   if (c.device_threads < 0 || c.device_threads > kMaxDeviceThreads)
     bad("SHMEM_DEVICE_THREADS", config_raw("SHMEM_DEVICE_THREADS"),
         "0 (the hardware threads) or a count from 1 to 4096");
-  if (c.coll_rings != "auto" && c.coll_rings != "on" && c.coll_rings != "off")
-    bad("SHMEM_COLL_RINGS", c.coll_rings, "auto, on or off");
   if (c.cuda_device < -1 || c.cuda_device > 1023)
     bad("SHMEM_CUDA_DEVICE", config_raw("SHMEM_CUDA_DEVICE"), "-1 (by node-local index) or a device ordinal");
-  if (c.acl_device != "cpu" && c.acl_device != "cuda") bad("SHMEM_ACL_DEVICE", c.acl_device, "cpu or cuda");
   return c;
 }
 

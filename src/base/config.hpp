@@ -9,39 +9,35 @@ namespace shmem {
 // The most worker threads a kernel launch may use (SHMEM_DEVICE_THREADS).
 constexpr std::int64_t kMaxDeviceThreads = 4096;
 
-// Typed view of every SHMEM_* environment variable (see config_table.def).
+// The Config field types of the table's kinds.
+using ConfigSize = std::uint64_t;
+using ConfigBool = bool;
+using ConfigInt = std::int64_t;
+using ConfigSeconds = double;
+using ConfigString = std::string;
+
+// The table's enums (SHMEM_CONFIG_ENUM rows): `enum class Type` and to_string(Type).
+#define SHMEM_CONFIG_ENUMERATOR_(e, text) e,
+#define SHMEM_CONFIG_VAR(name, field, kind, dflt, doc)
+#define SHMEM_CONFIG_ENUM(name, field, Type, dflt, doc)                                    \
+  enum class Type : std::uint8_t { SHMEM_CONFIG_VALUES_##Type(SHMEM_CONFIG_ENUMERATOR_) }; \
+  const char* to_string(Type v) noexcept;
+#define SHMEM_CONFIG_ALIAS(alias, name, whose)
+#include "base/config_table.def"
+#undef SHMEM_CONFIG_ALIAS
+#undef SHMEM_CONFIG_ENUM
+#undef SHMEM_CONFIG_VAR
+#undef SHMEM_CONFIG_ENUMERATOR_
+
+// Typed view of every SHMEM_* environment variable: one field per row of config_table.def.
 struct Config {
-  std::uint64_t symmetric_size = 0;
-  bool debug = false;
-  bool info = false;
-  bool version = false;
-  std::string log_level;
-  std::string log_file;
-  double wait_timeout = 0;
-  std::int64_t wait_spin = -1;  // -1 = automatic
-  bool bootstrap_tls = true;
-  std::string bootstrap_tls_info;
-  double bootstrap_timeout = 120;
-  std::string store_addr;
-  std::int64_t pe = -1;
-  std::int64_t npes = 0;
-  std::string job_id;
-  std::string job_secret;
-  std::string transport;        // auto | ucx | none
-  std::string progress_thread;  // auto | on | off
-  std::string rsh;
-  std::string bootstrap_iface;
-  std::string bootstrap_addr;
-  std::uint64_t coll_xhost_direct = 16384;
-  std::uint64_t coll_xhost_push = 16384;
-  std::string coll_xhost_algo;  // auto | direct | ring
-  char coll_xhost_forced = 0;   // the same, parsed: 0 (auto), 'd' or 'r'
-  std::string coll_rings;       // auto | on | off
-  std::uint64_t cuda_heap_size = 0;  // bytes of GPU heap per PE (0 = none)
-  std::string cuda_driver;           // empty = libcuda.so.1
-  std::int64_t cuda_device = -1;     // -1 = local index % devices
-  std::string acl_device;            // cpu | cuda
-  std::int64_t device_threads = 0;   // 0 = the hardware threads, else 1..kMaxDeviceThreads
+#define SHMEM_CONFIG_VAR(name, field, kind, dflt, doc) Config##kind field{};
+#define SHMEM_CONFIG_ENUM(name, field, Type, dflt, doc) Type field{};
+#define SHMEM_CONFIG_ALIAS(alias, name, whose)
+#include "base/config_table.def"
+#undef SHMEM_CONFIG_ALIAS
+#undef SHMEM_CONFIG_ENUM
+#undef SHMEM_CONFIG_VAR
 
   // Reads the environment; throws Error(kInvalidValue) naming the variable on bad input.
   static Config from_env();
@@ -49,9 +45,13 @@ struct Config {
 
 struct ConfigVarInfo {
   const char* name;
-  const char* kind;
+  const char* kind;  // Size, Bool, Int, Seconds, String or Enum
   const char* default_value;
   const char* description;
+  const char* allowed;  // an Enum's values, "auto, ucx or none"; else nullptr
+  // Parses `value` as this variable's kind (an Enum: one of its values); throws
+  // Error(kInvalidValue) naming `label` and what is allowed.
+  void (*check)(std::string_view value, std::string_view label);
 };
 const std::vector<ConfigVarInfo>& config_vars();
 // Names other implementations use for a table variable, accepted as aliases of it (the table's

@@ -46,9 +46,9 @@ constexpr int kDirectMaxHosts = 32;
 constexpr int kGatherDirectMaxHosts = 8;
 
 inline Algo choose(const Runtime& rt, std::size_t bytes_per_pe, int hosts, bool gather = false) noexcept {
-  const char forced = rt.config().coll_xhost_forced;
-  if (forced == 'd') return Algo::kDirect;
-  if (forced == 'r') return Algo::kRing;
+  const CollXhostAlgo forced = rt.config().coll_xhost_algo;
+  if (forced == CollXhostAlgo::kDirect) return Algo::kDirect;
+  if (forced == CollXhostAlgo::kRing) return Algo::kRing;
   if (gather && hosts <= kGatherDirectMaxHosts) return Algo::kDirect;
   return bytes_per_pe <= rt.config().coll_xhost_direct && hosts <= kDirectMaxHosts ? Algo::kDirect : Algo::kRing;
 }

@@ -79,7 +79,10 @@ bool GpuHeap::open(const std::string& driver, int device, int local_rank, shmem_
 
 std::unique_ptr<GpuHeap> GpuHeap::create(Runtime& r, const char* func) noexcept {
   try {
-    static std::atomic<unsigned> generation{0};  // the same on every PE: creation is collective
+    // Process-wide (docs/design.md, "Process-wide state"): the tag names keys on the job's store,
+    // which outlives a Runtime (init, finalize, init under one oshrun). The same on every PE:
+    // creation is collective.
+    static std::atomic<unsigned> generation{0};
     const std::string tag = "cuda" + std::to_string(generation.fetch_add(1));
     const Config& cfg = r.config();
     const int n = r.n_pes();

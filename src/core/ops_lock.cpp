@@ -9,7 +9,6 @@
 // waiters does not flood PE 0 while the holder works there. Release is one non-fetching add of
 // the serving half (the holder knows it: its own ticket), unless that half is about to wrap.
 #include <atomic>
-#include <map>
 #include <mutex>
 #include <utility>
 
@@ -40,34 +39,6 @@ struct RemoteWord {
     return amo64(ctx, o, lock, v, cond, kLockHome, func);
   }
 };
-
-// The tickets this process holds on remote locks (a lock is held by a PE, so set_lock and
-// clear_lock may run on different threads).
-class HeldTickets {
- public:
-  void hold(const Runtime* r, const long* lock, std::uint32_t ticket) {
-    std::lock_guard<std::mutex> g(mu_);
-    held_[{r, lock}] = ticket;
-  }
-  // The ticket held on `lock`, forgotten; false when none is recorded.
-  bool release(const Runtime* r, const long* lock, std::uint32_t* ticket) {
-    std::lock_guard<std::mutex> g(mu_);
-    auto it = held_.find({r, lock});
-    if (it == held_.end()) return false;
-    *ticket = it->second;
-    held_.erase(it);
-    return true;
-  }
-
- private:
-  std::mutex mu_;
-  std::map<std::pair<const Runtime*, const long*>, std::uint32_t> held_;
-};
-
-HeldTickets& held_tickets() {
-  static HeldTickets* h = new HeldTickets;  // never destroyed: locks may be released at exit
-  return *h;
-}
 
 // A remote waiter's view of the serving half: fetched from PE 0 when the waiter is next in
 // line, else after half the time the holders ahead of it should take at the rate seen so far
@@ -116,7 +87,7 @@ void set_lock(long* lock) noexcept {
   std::atomic_ref<std::uint64_t> word(w ? *w : local_copy);
   const std::uint64_t before = w ? word.fetch_add(kTicket, std::memory_order_acq_rel) : remote.op(AmoOp::kFetchAdd, kTicket);
   const std::uint32_t ticket = static_cast<std::uint32_t>(before >> 32);
-  if (!w) held_tickets().hold(&r, lock, ticket);
+  if (!w) r.lock_tickets().hold(lock, ticket);
   RemoteServing remote_serving(remote, ticket);
   auto serving = [&] {
     return w ? static_cast<std::uint32_t>(word.load(std::memory_order_acquire)) : remote_serving();
@@ -140,7 +111,7 @@ void clear_lock(long* lock) noexcept {
     // The serving half is our ticket and only we may move it: below the wrap, adding one
     // cannot carry.
     std::uint32_t ticket = 0;
-    if (held_tickets().release(&r, lock, &ticket) && ticket != 0xffffffffu) {
+    if (r.lock_tickets().release(lock, &ticket) && ticket != 0xffffffffu) {
       remote.op(AmoOp::kAdd, 1);
       return;
     }
@@ -171,7 +142,7 @@ int test_lock(long* lock) noexcept {
       const std::uint64_t next = ((old >> 32) + 1) << 32 | static_cast<std::uint32_t>(old);
       const std::uint64_t seen = remote.op(AmoOp::kCompareSwap, next, old);
       if (seen == old) {
-        held_tickets().hold(&rt("shmem_test_lock"), lock, static_cast<std::uint32_t>(old >> 32));
+        rt("shmem_test_lock").lock_tickets().hold(lock, static_cast<std::uint32_t>(old >> 32));
         return 0;
       }
       old = seen;

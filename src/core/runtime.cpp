@@ -156,8 +156,9 @@ void Runtime::agree_on_rings() {
   ring_book_.taken.assign(n, 0);
   // Every PE says whether it allows rings (SHMEM_COLL_RINGS, its thread level); all must.
   constexpr int kThreadMultiple = 3;  // SHMEM_THREAD_MULTIPLE
-  const bool allowed = thread_level_ < kThreadMultiple &&
-                       (cfg_.coll_rings == "on" || (cfg_.coll_rings == "auto" && !wait_.oversubscribed));
+  const bool allowed =
+      thread_level_ < kThreadMultiple &&
+      (cfg_.coll_rings == CollRingsMode::kOn || (cfg_.coll_rings == CollRingsMode::kAuto && !wait_.oversubscribed));
   std::vector<std::uint64_t> votes(n);
   const std::uint64_t mine = allowed ? 1 : 0;
   world_team_->allgather_words(&mine, 1, votes.data());

@@ -1,4 +1,7 @@
 #pragma once
+// The Runtime: everything one job membership owns (configuration, store, heap, routes, teams,
+// transports). The internal area's layout is in internal_area.hpp, contexts in ctx.hpp, the
+// collectives' bookkeeping in coll_book.hpp.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -7,8 +10,14 @@
 #include <vector>
 
 #include "base/config.hpp"
+#include "bootstrap/launch_env.hpp"
+#include "bootstrap/store.hpp"
+#include "core/coll_book.hpp"
+#include "core/ctx.hpp"
 #include "core/heap_allocator.hpp"
+#include "core/internal_area.hpp"
 #include "core/job_watcher.hpp"
+#include "core/lock_tickets.hpp"
 #include "core/ops.hpp"
 #include "core/segment.hpp"
 #include "core/wait.hpp"
@@ -20,11 +29,6 @@
 
 namespace shmem {
 
-}  // namespace shmem
-#include "bootstrap/launch_env.hpp"
-#include "bootstrap/store.hpp"
-namespace shmem {
-
 class Team;
 class TeamSlots;
 namespace core {
@@ -32,89 +36,7 @@ class GpuHeap;
 }
 class SetLayouts;
 
-// A communication context. PE numbers given with a team context are team-relative:
-// `world` maps them (nullptr for world-team contexts, the common case).
-struct Ctx {
-  Runtime* rt = nullptr;
-  Team* team = nullptr;
-  const int* world = nullptr;  // team PE -> world PE, or nullptr for the world team
-  int team_size = 0;
-  long options = 0;
-};
-
-constexpr int kMaxTeams = 128;      // team slots per job (WORLD and SHARED included)
-constexpr int kScratchWords = 7;    // values a PE publishes per team slot for pulls
-constexpr int kSyncRounds = 8;      // dissemination rounds: teams of up to 256 PEs (central above)
-
-// Per team slot, in every member's internal area. The central barrier's words (count, gen,
-// sleepers) are used on the team's PE 0; everything else on every member.
-struct alignas(64) TeamCell {
-  alignas(64) std::uint32_t count;
-  alignas(64) std::uint32_t gen;
-  std::uint32_t sleepers;
-  // Written by this member only: published values, and the sequence number of the last
-  // broadcast it completed (read by the next broadcast's root before it writes our dest).
-  alignas(64) std::uint64_t scratch[kScratchWords];
-  std::uint64_t bcast_ack;
-  // Written by a pushed broadcast's root after our dest: that broadcast's sequence number, in
-  // slot seq % 2 (so two consecutive broadcasts with different roots cannot overtake each
-  // other's flag). On a line of their own: only roots write it.
-  alignas(64) std::uint64_t bcast_flag[2];
-  // Dissemination barrier (every member): round r's counting flag, raised by member me - 2^r.
-  alignas(64) std::uint64_t rounds[kSyncRounds];
-};
-static_assert(sizeof(TeamCell) == 320, "TeamCell: keep kMaxTeams cells within 40 KiB (device sync area)");
-
-// Runtime-internal symmetric objects at the start of every PE's heap (before user data).
-struct InternalArea {
-  TeamCell teams[kMaxTeams];
-};
-
-// Rings of tiny active-set collectives (coll/ring.hpp), at kRingsOffset of every
-// PE's internal area: entries[s] is written only by world PE s, consumed[s] only by this PE.
-// Four entries share a cache line, so a root that runs ahead writes several per line transfer.
-constexpr int kRingPEs = 64;     // roots with a ring: world PEs below this
-constexpr int kRingDepth = 256;  // broadcasts a root may be ahead of a member
-constexpr std::size_t kRingBytes = 8;
-struct alignas(16) RingEntry {
-  std::uint64_t head;  // sequence number (low 32 bits) | tag << 32, written last
-  unsigned char data[kRingBytes];
-};
-struct BcastRings {
-  alignas(64) RingEntry entries[kRingPEs][kRingDepth];
-  alignas(64) std::uint64_t consumed[kRingPEs];  // the last sequence number taken from each sender
-};
-// This PE's private side of the rings: per world PE, the last sequence number sent to it, its
-// consumed word as last read, and the last one taken from it. usable (agreed at init): every PE
-// runs below SHMEM_THREAD_MULTIPLE, so each PE makes its collective calls one at a time, the
-// job is on one host, and every PE allows rings (SHMEM_COLL_RINGS; by default only where PEs do
-// not outnumber CPUs).
-struct RingBook {
-  std::vector<std::uint64_t> sent, credit, taken;
-  bool usable = false;
-};
-constexpr std::size_t kRingsOffset = 64 * 1024;  // after the teams and the device sync area
-
-// Pushed small team collectives (coll/team.cpp), after the rings: for the teams in slots
-// below kPushTeams (of up to kPushSenders + 1 PEs), every member has two lines per other member,
-// used by alternate calls: the call number and kind, written last, then the data.
-constexpr int kPushTeams = 32;
-constexpr int kPushSenders = 7;
-constexpr std::size_t kPushLineBytes = 56;
-struct alignas(64) PushLine {
-  std::uint64_t head;
-  unsigned char data[kPushLineBytes];
-};
-struct TeamPushArea {
-  PushLine lines[kPushTeams][2][kPushSenders];  // [team slot][call parity][sender, relative]
-};
-constexpr std::size_t kTeamPushOffset = (kRingsOffset + sizeof(BcastRings) + 63) & ~std::size_t{63};
-constexpr std::size_t kInternalBytes = 512 * 1024;
-// The PE's word on the wait board (core/wait_board.hpp), on the internal area's last line.
-constexpr std::size_t kWaitSlotOffset = kInternalBytes - sizeof(WaitSlot);
-static_assert(kTeamPushOffset + sizeof(TeamPushArea) <= kWaitSlotOffset);
 constexpr std::size_t kMaxHeapAlign = std::size_t{1} << 30;  // shmem_align supports up to 1 GiB
-static_assert(sizeof(InternalArea) <= kInternalBytes);
 
 // Everything decided before a Runtime is built: configuration (environment plus overrides),
 // how to reach the job's store, and for rank 0 of self-hosted modes the store server itself.
@@ -219,6 +141,8 @@ class Runtime {
   // This PE's sides of the active-set channel: bytes sent to / taken from each world PE.
   std::vector<XPair>& x_set_pairs() noexcept { return x_set_pairs_; }
   RingBook& ring_book() noexcept { return ring_book_; }
+  // Tickets held on locks whose home is on another host (core/lock_tickets.hpp).
+  LockTickets& lock_tickets() noexcept { return lock_tickets_; }
   const RingBook& ring_book() const noexcept { return ring_book_; }
   // Describes an address for messages: "heap+0x40", "static data+0x10" or "0x7f..".
   std::string describe(const void* addr) const;
@@ -320,6 +244,7 @@ class Runtime {
   std::size_t x_off_ = 0;
   std::vector<XPair> x_set_pairs_;
   std::unique_ptr<core::GpuHeap> gpu_;
+  LockTickets lock_tickets_;
 };
 
 // The instance every API call serves (nullptr before init): written only by core/instances.cpp

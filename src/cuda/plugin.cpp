@@ -189,26 +189,26 @@ int p_stream_op(void* ctx, void* stream, const shmem_cuda_stream_op* op, char* e
   });
 }
 
-constexpr shmem_cuda_plugin kTable = {SHMEM_CUDA_PLUGIN_ABI_VERSION,
-                                      sizeof(shmem_cuda_plugin),
-                                      p_open,
-                                      p_close,
-                                      p_heap_create,
-                                      p_heap_map,
-                                      p_heap_destroy,
-                                      p_copy,
-                                      p_copy_2d,
-                                      p_memset8,
-                                      p_host_alloc,
-                                      p_host_free,
-                                      p_device_alloc,
-                                      p_device_free,
-                                      p_stream_sync,
-                                      p_stream_op};
+constexpr shmem_cuda_plugin kTable = {
+    SHMEM_PLUGIN_HEAD(SHMEM_PLUGIN_KIND_CUDA, SHMEM_CUDA_PLUGIN_ABI_VERSION, shmem_cuda_plugin),
+    p_open,
+    p_close,
+    p_heap_create,
+    p_heap_map,
+    p_heap_destroy,
+    p_copy,
+    p_copy_2d,
+    p_memset8,
+    p_host_alloc,
+    p_host_free,
+    p_device_alloc,
+    p_device_free,
+    p_stream_sync,
+    p_stream_op};
 
 }  // namespace
 }  // namespace shmem::cuda
 
-extern "C" __attribute__((visibility("default"))) const shmem_cuda_plugin* shmem_cuda_plugin_table() {
-  return &shmem::cuda::kTable;
+extern "C" __attribute__((visibility("default"))) const shmem_plugin_head* shmem_plugin_table() {
+  return &shmem::cuda::kTable.head;
 }

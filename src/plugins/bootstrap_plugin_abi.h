@@ -2,29 +2,34 @@
  *
  * libshmem never links an MPI or PMIx library. Where one is needed it dlopen()s a plugin that
  * does (installed next to libshmem.so, built only when the library was found at configure time)
- * and asks it for one table of functions by a single exported symbol:
+ * and asks it for its table of functions by the one symbol every plugin exports,
+ * shmem_plugin_table() (plugin_head.h):
  *
- *   libshmem_bootstrap_mpi.so    shmem_bootstrap_mpi_plugin()   ACLSHMEMX_INIT_WITH_MPI
- *   libshmem_bootstrap_pmix.so   shmem_bootstrap_pmix_plugin()  shmem_init under mpirun (PMIx)
+ *   libshmem_bootstrap_mpi.so    kind BOOTSTRAP_MPI    ACLSHMEMX_INIT_WITH_MPI
+ *   libshmem_bootstrap_pmix.so   kind BOOTSTRAP_PMIX   shmem_init under mpirun (PMIx)
  *
  * Conventions: functions return 0 on success; on failure they return nonzero and write a
  * NUL-terminated reason into err[0..err_len) (err may be NULL when err_len is 0). Nothing here
- * throws. Every table starts with abi_version; the loader refuses any other version.
+ * throws. Every table starts with the common head (kind, abi_version, size); the loader
+ * refuses another kind or version, or a smaller table.
  */
 #ifndef SHMEM_PLUGINS_BOOTSTRAP_PLUGIN_ABI_H
 #define SHMEM_PLUGINS_BOOTSTRAP_PLUGIN_ABI_H
 
 #include <stddef.h>
 
+#include "plugins/plugin_head.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SHMEM_BOOTSTRAP_PLUGIN_ABI_VERSION 1u
+/* 2: the common head replaced `unsigned abi_version` and the per-plugin symbols. */
+#define SHMEM_BOOTSTRAP_PLUGIN_ABI_VERSION 2u
 
 /* ---- MPI: a communicator used only while an instance is being set up ----------------------- */
 typedef struct shmem_mpi_plugin {
-  unsigned abi_version;
+  shmem_plugin_head head; /* SHMEM_PLUGIN_KIND_BOOTSTRAP_MPI, SHMEM_BOOTSTRAP_PLUGIN_ABI_VERSION */
   /* Initialises MPI unless it already is. *initialised_here = 1 when this call did so (the caller
    * then owes one finalize()). Fails if MPI was already finalised. */
   int (*init)(int* initialised_here, char* err, size_t err_len);
@@ -41,13 +46,11 @@ typedef struct shmem_mpi_plugin {
   int (*finalize)(char* err, size_t err_len);
 } shmem_mpi_plugin;
 
-typedef const shmem_mpi_plugin* (*shmem_mpi_plugin_fn)(void);
-#define SHMEM_MPI_PLUGIN_SYMBOL "shmem_bootstrap_mpi_plugin"
 #define SHMEM_MPI_PLUGIN_FILE "libshmem_bootstrap_mpi.so"
 
 /* ---- PMIx: the job's key-value exchange of the process manager (mpirun, srun, prterun) ------ */
 typedef struct shmem_pmix_plugin {
-  unsigned abi_version;
+  shmem_plugin_head head; /* SHMEM_PLUGIN_KIND_BOOTSTRAP_PMIX, SHMEM_BOOTSTRAP_PLUGIN_ABI_VERSION */
   /* PMIx_Init: this process's rank, the job size and the namespace (NUL-terminated, truncated to
    * nspace_len - 1 characters). */
   int (*init)(unsigned* rank, unsigned* size, char* nspace, size_t nspace_len, char* err, size_t err_len);
@@ -63,8 +66,6 @@ typedef struct shmem_pmix_plugin {
   void (*finalize)(void);
 } shmem_pmix_plugin;
 
-typedef const shmem_pmix_plugin* (*shmem_pmix_plugin_fn)(void);
-#define SHMEM_PMIX_PLUGIN_SYMBOL "shmem_bootstrap_pmix_plugin"
 #define SHMEM_PMIX_PLUGIN_FILE "libshmem_bootstrap_pmix.so"
 
 #ifdef __cplusplus

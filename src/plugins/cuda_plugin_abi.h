@@ -7,12 +7,12 @@
  * The plugin knows the driver; libshmem knows the PEs: it passes the descriptors between them
  * (the node-local exchange), keeps the allocator and fills the device state.
  *
- *   libshmem_cuda.so   shmem_cuda_plugin_table()   shmemx_cuda_malloc & co., aclshmem device memory
+ *   libshmem_cuda.so   kind CUDA (plugin_head.h)   shmemx_cuda_malloc & co., aclshmem device memory
  *
  * Conventions (as bootstrap_plugin_abi.h): functions return 0 on success; on failure nonzero
  * with a NUL-terminated reason in err[0..err_len) that names the driver call and its error.
- * Nothing throws. The table starts with abi_version and size; the loader refuses another version
- * or a table smaller than its own. Every function that touches the driver makes the device's
+ * Nothing throws. The table starts with the common head (plugin_head.h); the loader refuses
+ * another kind or version, or a table smaller than its own. Every function that touches the driver makes the device's
  * primary context current on the calling thread first, so any thread may call.
  */
 #ifndef SHMEM_PLUGINS_CUDA_PLUGIN_ABI_H
@@ -21,11 +21,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plugins/plugin_head.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SHMEM_CUDA_PLUGIN_ABI_VERSION 1u
+/* 2: the common head replaced `abi_version, size` and shmem_cuda_plugin_table(). */
+#define SHMEM_CUDA_PLUGIN_ABI_VERSION 2u
 
 /* What open() found: the device this PE uses. */
 typedef struct shmem_cuda_device_info {
@@ -70,8 +73,7 @@ typedef struct shmem_cuda_stream_op {
 } shmem_cuda_stream_op;
 
 typedef struct shmem_cuda_plugin {
-  unsigned abi_version; /* SHMEM_CUDA_PLUGIN_ABI_VERSION */
-  unsigned size;        /* sizeof(shmem_cuda_plugin) of the plugin's build */
+  shmem_plugin_head head; /* SHMEM_PLUGIN_KIND_CUDA, SHMEM_CUDA_PLUGIN_ABI_VERSION */
 
   /* Loads the driver (driver_path; NULL or "" = libcuda.so.1), cuInit, chooses the device
    * (device >= 0: that ordinal; else local_rank % device count), retains its primary context and
@@ -116,8 +118,6 @@ typedef struct shmem_cuda_plugin {
   int (*stream_op)(void* ctx, void* stream, const shmem_cuda_stream_op* op, char* err, size_t err_len);
 } shmem_cuda_plugin;
 
-typedef const shmem_cuda_plugin* (*shmem_cuda_plugin_fn)(void);
-#define SHMEM_CUDA_PLUGIN_SYMBOL "shmem_cuda_plugin_table"
 #define SHMEM_CUDA_PLUGIN_FILE "libshmem_cuda.so"
 
 #ifdef __cplusplus

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "base/config.hpp"
 #include "transport/amo_op.hpp"
 
 namespace shmem::transport {
@@ -40,7 +41,7 @@ struct Setup {
   void* data_base = nullptr;
   std::size_t data_size = 0;
   int thread_level = 0;            // the spec's numbering; 3 = SHMEM_THREAD_MULTIPLE
-  std::string progress_thread = "auto";  // auto | on | off
+  ProgressThreadMode progress_thread = ProgressThreadMode::kAuto;
   // PEs of the job on this kernel outnumber its CPUs: a yield then most likely goes to another
   // PE, which is what it is for, so idle() always yields (sleeping on the network instead
   // measured 1.2-1.6x slower small broadcasts at 4 hosts x 1 PE on 2 CPUs).
@@ -111,8 +112,8 @@ class RemoteTransport {
 // For shmem-info: what each backend found in `plugin_dir` would use on this host, one line
 // each ("ucx 1.13.1 (/usr/lib/libshmem_transport_ucx.so): tcp/eth0, tcp/lo").
 std::vector<std::string> probe_remote(const std::string& plugin_dir);
-// Creates the transport named by `which` ("auto" or "ucx"); collective over every PE of the
+// Creates the transport named by `which` (kAuto or kUcx; kNone throws); collective over every PE of the
 // job (all call it, with the same `which`). Throws Error when unavailable or on failure.
-std::unique_ptr<RemoteTransport> create_remote(const std::string& which, const Setup& setup);
+std::unique_ptr<RemoteTransport> create_remote(TransportMode which, const Setup& setup);
 
 }  // namespace shmem::transport

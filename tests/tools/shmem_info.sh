@@ -4,7 +4,7 @@
 : "${SHX_SOURCE_DIR:?}"
 INFO=$SHX_BIN_DIR/shmem-info
 TABLE=$SHX_SOURCE_DIR/src/base/config_table.def
-sed -n 's/^SHMEM_CONFIG_VAR(\([A-Z_0-9]*\),.*/\1/p' "$TABLE" >"$WORK/names"
+sed -n 's/^SHMEM_CONFIG_\(VAR\|ENUM\)(\([A-Z_0-9]*\),.*/\2/p' "$TABLE" >"$WORK/names"
 [ -s "$WORK/names" ] || fail "no variables found in $TABLE"
 
 # Run with a clean environment for the table's variables.
@@ -52,6 +52,10 @@ SHMEM_DEBUG=maybe run "$INFO" --json
 expect_rc 1 "invalid SHMEM_DEBUG"
 python3 -c 'import json,sys; d={v["name"]: v for v in json.load(open(sys.argv[1]))}; assert d["SHMEM_DEBUG"]["error"]' "$WORK/out" ||
   fail "--json: error not reported for SHMEM_DEBUG"
+SHMEM_TRANSPORT=tcp run "$INFO"
+expect_rc 1 "invalid SHMEM_TRANSPORT"
+expect_out "SHMEM_TRANSPORT='tcp' is invalid: expected auto, ucx or none" "enum error lists the values"
+expect_out "kind: +one of auto, ucx, none" "enum kind lists the values"
 run "$INFO" --bogus
 expect_rc 2 "bad usage"
 pass "invalid values exit 1"

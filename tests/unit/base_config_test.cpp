@@ -86,7 +86,52 @@ TEST(ConfigEnv, ChoiceVariablesNameTheirChoices) {
     unsetenv(name);
   }
   setenv("SHMEM_COLL_RINGS", "on", 1);
-  EXPECT_EQ(shmem::Config::from_env().coll_rings, "on");
+  EXPECT_EQ(shmem::Config::from_env().coll_rings, shmem::CollRingsMode::kOn);
   unsetenv("SHMEM_COLL_RINGS");
-  EXPECT_EQ(shmem::Config::from_env().coll_rings, "auto");
+  EXPECT_EQ(shmem::Config::from_env().coll_rings, shmem::CollRingsMode::kAuto);
+}
+
+TEST(ConfigEnv, EnumsParseToTheirEnumerators) {
+  setenv("SHMEM_TRANSPORT", "none", 1);
+  setenv("SHMEM_PROGRESS_THREAD", "off", 1);
+  setenv("SHMEM_COLL_XHOST_ALGO", "ring", 1);
+  setenv("SHMEM_ACL_DEVICE", "cuda", 1);
+  const shmem::Config c = shmem::Config::from_env();
+  EXPECT_EQ(c.transport, shmem::TransportMode::kNone);
+  EXPECT_EQ(c.progress_thread, shmem::ProgressThreadMode::kOff);
+  EXPECT_EQ(c.coll_xhost_algo, shmem::CollXhostAlgo::kRing);
+  EXPECT_EQ(c.acl_device, shmem::AclDeviceMode::kCuda);
+  EXPECT_STREQ(shmem::to_string(c.coll_xhost_algo), "ring");
+  EXPECT_STREQ(shmem::to_string(shmem::TransportMode::kUcx), "ucx");
+  for (const char* n : {"SHMEM_TRANSPORT", "SHMEM_PROGRESS_THREAD", "SHMEM_COLL_XHOST_ALGO", "SHMEM_ACL_DEVICE"})
+    unsetenv(n);
+  const shmem::Config d = shmem::Config::from_env();
+  EXPECT_EQ(d.transport, shmem::TransportMode::kAuto);
+  EXPECT_EQ(d.acl_device, shmem::AclDeviceMode::kCpu);
+}
+
+TEST(ConfigEnv, BadEnumValueListsEveryAllowedValue) {
+  setenv("SHMEM_ACL_DEVICE", "gpu", 1);
+  try {
+    shmem::Config::from_env();
+    ADD_FAILURE() << "SHMEM_ACL_DEVICE=gpu was accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "SHMEM_ACL_DEVICE='gpu' is invalid: expected cpu or cuda");
+  }
+  unsetenv("SHMEM_ACL_DEVICE");
+}
+
+TEST(ConfigVars, EnumRowsListTheirValues) {
+  for (const auto& v : shmem::config_vars()) {
+    if (std::string(v.name) == "SHMEM_TRANSPORT") {
+      EXPECT_STREQ(v.kind, "Enum");
+      ASSERT_NE(v.allowed, nullptr);
+      EXPECT_STREQ(v.allowed, "auto, ucx, none");
+      EXPECT_NO_THROW(v.check("ucx", v.name));
+      EXPECT_THROW(v.check("tcp", v.name), Error);
+    }
+    if (std::string(v.name) == "SHMEM_DEBUG") {
+      EXPECT_EQ(v.allowed, nullptr);
+    }
+  }
 }

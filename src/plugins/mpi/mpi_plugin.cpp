@@ -94,11 +94,17 @@ int finalize(char* err, std::size_t err_len) {
   return rc == MPI_SUCCESS ? 0 : mpi_fail(err, err_len, "MPI_Finalize", rc);
 }
 
-const shmem_mpi_plugin kTable = {SHMEM_BOOTSTRAP_PLUGIN_ABI_VERSION, init, comm_open, all_true, bcast, comm_close,
-                                 finalize};
+const shmem_mpi_plugin kTable = {
+    SHMEM_PLUGIN_HEAD(SHMEM_PLUGIN_KIND_BOOTSTRAP_MPI, SHMEM_BOOTSTRAP_PLUGIN_ABI_VERSION, shmem_mpi_plugin),
+    init,
+    comm_open,
+    all_true,
+    bcast,
+    comm_close,
+    finalize};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const shmem_mpi_plugin* shmem_bootstrap_mpi_plugin(void) {
-  return &kTable;
+extern "C" __attribute__((visibility("default"))) const shmem_plugin_head* shmem_plugin_table(void) {
+  return &kTable.head;
 }

@@ -103,7 +103,12 @@ static int plugin_get(unsigned rank, const char* key, int timeout_s, char* out, 
 
 static void plugin_finalize(void) { PMIx_Finalize(NULL, 0); }
 
-static const shmem_pmix_plugin kTable = {SHMEM_BOOTSTRAP_PLUGIN_ABI_VERSION, plugin_init, plugin_put, plugin_fence,
-                                         plugin_get, plugin_finalize};
+static const shmem_pmix_plugin kTable = {
+    SHMEM_PLUGIN_HEAD(SHMEM_PLUGIN_KIND_BOOTSTRAP_PMIX, SHMEM_BOOTSTRAP_PLUGIN_ABI_VERSION, shmem_pmix_plugin),
+    plugin_init,
+    plugin_put,
+    plugin_fence,
+    plugin_get,
+    plugin_finalize};
 
-__attribute__((visibility("default"))) const shmem_pmix_plugin* shmem_bootstrap_pmix_plugin(void) { return &kTable; }
+__attribute__((visibility("default"))) const shmem_plugin_head* shmem_plugin_table(void) { return &kTable.head; }

@@ -1,4 +1,4 @@
-// The UCX transport's plugin entry point (libshmem_transport_ucx.so).
+// The UCX transport's plugin table (libshmem_transport_ucx.so; transport/plugin_abi.hpp).
 #include <exception>
 
 #include "transport/plugin_abi.hpp"
@@ -27,8 +27,15 @@ std::string probe() {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const shmem::transport::PluginEntry* shmem_transport_plugin() {
+extern "C" __attribute__((visibility("default"))) const shmem_plugin_head* shmem_plugin_table() {
+  using shmem::transport::PluginTable;
   static const std::string version = shmem::transport::ucx::library_version();
-  static const shmem::transport::PluginEntry entry{SHMEM_TRANSPORT_PLUGIN_ABI, "ucx", version.c_str(), &create, &probe};
-  return &entry;
+  static const PluginTable table{
+      SHMEM_PLUGIN_HEAD(SHMEM_PLUGIN_KIND_TRANSPORT, SHMEM_TRANSPORT_PLUGIN_ABI_VERSION, PluginTable),
+      SHMEM_VERSION_STRING,
+      "ucx",
+      version.c_str(),
+      &create,
+      &probe};
+  return &table.head;
 }

@@ -527,7 +527,8 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
     if (s.log) s.log(0, "endpoint to PE " + std::to_string(pe) + ":\n" + raw);
   }
   software_ = software || tls.empty();
-  const bool thread = s.progress_thread == "on" || (s.progress_thread == "auto" && software_);
+  const bool thread =
+      s.progress_thread == ProgressThreadMode::kOn || (s.progress_thread == ProgressThreadMode::kAuto && software_);
   if (thread) progress_ = std::make_unique<ProgressThread>(worker_.get(), &progress_worker_cb, this, &app_polls_, &mu_);
   describe_ = "ucx " + library_version() + ":";
   for (const auto& t : tls) describe_ += " " + t;

@@ -1,0 +1,19 @@
+#pragma once
+// A communication context (shmem_ctx_t is a pointer to one).
+
+namespace shmem {
+
+class Runtime;
+class Team;
+
+// A communication context. PE numbers given with a team context are team-relative:
+// `world` maps them (nullptr for world-team contexts, the common case).
+struct Ctx {
+  Runtime* rt = nullptr;
+  Team* team = nullptr;
+  const int* world = nullptr;  // team PE -> world PE, or nullptr for the world team
+  int team_size = 0;
+  long options = 0;
+};
+
+}  // namespace shmem
