@@ -30,6 +30,7 @@ using ConfigString = std::string;
 #undef SHMEM_CONFIG_ENUMERATOR_
 
 // Typed view of every SHMEM_* environment variable: one field per row of config_table.def.
+// from_env sets every field (a default-constructed Config holds zeros, not the table's defaults).
 struct Config {
 #define SHMEM_CONFIG_VAR(name, field, kind, dflt, doc) Config##kind field{};
 #define SHMEM_CONFIG_ENUM(name, field, Type, dflt, doc) Type field{};
