@@ -131,6 +131,14 @@ std::string config_raw(const char* name) {
   throw Error(Errc::kInternal, std::string("unknown configuration variable ") + name);
 }
 
+std::chrono::seconds host_timeout_from_env() {
+  const char* n = "SHMEM_HOST_TIMEOUT";
+  const double s = parse_seconds(config_raw(n), config_label(n));
+  if (s < 1 || s > 86400 || s != static_cast<double>(static_cast<long long>(s)))
+    bad(n, config_raw(n), "whole seconds from 1 to 86400: how long a silent link to another host is waited out");
+  return std::chrono::seconds(static_cast<long long>(s));
+}
+
 Config Config::from_env() {
   Config c;
   auto Size = [](const char* n) { return parse_size(config_raw(n), config_label(n)); };
@@ -149,6 +157,7 @@ Config Config::from_env() {
   c.bootstrap_tls = Bool("SHMEM_BOOTSTRAP_TLS");
   c.bootstrap_tls_info = String("SHMEM_BOOTSTRAP_TLS_INFO");
   c.bootstrap_timeout = Seconds("SHMEM_BOOTSTRAP_TIMEOUT");
+  c.host_timeout = static_cast<double>(host_timeout_from_env().count());
   c.store_addr = String("SHMEM_STORE_ADDR");
   c.pe = Int("SHMEM_PE");
   c.npes = Int("SHMEM_NPES");

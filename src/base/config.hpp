@@ -1,4 +1,5 @@
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -22,6 +23,7 @@ struct Config {
   bool bootstrap_tls = true;
   std::string bootstrap_tls_info;
   double bootstrap_timeout = 120;
+  double host_timeout = 60;  // seconds a silent link to another host is waited out
   std::string store_addr;
   std::int64_t pe = -1;
   std::int64_t npes = 0;
@@ -79,6 +81,10 @@ std::vector<std::string> unknown_variable_messages();
 // Checks what Config::from_env cannot see alone: SHMEM_LOG_LEVEL is a level, SHMEM_LOG_FILE can
 // be opened for appending, SHMEM_BOOTSTRAP_TIMEOUT is positive. Throws Error(kInvalidValue).
 void validate_startup_settings(const Config& c);
+
+// SHMEM_HOST_TIMEOUT, checked (whole seconds, 1 to 86400): read where no Config exists yet (the
+// bootstrap store's connections in oshrun and in every PE). Throws Error(kInvalidValue).
+std::chrono::seconds host_timeout_from_env();
 
 // Strict parsers (exposed for tests). Each throws Error(kInvalidValue) naming `what`.
 std::uint64_t parse_size(std::string_view text, std::string_view what);

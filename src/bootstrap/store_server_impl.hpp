@@ -49,6 +49,7 @@ enum class Phase { kTls, kHello, kReady, kClosing };
 struct Conn {
   util::UniqueFd fd;
   std::string peer;    // "1.2.3.4:5", from accept (known even if the peer resets at once)
+  std::string lost_why;  // why the connection ended, when more is known than "closed"
   std::string source;  // "1.2.3.4": the unit of the per-source limits
   Channel ch;
   Phase phase = Phase::kTls;
@@ -88,6 +89,7 @@ struct StoreServer::Impl {
   using Status = wire::Status;
 
   Options opts;
+  std::chrono::seconds host_timeout{60};  // SHMEM_HOST_TIMEOUT: keepalive of every connection
   std::unique_ptr<TlsContext> tls;
   util::UniqueFd listen_fd;
   util::UniqueFd wake_fd;
@@ -153,7 +155,7 @@ struct StoreServer::Impl {
   void reply_error(Conn& c, std::uint16_t op, std::uint32_t id, Status st, const std::string& msg);
 
   // Failure tracking (any thread for enter_failed; the loop for the rest).
-  void rank_lost(int rank);
+  void rank_lost(int rank, const std::string& why);  // why: empty = the connection closed
   void depart(int rank, const std::string& reason, int status);
   void lose(int rank, const std::string& reason, int status, bool departed);
   void enter_failed(const std::string& reason, int status = 1);
