@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "bootstrap/frame.hpp"
+#include "bootstrap/hello_proof.hpp"
 #include "bootstrap/store.hpp"
 #include "bootstrap/tls_conn.hpp"
 #include "base/config.hpp"
@@ -246,9 +247,19 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
                                      "): " + m.auth_hint());
       }
     }
-    FrameWriter w;
-    w.i64(rank).bytes(tls.enabled ? std::string_view{} : std::string_view(tls.secret)).i64(world_size);
     try {
+      // Plain TCP: the secret itself never crosses the network, only a proof of it that
+      // answers this connection's challenge (hello_proof.hpp).
+      std::string proof;
+      if (!tls.enabled) {
+        FrameWriter ask;
+        const Impl::Reply rep = m.request(Op::kChallenge, ask);
+        const std::string nonce =
+            m.parse(Op::kChallenge, rep, [](PayloadReader& in) { return std::string(in.bytes(kNonceBytes, "nonce")); });
+        proof = hello_proof(tls.secret, nonce, rank, world_size);
+      }
+      FrameWriter w;
+      w.i64(rank).bytes(proof).i64(world_size);
       m.request(Op::kHello, w);
     } catch (const Error&) {
       if (m.tls || m.broken != "connection closed" || !may_retry) throw;

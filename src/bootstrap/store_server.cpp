@@ -362,7 +362,8 @@ void StoreServer::Impl::handle_frames(Conn& c) {
       drop(c, "frame too large for a hello", std::to_string(h.length) + " bytes");
       return;
     }
-    if (c.phase == Phase::kHello && h.op != static_cast<std::uint16_t>(Op::kHello)) {
+    if (c.phase == Phase::kHello && h.op != static_cast<std::uint16_t>(Op::kHello) &&
+        h.op != static_cast<std::uint16_t>(Op::kChallenge)) {
       drop(c, "expected hello first", std::string("got ") + op_name(static_cast<Op>(h.op)));
       return;
     }

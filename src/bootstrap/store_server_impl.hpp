@@ -50,6 +50,7 @@ struct Conn {
   util::UniqueFd fd;
   std::string peer;    // "1.2.3.4:5", from accept (known even if the peer resets at once)
   std::string lost_why;  // why the connection ended, when more is known than "closed"
+  std::string nonce;     // plain TCP: the challenge this connection's hello must answer
   std::string source;  // "1.2.3.4": the unit of the per-source limits
   Channel ch;
   Phase phase = Phase::kTls;
@@ -155,6 +156,7 @@ struct StoreServer::Impl {
   void reply_error(Conn& c, std::uint16_t op, std::uint32_t id, Status st, const std::string& msg);
 
   // Failure tracking (any thread for enter_failed; the loop for the rest).
+  bool handle_challenge(Conn& c, const Header& h, wire::PayloadReader& in);
   void rank_lost(int rank, const std::string& why);  // why: empty = the connection closed
   void depart(int rank, const std::string& reason, int status);
   void lose(int rank, const std::string& reason, int status, bool departed);

@@ -1,11 +1,11 @@
 // Request handling of the store server, run on the event loop with the store lock taken as
 // needed. A request that must wait is parked on its connection (try_unpark answers it).
-#include <openssl/crypto.h>
 
 #include <charconv>
 #include <string>
 #include <system_error>
 
+#include "bootstrap/hello_proof.hpp"
 #include "bootstrap/store_server_impl.hpp"
 #include "base/log.hpp"
 
@@ -45,12 +45,24 @@ void StoreServer::Impl::reply_error(Conn& c, std::uint16_t op, std::uint32_t id,
   reply(c, op, id, w);
 }
 
+bool StoreServer::Impl::handle_challenge(Conn& c, const Header& h, PayloadReader& in) {
+  in.expect_end();
+  if (tls) throw Violation{"challenge on a TLS connection"};
+  if (c.said_hello || !c.nonce.empty()) throw Violation{"second challenge on one connection"};
+  c.nonce = make_nonce();
+  FrameWriter out;
+  out.u32(static_cast<std::uint32_t>(Status::kOk)).bytes(c.nonce);
+  reply(c, h.op, h.id, out);
+  return true;
+}
+
 bool StoreServer::Impl::handle_hello(Conn& c, const Header& h, PayloadReader& in) {
   if (c.said_hello) throw Violation{"second hello on one connection"};
   std::int64_t rank = in.i64();
-  std::string_view secret = in.bytes(kMaxKey, "secret");
+  std::string_view proof = in.bytes(kMaxKey, "proof");
   std::int64_t world = in.at_end() ? 0 : in.i64();
   in.expect_end();
+  const std::int64_t world_sent = world;
   if (rank < -1 || rank > 0x7fffffff) throw Violation{"hello with invalid rank " + std::to_string(rank)};
   // kClaimProbe: a process that also claims `rank` found the store's port taken (by us, whose
   // host claims that rank too): the job is misconfigured whichever hello came first.
@@ -58,13 +70,15 @@ bool StoreServer::Impl::handle_hello(Conn& c, const Header& h, PayloadReader& in
   if (claim_probe) world = 0;
   if (world < 0 || world > 0x7fffffff) throw Violation{"hello with invalid world size " + std::to_string(world)};
   if (!tls && !opts.tls.secret.empty() &&
-      (secret.size() != opts.tls.secret.size() ||
-       CRYPTO_memcmp(secret.data(), opts.tls.secret.data(), secret.size()) != 0)) {
-    warnings.warn(c.source, "wrong job secret in hello", false,
-                  "authentication failed from " + c.peer + ": wrong job secret in hello (rank " +
-                      std::to_string(rank) + ")");
+      (c.nonce.empty() || !hello_proof_ok(opts.tls.secret, c.nonce, rank, world_sent, proof))) {
+    const char* what = c.nonce.empty() ? "hello without a challenge (a client of another shmem version?)"
+                                       : "wrong job secret in hello";
+    warnings.warn(c.source, what, false,
+                  "authentication failed from " + c.peer + ": " + what + " (rank " + std::to_string(rank) + ")");
     auth_failed(c.peer, static_cast<int>(rank), "secret");
-    reply_error(c, h.op, h.id, Status::kAuth, "the job secret did not match the store's");
+    reply_error(c, h.op, h.id, Status::kAuth,
+                c.nonce.empty() ? "a hello on plain TCP must answer a challenge first (shmem versions differ?)"
+                                : "the job secret did not match the store's");
     return false;
   }
   if (rank >= 0) {
@@ -179,6 +193,7 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
   PayloadReader in(payload);
   FrameWriter out;
   if (op == Op::kHello) return handle_hello(c, h, in);
+  if (op == Op::kChallenge) return handle_challenge(c, h, in);
   if (!c.said_hello) throw Violation{std::string("expected hello first, got ") + op_name(op)};
   auto ok = [&] {
     out.u32(static_cast<std::uint32_t>(Status::kOk));

@@ -256,7 +256,7 @@ TEST(StoreFailure, RankLostWhileItselfBlockedIsNoticed) {
   auto failure = std::async(std::launch::async, [&] { return watcher->wait_failure(); });
   {
     RawConn pe5(server.port());
-    ASSERT_TRUE(pe5.send(hello_frame(5, kSecret)));
+    ASSERT_TRUE(pe5.send_hello(5, kSecret));
     ASSERT_EQ(pe5.read_reply_status(), wire::Status::kOk);
     wire::FrameWriter w;
     w.bytes("never").i64(30000);
