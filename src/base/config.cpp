@@ -158,6 +158,7 @@ Config Config::from_env() {
   c.bootstrap_tls_info = String("SHMEM_BOOTSTRAP_TLS_INFO");
   c.bootstrap_timeout = Seconds("SHMEM_BOOTSTRAP_TIMEOUT");
   c.host_timeout = static_cast<double>(host_timeout_from_env().count());
+  c.store_max_size = Size("SHMEM_STORE_MAX_SIZE");
   c.store_addr = String("SHMEM_STORE_ADDR");
   c.pe = Int("SHMEM_PE");
   c.npes = Int("SHMEM_NPES");

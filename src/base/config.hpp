@@ -24,6 +24,7 @@ struct Config {
   std::string bootstrap_tls_info;
   double bootstrap_timeout = 120;
   double host_timeout = 60;  // seconds a silent link to another host is waited out
+  std::uint64_t store_max_size = 0;  // bytes the bootstrap store holds at most
   std::string store_addr;
   std::int64_t pe = -1;
   std::int64_t npes = 0;

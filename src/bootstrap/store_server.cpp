@@ -600,6 +600,7 @@ StoreServer::StoreServer(Options opts) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.opts = std::move(opts);
   m.host_timeout = host_timeout_from_env();
+  m.kv_max_bytes = parse_size(config_raw("SHMEM_STORE_MAX_SIZE"), config_label("SHMEM_STORE_MAX_SIZE"));
   if (m.opts.tls.enabled) m.tls = std::make_unique<TlsContext>(m.opts.tls, TlsContext::Role::kServer);
   m.listen_fd = util::tcp_listen(m.opts.bind_host, m.opts.port);
   m.port = util::local_port(m.listen_fd.get());

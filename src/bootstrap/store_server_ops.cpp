@@ -45,6 +45,31 @@ void StoreServer::Impl::reply_error(Conn& c, std::uint16_t op, std::uint32_t id,
   reply(c, op, id, w);
 }
 
+std::string StoreServer::Impl::kv_refusal(const std::string& key, std::size_t len) const {
+  auto it = kv.find(key);
+  const std::size_t old = it == kv.end() ? 0 : key.size() + it->second.size();
+  const std::size_t after = kv_bytes - old + key.size() + len;
+  if (after <= kv_max_bytes || after <= kv_bytes) return {};
+  return "the bootstrap store is full: it holds " + std::to_string(kv_bytes) + " bytes, and " + std::to_string(len) +
+         " more for key '" + printable(key) + "' would pass SHMEM_STORE_MAX_SIZE (" + std::to_string(kv_max_bytes) +
+         " bytes)";
+}
+
+void StoreServer::Impl::kv_assign(const std::string& key, std::string_view value) {
+  auto [it, fresh] = kv.try_emplace(key);
+  kv_bytes -= fresh ? 0 : key.size() + it->second.size();
+  it->second.assign(value);
+  kv_bytes += key.size() + value.size();
+}
+
+bool StoreServer::Impl::kv_erase(const std::string& key) {
+  auto it = kv.find(key);
+  if (it == kv.end()) return false;
+  kv_bytes -= key.size() + it->second.size();
+  kv.erase(it);
+  return true;
+}
+
 bool StoreServer::Impl::handle_challenge(Conn& c, const Header& h, PayloadReader& in) {
   in.expect_end();
   if (tls) throw Violation{"challenge on a TLS connection"};
@@ -267,7 +292,12 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
       std::string key(in.bytes(kMaxKey, "key"));
       std::string_view value = in.bytes(kMaxValue, "value");
       in.expect_end();
-      kv[key].assign(value);
+      if (std::string full = kv_refusal(key, value.size()); !full.empty()) {
+        lk.unlock();
+        reply_error(c, h.op, h.id, Status::kBadRequest, full);
+        return true;
+      }
+      kv_assign(key, value);
       lk.unlock();
       changed_keys.insert(std::move(key));
       return ok();
@@ -311,7 +341,7 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
         reply_error(c, h.op, h.id, Status::kBadRequest, "counter '" + printable(key) + "' would overflow");
         return true;
       }
-      kv[key] = std::to_string(next);
+      kv_assign(key, std::to_string(next));
       lk.unlock();
       changed_keys.insert(std::move(key));
       out.u32(static_cast<std::uint32_t>(Status::kOk)).i64(next);
@@ -325,13 +355,19 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
       in.expect_end();
       auto it = kv.find(key);
       bool match = expected.empty() ? it == kv.end() : (it != kv.end() && it->second == expected);
+      if (match && !desired.empty()) {
+        if (std::string full = kv_refusal(key, desired.size()); !full.empty()) {
+          lk.unlock();
+          reply_error(c, h.op, h.id, Status::kBadRequest, full);
+          return true;
+        }
+      }
       if (match) {
         // "" stands for "absent" on both sides, so a desired "" removes the key.
-        if (desired.empty()) {
-          if (it != kv.end()) kv.erase(it);
-        } else {
-          kv[key].assign(desired);
-        }
+        if (desired.empty())
+          kv_erase(key);
+        else
+          kv_assign(key, desired);
       }
       auto now = kv.find(key);
       out.u32(static_cast<std::uint32_t>(Status::kOk)).u32(match ? 1 : 0).bytes(now == kv.end() ? "" : now->second);
@@ -343,7 +379,7 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
     case Op::kRemove: {
       std::string key(in.bytes(kMaxKey, "key"));
       in.expect_end();
-      bool existed = kv.erase(key) > 0;
+      bool existed = kv_erase(key);
       lk.unlock();
       out.u32(static_cast<std::uint32_t>(Status::kOk)).u32(existed ? 1 : 0);
       reply(c, h.op, h.id, out);
@@ -374,8 +410,8 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
                         " callers (each barrier name may be used once)");
         return true;
       }
-      kv[count_key] = std::to_string(arrived);
-      if (arrived == nranks) kv[go_key] = "1";
+      kv_assign(count_key, std::to_string(arrived));
+      if (arrived == nranks) kv_assign(go_key, "1");
       lk.unlock();
       if (arrived == nranks) changed_keys.insert(go_key);
       Parked p;
