@@ -210,6 +210,14 @@ std::string config_raw(const char* name) {
   throw Error(Errc::kInternal, std::string("unknown configuration variable ") + name);
 }
 
+std::chrono::seconds host_timeout_from_env() {
+  const char* n = "SHMEM_HOST_TIMEOUT";
+  const double s = parse_seconds(config_raw(n), config_label(n));
+  if (s < 1 || s > 86400 || s != static_cast<double>(static_cast<long long>(s)))
+    bad(n, config_raw(n), "whole seconds from 1 to 86400: how long a silent link to another host is waited out");
+  return std::chrono::seconds(static_cast<long long>(s));
+}
+
 Config Config::from_env() {
   Config c;
 #define SHMEM_CONFIG_VAR(name, field, kind, dflt, doc) c.field = parse_##kind(config_raw(#name), config_label(#name));
@@ -229,6 +237,7 @@ Config Config::from_env() {
         "0 (the hardware threads) or a count from 1 to 4096");
   if (c.cuda_device < -1 || c.cuda_device > 1023)
     bad("SHMEM_CUDA_DEVICE", config_raw("SHMEM_CUDA_DEVICE"), "-1 (by node-local index) or a device ordinal");
+  c.host_timeout = static_cast<double>(host_timeout_from_env().count());  // whole seconds, 1 to 86400
   return c;
 }
 

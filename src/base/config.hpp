@@ -1,4 +1,5 @@
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -80,6 +81,10 @@ std::vector<std::string> unknown_variable_messages();
 // Checks what Config::from_env cannot see alone: SHMEM_LOG_LEVEL is a level, SHMEM_LOG_FILE can
 // be opened for appending, SHMEM_BOOTSTRAP_TIMEOUT is positive. Throws Error(kInvalidValue).
 void validate_startup_settings(const Config& c);
+
+// SHMEM_HOST_TIMEOUT, checked (whole seconds, 1 to 86400): read where no Config exists yet (the
+// bootstrap store's connections in oshrun and in every PE). Throws Error(kInvalidValue).
+std::chrono::seconds host_timeout_from_env();
 
 // Strict parsers (exposed for tests). Each throws Error(kInvalidValue) naming `what`.
 std::uint64_t parse_size(std::string_view text, std::string_view what);

@@ -19,7 +19,7 @@ std::uint64_t get_le(const unsigned char* p, int n) noexcept {
 }  // namespace
 
 bool is_known_op(std::uint16_t op) noexcept {
-  return op >= static_cast<std::uint16_t>(Op::kHello) && op <= static_cast<std::uint16_t>(Op::kLeave);
+  return op >= static_cast<std::uint16_t>(Op::kHello) && op <= static_cast<std::uint16_t>(Op::kChallenge);
 }
 
 const char* op_name(Op op) noexcept {
@@ -36,6 +36,7 @@ const char* op_name(Op op) noexcept {
     case Op::kGlobalExit: return "global_exit";
     case Op::kGoodbye: return "goodbye";
     case Op::kLeave: return "leave";
+    case Op::kChallenge: return "challenge";
   }
   return "?";
 }

@@ -21,7 +21,7 @@
 namespace shmem::bootstrap::wire {
 
 inline constexpr std::uint32_t kMagic = 0x53534D53;  // "SMSS" on the wire
-inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::uint16_t kVersion = 2;         // 2: plain-TCP hellos prove the secret (hello_proof.hpp)
 inline constexpr std::size_t kHeaderSize = 16;
 inline constexpr std::size_t kMaxKey = 4096;
 inline constexpr std::size_t kMaxValue = std::size_t{64} << 20;
@@ -30,7 +30,9 @@ inline constexpr std::size_t kMaxPayload = kMaxValue + 4 * kMaxKey;
 inline constexpr std::uint16_t kReplyBit = 0x8000;
 
 enum class Op : std::uint16_t {
-  kHello = 1,  // i64 rank, bytes secret (plain TCP only), [i64 world size: 0 = not said]
+  // i64 rank, bytes proof (plain TCP only: hello_proof.hpp; empty under TLS), [i64 world size:
+  // 0 = not said]
+  kHello = 1,
   kSet = 2,
   kGet = 3,
   kTryGet = 4,
@@ -44,6 +46,8 @@ enum class Op : std::uint16_t {
   // A PE leaves without shmem_finalize (exit(n), or an implicit finalize that could not meet the
   // others): i64 exit status, bytes reason. The store fails with that reason and status.
   kLeave = 12,
+  // Plain TCP, before hello: reply = bytes nonce, the challenge the hello's proof answers.
+  kChallenge = 13,
 };
 bool is_known_op(std::uint16_t op) noexcept;
 const char* op_name(Op op) noexcept;

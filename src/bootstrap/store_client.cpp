@@ -10,8 +10,10 @@
 #include <thread>
 
 #include "bootstrap/frame.hpp"
+#include "bootstrap/hello_proof.hpp"
 #include "bootstrap/store.hpp"
 #include "bootstrap/tls_conn.hpp"
+#include "base/config.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "util/socket.hpp"
@@ -63,14 +65,20 @@ struct StoreClient::Impl {
   std::uint32_t next_id = 1;
   bool in_handshake = true;
   std::string broken;  // non-empty once the connection is unusable
+  std::chrono::seconds host_timeout{60};  // SHMEM_HOST_TIMEOUT: the connection's keepalive
 
   struct Reply {
     Status status = Status::kOk;
     std::string payload;
   };
 
-  [[noreturn]] void lost(Op op, const std::string& detail, bool timed_out = false) {
+  [[noreturn]] void lost(Op op, const std::string& detail, bool timed_out = false, int err = 0) {
     broken = detail;
+    // Keepalive or unacknowledged data gave up (util/socket.hpp), or the route is gone.
+    if ((err == ETIMEDOUT || err == EHOSTUNREACH || err == ENETUNREACH) && !in_handshake)
+      throw Error(Errc::kStore, "no reply from the host of the bootstrap store (" + where + ") for " +
+                                    std::to_string(host_timeout.count()) + " s (SHMEM_HOST_TIMEOUT) during " +
+                                    op_name(op) + ": the network link to that host is down, or the host is gone");
     if (in_handshake && timed_out)
       throw Error(Errc::kBootstrap, "the bootstrap store at " + where + " did not answer the handshake within " +
                                         seconds_text(kHandshakeTimeout) + " s");
@@ -99,10 +107,10 @@ struct StoreClient::Impl {
     std::uint32_t id = next_id++;
     std::string frame = w.finish(static_cast<std::uint16_t>(op), id);
     util::IoResult r = ch.write(frame.data(), frame.size());
-    if (!r.ok()) lost(op, ch.describe(r), r.status == util::IoResult::kTimeout);
+    if (!r.ok()) lost(op, ch.describe(r), r.status == util::IoResult::kTimeout, r.err);
     unsigned char hdr[kHeaderSize];
     r = ch.read(hdr, sizeof hdr);
-    if (!r.ok()) lost(op, ch.describe(r), r.status == util::IoResult::kTimeout);
+    if (!r.ok()) lost(op, ch.describe(r), r.status == util::IoResult::kTimeout, r.err);
     Header h;
     std::string detail;
     if (const char* bad = decode_header(hdr, true, &h, &detail)) lost(op, std::string("invalid reply: ") + bad + " " + detail);
@@ -112,7 +120,7 @@ struct StoreClient::Impl {
     rep.payload.resize(h.length);
     if (h.length) {
       r = ch.read(rep.payload.data(), h.length);
-      if (!r.ok()) lost(op, ch.describe(r), r.status == util::IoResult::kTimeout);
+      if (!r.ok()) lost(op, ch.describe(r), r.status == util::IoResult::kTimeout, r.err);
     }
     if (rep.payload.size() < 4) lost(op, "invalid reply: no status");
     PayloadReader in(rep.payload);
@@ -173,6 +181,7 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
   m.certs = tls.enabled && tls.uses_certificates();
   // Settings errors surface before any connection attempt.
   if (tls.enabled) m.tls = std::make_unique<TlsContext>(tls, TlsContext::Role::kClient);
+  m.host_timeout = host_timeout_from_env();
 
   // The store may not be listening yet (launcher still starting): retry with short sleeps.
   // A store that closes a new connection before answering anything is full of connections
@@ -193,7 +202,10 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
       // Each attempt gets a little time even at the deadline, so that the error reported is the
       // real one (refused, unreachable) rather than our own cut-off.
       m.fd = util::tcp_connect(host, port, std::max(left, Millis{50}), &why);
-      if (m.fd) break;
+      if (m.fd) {
+        util::set_keepalive(m.fd.get(), m.host_timeout);  // a silent store host is given up (util/socket.hpp)
+        break;
+      }
       if (err.empty() || why != std::strerror(ETIMEDOUT)) err = why;
       if (Clock::now() >= deadline)
         throw Error(Errc::kBootstrap,
@@ -235,9 +247,19 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
                                      "): " + m.auth_hint());
       }
     }
-    FrameWriter w;
-    w.i64(rank).bytes(tls.enabled ? std::string_view{} : std::string_view(tls.secret)).i64(world_size);
     try {
+      // Plain TCP: the secret itself never crosses the network, only a proof of it that
+      // answers this connection's challenge (hello_proof.hpp).
+      std::string proof;
+      if (!tls.enabled) {
+        FrameWriter ask;
+        const Impl::Reply rep = m.request(Op::kChallenge, ask);
+        const std::string nonce =
+            m.parse(Op::kChallenge, rep, [](PayloadReader& in) { return std::string(in.bytes(kNonceBytes, "nonce")); });
+        proof = hello_proof(tls.secret, nonce, rank, world_size);
+      }
+      FrameWriter w;
+      w.i64(rank).bytes(proof).i64(world_size);
       m.request(Op::kHello, w);
     } catch (const Error&) {
       if (m.tls || m.broken != "connection closed" || !may_retry) throw;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bootstrap/store_server_impl.hpp"
+#include "base/config.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "util/socket.hpp"
@@ -105,8 +106,10 @@ void StoreServer::Impl::enter_failed(const std::string& reason, int status) {
   SHMEM_INFO_LOG("store", "store failed: %s", reason.c_str());
 }
 
-void StoreServer::Impl::rank_lost(int rank) {
-  lose(rank, "PE " + std::to_string(rank) + " lost: connection closed before shmem_finalize", 1, false);
+void StoreServer::Impl::rank_lost(int rank, const std::string& why) {
+  lose(rank,
+       "PE " + std::to_string(rank) + " lost: " + (why.empty() ? "connection closed" : why) + " before shmem_finalize",
+       1, false);
 }
 
 void StoreServer::Impl::depart(int rank, const std::string& reason, int status) { lose(rank, reason, status, true); }
@@ -204,7 +207,7 @@ void StoreServer::Impl::close_conn(Conn& c, bool quiet) {
   }
   c.in.clear();
   c.out.clear();
-  if (report) rank_lost(c.rank);
+  if (report) rank_lost(c.rank, c.lost_why);
 }
 
 void StoreServer::Impl::update_interest(Conn& c) {
@@ -276,7 +279,7 @@ void StoreServer::Impl::on_listen() {
     c->accepted = now;
     c->handshake_deadline = now + opts.io_timeout;
     util::set_nodelay(c->fd.get());
-    util::set_keepalive(c->fd.get());  // a peer host that vanishes is noticed (util/socket.hpp)
+    util::set_keepalive(c->fd.get(), host_timeout);  // a silent peer host is given up (util/socket.hpp)
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP;
     ev.data.fd = c->fd.get();
@@ -327,6 +330,18 @@ bool StoreServer::Impl::read_available(Conn& c) {
       }
       return false;
     }
+    const int err = c.ch.sys_errno();
+    if (err == ETIMEDOUT || err == EHOSTUNREACH || err == ENETUNREACH) {
+      // Keepalive or unacknowledged data gave up (util/socket.hpp), or the route is gone.
+      c.lost_why = "no reply from its host (" + c.peer + ") for " + std::to_string(host_timeout.count()) +
+                   " s (SHMEM_HOST_TIMEOUT; network link down, or host gone)";
+      // One line per host, not per PE: every connection from it times out together.
+      warnings.warn(c.source, "no reply", c.said_hello,
+                    "no reply from " + c.source + " for " + std::to_string(host_timeout.count()) +
+                        " s (SHMEM_HOST_TIMEOUT): closing its connections");
+      close_conn(c, false);
+      return false;
+    }
     drop(c, "read error", c.ch.tls_error().empty() ? "connection error" : c.ch.tls_error());
     return false;
   }
@@ -347,7 +362,8 @@ void StoreServer::Impl::handle_frames(Conn& c) {
       drop(c, "frame too large for a hello", std::to_string(h.length) + " bytes");
       return;
     }
-    if (c.phase == Phase::kHello && h.op != static_cast<std::uint16_t>(Op::kHello)) {
+    if (c.phase == Phase::kHello && h.op != static_cast<std::uint16_t>(Op::kHello) &&
+        h.op != static_cast<std::uint16_t>(Op::kChallenge)) {
       drop(c, "expected hello first", std::string("got ") + op_name(static_cast<Op>(h.op)));
       return;
     }
@@ -583,6 +599,8 @@ void StoreServer::Impl::run() noexcept {
 StoreServer::StoreServer(Options opts) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.opts = std::move(opts);
+  m.host_timeout = host_timeout_from_env();
+  m.kv_max_bytes = parse_size(config_raw("SHMEM_STORE_MAX_SIZE"), config_label("SHMEM_STORE_MAX_SIZE"));
   if (m.opts.tls.enabled) m.tls = std::make_unique<TlsContext>(m.opts.tls, TlsContext::Role::kServer);
   m.listen_fd = util::tcp_listen(m.opts.bind_host, m.opts.port);
   m.port = util::local_port(m.listen_fd.get());

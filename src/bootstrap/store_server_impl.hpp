@@ -49,6 +49,8 @@ enum class Phase { kTls, kHello, kReady, kClosing };
 struct Conn {
   util::UniqueFd fd;
   std::string peer;    // "1.2.3.4:5", from accept (known even if the peer resets at once)
+  std::string lost_why;  // why the connection ended, when more is known than "closed"
+  std::string nonce;     // plain TCP: the challenge this connection's hello must answer
   std::string source;  // "1.2.3.4": the unit of the per-source limits
   Channel ch;
   Phase phase = Phase::kTls;
@@ -88,6 +90,7 @@ struct StoreServer::Impl {
   using Status = wire::Status;
 
   Options opts;
+  std::chrono::seconds host_timeout{60};  // SHMEM_HOST_TIMEOUT: keepalive of every connection
   std::unique_ptr<TlsContext> tls;
   util::UniqueFd listen_fd;
   util::UniqueFd wake_fd;
@@ -105,6 +108,8 @@ struct StoreServer::Impl {
   mutable std::mutex mu;
   mutable std::condition_variable cv;
   std::unordered_map<std::string, std::string> kv;
+  std::size_t kv_bytes = 0;      // keys and values held in kv (under mu)
+  std::size_t kv_max_bytes = 0;  // SHMEM_STORE_MAX_SIZE: a set that would pass it is refused
   bool stopping = false;
   bool failed = false;
   std::string fail_reason;
@@ -153,7 +158,13 @@ struct StoreServer::Impl {
   void reply_error(Conn& c, std::uint16_t op, std::uint32_t id, Status st, const std::string& msg);
 
   // Failure tracking (any thread for enter_failed; the loop for the rest).
-  void rank_lost(int rank);
+  // kv mutations that keep kv_bytes (under mu). kv_refusal: empty when `key` may hold `len`
+  // bytes within kv_max_bytes, else the message that refuses it.
+  std::string kv_refusal(const std::string& key, std::size_t len) const;
+  void kv_assign(const std::string& key, std::string_view value);
+  bool kv_erase(const std::string& key);
+  bool handle_challenge(Conn& c, const Header& h, wire::PayloadReader& in);
+  void rank_lost(int rank, const std::string& why);  // why: empty = the connection closed
   void depart(int rank, const std::string& reason, int status);
   void lose(int rank, const std::string& reason, int status, bool departed);
   void enter_failed(const std::string& reason, int status = 1);

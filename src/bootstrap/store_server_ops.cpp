@@ -1,11 +1,11 @@
 // Request handling of the store server, run on the event loop with the store lock taken as
 // needed. A request that must wait is parked on its connection (try_unpark answers it).
-#include <openssl/crypto.h>
 
 #include <charconv>
 #include <string>
 #include <system_error>
 
+#include "bootstrap/hello_proof.hpp"
 #include "bootstrap/store_server_impl.hpp"
 #include "base/log.hpp"
 
@@ -45,12 +45,49 @@ void StoreServer::Impl::reply_error(Conn& c, std::uint16_t op, std::uint32_t id,
   reply(c, op, id, w);
 }
 
+std::string StoreServer::Impl::kv_refusal(const std::string& key, std::size_t len) const {
+  auto it = kv.find(key);
+  const std::size_t old = it == kv.end() ? 0 : key.size() + it->second.size();
+  const std::size_t after = kv_bytes - old + key.size() + len;
+  if (after <= kv_max_bytes || after <= kv_bytes) return {};
+  return "the bootstrap store is full: it holds " + std::to_string(kv_bytes) + " bytes, and " + std::to_string(len) +
+         " more for key '" + printable(key) + "' would pass SHMEM_STORE_MAX_SIZE (" + std::to_string(kv_max_bytes) +
+         " bytes)";
+}
+
+void StoreServer::Impl::kv_assign(const std::string& key, std::string_view value) {
+  auto [it, fresh] = kv.try_emplace(key);
+  kv_bytes -= fresh ? 0 : key.size() + it->second.size();
+  it->second.assign(value);
+  kv_bytes += key.size() + value.size();
+}
+
+bool StoreServer::Impl::kv_erase(const std::string& key) {
+  auto it = kv.find(key);
+  if (it == kv.end()) return false;
+  kv_bytes -= key.size() + it->second.size();
+  kv.erase(it);
+  return true;
+}
+
+bool StoreServer::Impl::handle_challenge(Conn& c, const Header& h, PayloadReader& in) {
+  in.expect_end();
+  if (tls) throw Violation{"challenge on a TLS connection"};
+  if (c.said_hello || !c.nonce.empty()) throw Violation{"second challenge on one connection"};
+  c.nonce = make_nonce();
+  FrameWriter out;
+  out.u32(static_cast<std::uint32_t>(Status::kOk)).bytes(c.nonce);
+  reply(c, h.op, h.id, out);
+  return true;
+}
+
 bool StoreServer::Impl::handle_hello(Conn& c, const Header& h, PayloadReader& in) {
   if (c.said_hello) throw Violation{"second hello on one connection"};
   std::int64_t rank = in.i64();
-  std::string_view secret = in.bytes(kMaxKey, "secret");
+  std::string_view proof = in.bytes(kMaxKey, "proof");
   std::int64_t world = in.at_end() ? 0 : in.i64();
   in.expect_end();
+  const std::int64_t world_sent = world;
   if (rank < -1 || rank > 0x7fffffff) throw Violation{"hello with invalid rank " + std::to_string(rank)};
   // kClaimProbe: a process that also claims `rank` found the store's port taken (by us, whose
   // host claims that rank too): the job is misconfigured whichever hello came first.
@@ -58,13 +95,15 @@ bool StoreServer::Impl::handle_hello(Conn& c, const Header& h, PayloadReader& in
   if (claim_probe) world = 0;
   if (world < 0 || world > 0x7fffffff) throw Violation{"hello with invalid world size " + std::to_string(world)};
   if (!tls && !opts.tls.secret.empty() &&
-      (secret.size() != opts.tls.secret.size() ||
-       CRYPTO_memcmp(secret.data(), opts.tls.secret.data(), secret.size()) != 0)) {
-    warnings.warn(c.source, "wrong job secret in hello", false,
-                  "authentication failed from " + c.peer + ": wrong job secret in hello (rank " +
-                      std::to_string(rank) + ")");
+      (c.nonce.empty() || !hello_proof_ok(opts.tls.secret, c.nonce, rank, world_sent, proof))) {
+    const char* what = c.nonce.empty() ? "hello without a challenge (a client of another shmem version?)"
+                                       : "wrong job secret in hello";
+    warnings.warn(c.source, what, false,
+                  "authentication failed from " + c.peer + ": " + what + " (rank " + std::to_string(rank) + ")");
     auth_failed(c.peer, static_cast<int>(rank), "secret");
-    reply_error(c, h.op, h.id, Status::kAuth, "the job secret did not match the store's");
+    reply_error(c, h.op, h.id, Status::kAuth,
+                c.nonce.empty() ? "a hello on plain TCP must answer a challenge first (shmem versions differ?)"
+                                : "the job secret did not match the store's");
     return false;
   }
   if (rank >= 0) {
@@ -179,6 +218,7 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
   PayloadReader in(payload);
   FrameWriter out;
   if (op == Op::kHello) return handle_hello(c, h, in);
+  if (op == Op::kChallenge) return handle_challenge(c, h, in);
   if (!c.said_hello) throw Violation{std::string("expected hello first, got ") + op_name(op)};
   auto ok = [&] {
     out.u32(static_cast<std::uint32_t>(Status::kOk));
@@ -252,7 +292,12 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
       std::string key(in.bytes(kMaxKey, "key"));
       std::string_view value = in.bytes(kMaxValue, "value");
       in.expect_end();
-      kv[key].assign(value);
+      if (std::string full = kv_refusal(key, value.size()); !full.empty()) {
+        lk.unlock();
+        reply_error(c, h.op, h.id, Status::kBadRequest, full);
+        return true;
+      }
+      kv_assign(key, value);
       lk.unlock();
       changed_keys.insert(std::move(key));
       return ok();
@@ -296,7 +341,7 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
         reply_error(c, h.op, h.id, Status::kBadRequest, "counter '" + printable(key) + "' would overflow");
         return true;
       }
-      kv[key] = std::to_string(next);
+      kv_assign(key, std::to_string(next));
       lk.unlock();
       changed_keys.insert(std::move(key));
       out.u32(static_cast<std::uint32_t>(Status::kOk)).i64(next);
@@ -310,13 +355,19 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
       in.expect_end();
       auto it = kv.find(key);
       bool match = expected.empty() ? it == kv.end() : (it != kv.end() && it->second == expected);
+      if (match && !desired.empty()) {
+        if (std::string full = kv_refusal(key, desired.size()); !full.empty()) {
+          lk.unlock();
+          reply_error(c, h.op, h.id, Status::kBadRequest, full);
+          return true;
+        }
+      }
       if (match) {
         // "" stands for "absent" on both sides, so a desired "" removes the key.
-        if (desired.empty()) {
-          if (it != kv.end()) kv.erase(it);
-        } else {
-          kv[key].assign(desired);
-        }
+        if (desired.empty())
+          kv_erase(key);
+        else
+          kv_assign(key, desired);
       }
       auto now = kv.find(key);
       out.u32(static_cast<std::uint32_t>(Status::kOk)).u32(match ? 1 : 0).bytes(now == kv.end() ? "" : now->second);
@@ -328,7 +379,7 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
     case Op::kRemove: {
       std::string key(in.bytes(kMaxKey, "key"));
       in.expect_end();
-      bool existed = kv.erase(key) > 0;
+      bool existed = kv_erase(key);
       lk.unlock();
       out.u32(static_cast<std::uint32_t>(Status::kOk)).u32(existed ? 1 : 0);
       reply(c, h.op, h.id, out);
@@ -359,8 +410,8 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
                         " callers (each barrier name may be used once)");
         return true;
       }
-      kv[count_key] = std::to_string(arrived);
-      if (arrived == nranks) kv[go_key] = "1";
+      kv_assign(count_key, std::to_string(arrived));
+      if (arrived == nranks) kv_assign(go_key, "1");
       lk.unlock();
       if (arrived == nranks) changed_keys.insert(go_key);
       Parked p;

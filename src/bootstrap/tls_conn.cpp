@@ -471,6 +471,7 @@ Channel::Nb Channel::ssl_nb(int ret, std::string* why) {
       fatal_ = true;
       ERR_clear_error();
       if (saved_errno == 0 || saved_errno == ECONNRESET) return Nb::kEof;
+      sys_errno_ = saved_errno;
       if (why) *why = std::strerror(saved_errno);
       return Nb::kError;
     default: {
@@ -525,6 +526,7 @@ Channel::Nb Channel::read_some(void* buf, std::size_t n, std::size_t* got) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return Nb::kWantRead;
       if (errno == ECONNRESET) return Nb::kEof;
+      sys_errno_ = errno;
       tls_error_ = std::strerror(errno);
       return Nb::kError;
     }

@@ -84,6 +84,9 @@ class Channel {
   int fd() const noexcept { return fd_; }
   // After a kError result on a TLS channel: the OpenSSL reason (e.g. an alert from the peer).
   const std::string& tls_error() const noexcept { return tls_error_; }
+  // After a kError result of the non-blocking calls: the socket's errno (0 if it was a TLS
+  // error), e.g. ETIMEDOUT when the peer host stopped answering (util::set_keepalive).
+  int sys_errno() const noexcept { return sys_errno_; }
   // Human-readable reason of a failed result, including tls_error() when present.
   std::string describe(const util::IoResult& r) const;
 
@@ -95,6 +98,7 @@ class Channel {
   SSL* ssl_ = nullptr;
   bool fatal_ = false;  // after a fatal TLS error, SSL_shutdown must not be called
   std::string tls_error_;
+  int sys_errno_ = 0;
   std::string server_name_;  // the client's server name (server side)
   Nb ssl_nb(int ret, std::string* why);
 };

@@ -31,7 +31,11 @@ void JobWatcher::run() noexcept {
   try {
     why = conn_->wait_failure(&status);
   } catch (const std::exception& e) {
-    why = std::string("the bootstrap store went away (the PE hosting it ended?): ") + e.what();
+    // A silent link says so itself (StoreClient names SHMEM_HOST_TIMEOUT); a closed one may
+    // mean that the PE hosting the store ended.
+    const std::string what = e.what();
+    why =
+        what.starts_with("no reply from") ? what : "the bootstrap store went away (the PE hosting it ended?): " + what;
   }
   if (stopping_.load()) return;
   log::write(log::Level::kFatal, "init", "PE %d: the job failed (%s); ending this PE", me_, why.c_str());

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -19,6 +20,7 @@
 #include "core/team.hpp"
 #include "transport/transport.hpp"
 #include "transport/node.hpp"
+#include "util/fd_limit.hpp"
 
 namespace shmem {
 
@@ -311,6 +313,14 @@ void Runtime::connect_peers() {
   // cross-host get and put+quiet latencies: 24-30 -> 50-56 us, bench/perf.c on 2 hosts.)
   wait_.threads_share = true;
   x_set_pairs_.assign(static_cast<std::size_t>(npes_), XPair{});
+  // UCX over TCP holds a socket or two per remote peer: raise the soft open-file limit to what
+  // that needs; the lowest PE of each host says so when the hard limit is too low.
+  std::uint64_t nremote = 0;
+  for (char r : remote) nremote += r != 0;
+  const std::uint64_t fds = 3 * nremote + 256;
+  const util::FdLimit lim = util::raise_fd_limit(fds);
+  if (!lim.enough && lowest == me_)
+    SHMEM_WARN("init", "%s", util::fd_limit_advice(lim, fds, "PE " + std::to_string(me_), "3 per remote PE").c_str());
   start_transport(remote);
 }
 

@@ -3,8 +3,11 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <string>
 #include <string_view>
 
+#include "base/config.hpp"
 #include "base/error.hpp"
 #include "transport/plugin_abi.hpp"
 #include "transport/transport.hpp"
@@ -26,9 +29,12 @@ void set_ucx_environment() {
   // a crashing PE must die of its signal as it does without UCX (the launcher reports it).
   ::setenv("UCX_HANDLE_ERRORS", "none", 0);
   ::setenv("UCX_ERROR_SIGNALS", "", 0);
-  // TCP connections whose peer host vanished (link down, no reset) fail within seconds.
+  // TCP connections whose peer host stays silent (link down, no reset) fail after about
+  // SHMEM_HOST_TIMEOUT, as the bootstrap store's do (util::set_keepalive); shorter outages
+  // are survived.
   ::setenv("UCX_TCP_KEEPIDLE", "1s", 0);
   ::setenv("UCX_TCP_KEEPINTVL", "1s", 0);
+  ::setenv("UCX_TCP_KEEPCNT", std::to_string(std::min<long long>(host_timeout_from_env().count(), 127)).c_str(), 0);
   // UCX's TCP transport emulates RMA with active messages of at most one segment (8 KiB by
   // default): a 1 MiB get came back as 128 replies, a 1 MiB put went as 128 messages each
   // answered by the target. 128 KiB segments cut that sixteenfold and doubled 1 MiB put/get

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -122,13 +123,16 @@ UniqueFd tcp_listen(const std::string& host, std::uint16_t port, int backlog) {
   throw Error(Errc::kBootstrap, "cannot listen on " + host_port(host, port) + ": " + std::strerror(last));
 }
 
-// Control-plane connections notice a vanished peer host (link down, power off: no reset ever
-// arrives) within about 3 s: keepalive probes after 1 s idle, 1 s apart, 2 unanswered end it;
-// unacknowledged data gives up after 3 s. The peer's kernel answers probes, so a busy or
-// stopped process is never mistaken for a lost one.
-void set_keepalive(int fd) noexcept {
-  int one = 1, idle = 1, intvl = 1, cnt = 2;
-  unsigned user_timeout_ms = 3000;
+// A silent peer host (link down, power off: no reset ever arrives) is given up after about
+// `host_timeout`: keepalive probes after 1 s idle, 1 s apart, `host_timeout` unanswered end it,
+// and unacknowledged data gives up after `host_timeout` too (TCP_USER_TIMEOUT, which also
+// governs keepalive once set). A link that comes back sooner loses nothing: TCP retransmits.
+// The peer's kernel answers probes, so a busy or stopped process is never mistaken for a lost one.
+void set_keepalive(int fd, std::chrono::seconds host_timeout) noexcept {
+  const long long secs = std::max<long long>(1, host_timeout.count());
+  int one = 1, idle = 1, intvl = 1;
+  int cnt = static_cast<int>(std::min<long long>(secs, 127));  // the kernel's TCP_KEEPCNT limit
+  unsigned user_timeout_ms = static_cast<unsigned>(std::min<long long>(secs * 1000, 0x7fffffff));
   ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
@@ -147,25 +151,10 @@ UniqueFd tcp_connect(const std::string& host, std::uint16_t port, std::chrono::m
   int last = ECONNREFUSED;
   for (addrinfo* ai = res.get(); ai; ai = ai->ai_next) {
     UniqueFd fd = connect_one(ai, timeout, &last);
-    if (fd) {
-      set_keepalive(fd.get());
-      return fd;
-    }
+    if (fd) return fd;
   }
   if (err) *err = std::strerror(last);
   return {};
-}
-
-UniqueFd tcp_accept(int listen_fd) {
-  for (;;) {
-    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd >= 0) {
-      set_nodelay(fd);
-      set_keepalive(fd);
-      return UniqueFd(fd);
-    }
-    if (errno != EINTR) return {};
-  }
 }
 
 std::uint16_t local_port(int fd) {

@@ -1,5 +1,5 @@
 #pragma once
-// Small TCP helpers over UniqueFd: listen, connect with a deadline, accept, blocking I/O that
+// Small TCP helpers over UniqueFd: listen, connect with a deadline, keepalive, blocking I/O that
 // never raises SIGPIPE, and address formatting for log lines.
 #include <sys/socket.h>
 
@@ -31,9 +31,6 @@ UniqueFd tcp_listen(const std::string& host, std::uint16_t port, int backlog = 5
 UniqueFd tcp_connect(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout,
                      std::string* err);
 
-// Accepts one connection (close-on-exec). Returns an empty fd on failure; errno is kept.
-UniqueFd tcp_accept(int listen_fd);
-
 std::uint16_t local_port(int fd);   // throws Error(kBootstrap)
 std::string peer_address(int fd);   // "1.2.3.4:5", "[::1]:5", or "unknown peer"
 std::string local_address(int fd);  // same format
@@ -42,9 +39,10 @@ std::string format_address(const sockaddr* sa, socklen_t len);
 // SO_RCVTIMEO / SO_SNDTIMEO; zero means block forever.
 void set_io_timeouts(int fd, std::chrono::milliseconds recv, std::chrono::milliseconds send) noexcept;
 void set_nodelay(int fd) noexcept;
-// TCP keepalive and user timeout: a lost peer host is noticed within about 3 s (tcp_connect
-// and tcp_accept set it on every connection).
-void set_keepalive(int fd) noexcept;
+// TCP keepalive and user timeout: a peer host that stays silent for `host_timeout`
+// (SHMEM_HOST_TIMEOUT) is given up; shorter outages are survived. The bootstrap store sets it
+// on both ends of every connection.
+void set_keepalive(int fd, std::chrono::seconds host_timeout) noexcept;
 
 // Blocking exact-size I/O (retries EINTR; send uses MSG_NOSIGNAL). A receive timeout set with
 // set_io_timeouts shows up as kTimeout.

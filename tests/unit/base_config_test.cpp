@@ -135,3 +135,24 @@ TEST(ConfigVars, EnumRowsListTheirValues) {
     }
   }
 }
+
+TEST(ConfigEnv, HostTimeoutIsWholeSecondsInRange) {
+  unsetenv("SHMEM_HOST_TIMEOUT");
+  EXPECT_EQ(shmem::host_timeout_from_env().count(), 60);
+  EXPECT_EQ(shmem::Config::from_env().host_timeout, 60);
+  setenv("SHMEM_HOST_TIMEOUT", "5", 1);
+  EXPECT_EQ(shmem::host_timeout_from_env().count(), 5);
+  EXPECT_EQ(shmem::Config::from_env().host_timeout, 5);
+  for (const char* bad : {"0", "2.5", "86401", "abc", "-3"}) {
+    setenv("SHMEM_HOST_TIMEOUT", bad, 1);
+    try {
+      shmem::Config::from_env();
+      ADD_FAILURE() << "SHMEM_HOST_TIMEOUT=" << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("SHMEM_HOST_TIMEOUT='") + bad + "'"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_THROW(shmem::host_timeout_from_env(), Error) << bad;
+  }
+  unsetenv("SHMEM_HOST_TIMEOUT");
+}

@@ -53,6 +53,26 @@ TEST_F(StoreOps, LargeValueAndLimits) {
   EXPECT_NO_THROW(c->set(std::string(wire::kMaxKey, 'k'), "v"));
 }
 
+TEST(StoreCap, SetsBeyondTheCapAreRefusedNamingTheVariable) {
+  // 1 MiB of keys and values at most: two 400 KiB values fit, a third does not; replacing or
+  // removing one frees its room; compare-and-set is capped too.
+  ::setenv("SHMEM_STORE_MAX_SIZE", "1M", 1);
+  auto server = make_server(psk_tls());
+  ::unsetenv("SHMEM_STORE_MAX_SIZE");
+  auto c = make_client(*server, psk_tls(), -1);
+  const std::string v(400 << 10, 'v');
+  c->set("a", v);
+  c->set("b", v);
+  expect_error([&] { c->set("c", v); }, Errc::kInvalidValue, "SHMEM_STORE_MAX_SIZE");
+  EXPECT_EQ(c->try_get("c"), std::nullopt);
+  c->set("a", v);  // the same size again: it replaces, not adds
+  expect_error([&] { c->compare_and_set("c", "", v); }, Errc::kInvalidValue, "SHMEM_STORE_MAX_SIZE");
+  EXPECT_TRUE(c->remove("b"));
+  c->set("c", v);
+  EXPECT_EQ(c->get("c", 1s), v);
+  EXPECT_EQ(c->add("n", 2), 2);
+}
+
 TEST_F(StoreOps, AddIsACounter) {
   auto c = client();
   EXPECT_EQ(c->add("n", 5), 5);
@@ -256,7 +276,7 @@ TEST(StoreFailure, RankLostWhileItselfBlockedIsNoticed) {
   auto failure = std::async(std::launch::async, [&] { return watcher->wait_failure(); });
   {
     RawConn pe5(server.port());
-    ASSERT_TRUE(pe5.send(hello_frame(5, kSecret)));
+    ASSERT_TRUE(pe5.send_hello(5, kSecret));
     ASSERT_EQ(pe5.read_reply_status(), wire::Status::kOk);
     wire::FrameWriter w;
     w.bytes("never").i64(30000);

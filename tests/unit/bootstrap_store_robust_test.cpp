@@ -34,7 +34,7 @@ class StoreRobust : public ::testing::Test {
   }
   RawConn hello_raw() {
     RawConn r(server_->port());
-    EXPECT_TRUE(r.send(hello_frame(-1, kSecret)));
+    EXPECT_TRUE(r.send_hello(-1, kSecret));
     EXPECT_EQ(r.read_reply_status(), wire::Status::kOk);
     return r;
   }
@@ -148,12 +148,41 @@ TEST_F(StoreRobust, RequestBeforeHello) {
 TEST_F(StoreRobust, RankedClientSendingGarbageFailsTheJobOnly) {
   // A PE that breaks the protocol is lost like a crashed one; the server itself stays up.
   RawConn r(server_->port());
-  ASSERT_TRUE(r.send(hello_frame(7, kSecret)));
+  ASSERT_TRUE(r.send_hello(7, kSecret));
   ASSERT_EQ(r.read_reply_status(), wire::Status::kOk);
   ASSERT_TRUE(r.send("garbage garbage garbage"));
   EXPECT_TRUE(r.closed_by_server());
   auto watcher = make_client(*server_, plain_tls(), -1);
   EXPECT_EQ(watcher->wait_failure(), "PE 7 lost: connection closed before shmem_finalize");
+}
+
+TEST_F(StoreRobust, PlainHelloCarryingTheSecretIsRefused) {
+  // The protocol before hello proofs sent the secret itself: refused, so a store never accepts
+  // a secret that crossed the network in the clear.
+  RawConn r(server_->port());
+  ASSERT_TRUE(r.send(hello_frame(-1, kSecret)));
+  EXPECT_EQ(r.read_reply_status(), wire::Status::kAuth);
+  expect_all_good();
+}
+
+TEST_F(StoreRobust, ProofDoesNotReplayOnAnotherConnection) {
+  RawConn a(server_->port());
+  const std::string nonce_a = a.challenge();
+  ASSERT_EQ(nonce_a.size(), kNonceBytes);
+  const std::string proof_a = hello_proof(kSecret, nonce_a, -1, 0);
+  ASSERT_TRUE(a.send(hello_frame(-1, proof_a, 2)));
+  EXPECT_EQ(a.read_reply_status(), wire::Status::kOk);
+  // A listener who recorded A's hello replays it on a connection of its own: another nonce.
+  RawConn b(server_->port());
+  EXPECT_NE(b.challenge(), nonce_a);
+  ASSERT_TRUE(b.send(hello_frame(-1, proof_a, 2)));
+  EXPECT_EQ(b.read_reply_status(), wire::Status::kAuth);
+  // A proof for another rank than the hello names is refused too.
+  RawConn c(server_->port());
+  const std::string nonce_c = c.challenge();
+  ASSERT_TRUE(c.send(hello_frame(3, hello_proof(kSecret, nonce_c, -1, 0), 2)));
+  EXPECT_EQ(c.read_reply_status(), wire::Status::kAuth);
+  expect_all_good();
 }
 
 TEST(StoreRobustTls, GarbageToTlsServer) {
@@ -187,7 +216,7 @@ TEST(StoreRobustLog, OneWarningNamingPeerAndReason) {
     EXPECT_TRUE(r.closed_by_server());  // the server logs before it closes
     RawConn w(server->port());
     addr2 = w.local_address();
-    ASSERT_TRUE(w.send(hello_frame(-1, "wrong secret")));
+    ASSERT_TRUE(w.send_hello(-1, "wrong secret"));
     EXPECT_EQ(w.read_reply_status(), wire::Status::kAuth);
     EXPECT_TRUE(w.closed_by_server());
   }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "bootstrap/frame.hpp"
+#include "bootstrap/hello_proof.hpp"
 #include "bootstrap/store.hpp"
 #include "base/error.hpp"
 #include "util/socket.hpp"
@@ -88,6 +89,19 @@ void expect_error(F&& f, Errc code, const std::string& needle) {
   }
 }
 
+// A hello frame carrying `proof` as it is (RawConn::send_hello computes a real one).
+inline std::string hello_frame(int rank, std::string_view proof, std::uint32_t id = 1) {
+  wire::FrameWriter w;
+  w.i64(rank).bytes(proof);
+  return w.finish(static_cast<std::uint16_t>(wire::Op::kHello), id);
+}
+
+// The request for a plain-TCP hello's challenge.
+inline std::string challenge_frame(std::uint32_t id = 1) {
+  wire::FrameWriter w;
+  return w.finish(static_cast<std::uint16_t>(wire::Op::kChallenge), id);
+}
+
 // A raw TCP connection for feeding the server hand-made bytes.
 class RawConn {
  public:
@@ -116,8 +130,8 @@ class RawConn {
       return r.status == util::IoResult::kEof || r.status == util::IoResult::kError;
     }
   }
-  // Reads one reply frame; returns its status.
-  wire::Status read_reply_status() {
+  // Reads one reply frame; returns its status (*rest: the payload after it).
+  wire::Status read_reply_status(std::string* rest = nullptr) {
     unsigned char hdr[wire::kHeaderSize];
     if (!util::recv_all(fd_.get(), hdr, sizeof hdr).ok()) throw std::runtime_error("no reply");
     wire::Header h;
@@ -125,18 +139,29 @@ class RawConn {
     std::string payload(h.length, '\0');
     if (!util::recv_all(fd_.get(), payload.data(), payload.size()).ok()) throw std::runtime_error("short reply");
     wire::PayloadReader in(payload);
-    return static_cast<wire::Status>(in.u32());
+    const auto st = static_cast<wire::Status>(in.u32());
+    if (rest) *rest = payload.substr(4);
+    return st;
+  }
+  // A plain-TCP hello as the library's client says it: a challenge, then the hello with the
+  // proof of `secret` that answers it (bootstrap/hello_proof.hpp). The hello's reply is left
+  // to read.
+  bool send_hello(int rank, std::string_view secret) {
+    const std::string nonce = challenge();
+    return !nonce.empty() && send(hello_frame(rank, hello_proof(secret, nonce, rank, 0), 2));
+  }
+  // Asks for a challenge; returns its nonce (empty if the server did not give one).
+  std::string challenge() {
+    if (!send(challenge_frame())) return {};
+    std::string rest;
+    if (read_reply_status(&rest) != wire::Status::kOk) return {};
+    wire::PayloadReader in(rest);
+    return std::string(in.bytes(kNonceBytes, "nonce"));
   }
 
  private:
   util::UniqueFd fd_;
 };
-
-inline std::string hello_frame(int rank, std::string_view secret, std::uint32_t id = 1) {
-  wire::FrameWriter w;
-  w.i64(rank).bytes(secret);
-  return w.finish(static_cast<std::uint16_t>(wire::Op::kHello), id);
-}
 
 inline std::string header_bytes(std::uint32_t magic, std::uint16_t version, std::uint16_t op, std::uint32_t id,
                                 std::uint32_t length) {

@@ -4,12 +4,12 @@
 // runs a PE on another host (remote.hpp).
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -29,6 +29,7 @@
 #include "oshrun/spawn.hpp"
 #include "oshrun/store_addr.hpp"
 #include "oshrun/supervisor.hpp"
+#include "util/fd_limit.hpp"
 #include "util/ifaddr.hpp"
 #include "util/unique_fd.hpp"
 
@@ -63,16 +64,15 @@ void ensure_std_fds() {
   }
 }
 
-// Each PE costs two pipe ends for the whole job (three while starting); large jobs can
-// exceed the default soft limit of 1024 descriptors, so raise it up to the hard limit.
+// oshrun's descriptors: per PE the pipes of its output (an agent's stdin too, for a PE on
+// another host: three) and two store connections (its client and its job watcher), plus a
+// margin. Raised before the store starts, which sizes its admission limits from the limit.
 void ensure_fd_limit(int npes) {
-  rlimit lim{};
-  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-  rlim_t need = static_cast<rlim_t>(npes) * 3 + 64;
-  if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < need) {
-    lim.rlim_cur = (lim.rlim_max == RLIM_INFINITY || lim.rlim_max > need) ? need : lim.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &lim);
-  }
+  const std::uint64_t need = static_cast<std::uint64_t>(npes) * 5 + 64;
+  const shmem::util::FdLimit l = shmem::util::raise_fd_limit(need);
+  const std::string advice =
+      shmem::util::fd_limit_advice(l, need, "oshrun", "5 per PE: output pipes and store connections");
+  if (!advice.empty()) say("warning: " + advice);
 }
 
 // Ends PEs that were started when the job cannot go on (before supervision began).
@@ -229,6 +229,7 @@ int launch(const Args& args, const Placement& place) {
     say(std::string("cannot choose where the bootstrap store listens: ") + e.what());
     return kExitLaunchFailed;
   }
+  ensure_fd_limit(npes);
   try {
     job = make_job_identity();
     shmem::bootstrap::StoreServer::Options opts;
@@ -249,7 +250,6 @@ int launch(const Args& args, const Placement& place) {
   }
   const std::string store_addr = bind_host + ":" + std::to_string(store->port());
 
-  ensure_fd_limit(npes);
   UniqueFd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   CStringArray argv(args.command);
   std::vector<CStringArray> envs;  // local PEs: what they exec with; remote: agent argv
