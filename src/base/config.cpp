@@ -145,6 +145,7 @@ Config Config::from_env() {
   c.log_level = String("SHMEM_LOG_LEVEL");
   c.log_file = String("SHMEM_LOG_FILE");
   c.wait_timeout = Seconds("SHMEM_WAIT_TIMEOUT");
+  c.coll_check_after = Seconds("SHMEM_COLL_CHECK_AFTER");
   c.wait_spin = Int("SHMEM_WAIT_SPIN");
   c.bootstrap_tls = Bool("SHMEM_BOOTSTRAP_TLS");
   c.bootstrap_tls_info = String("SHMEM_BOOTSTRAP_TLS_INFO");

@@ -18,6 +18,7 @@ struct Config {
   std::string log_level;
   std::string log_file;
   double wait_timeout = 0;
+  double coll_check_after = 3;  // 0 = never (core/coll_check.hpp)
   std::int64_t wait_spin = -1;  // -1 = automatic
   bool bootstrap_tls = true;
   std::string bootstrap_tls_info;
