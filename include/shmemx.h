@@ -206,6 +206,12 @@ SHMEM_API void shmemx_cuda_free(void* ptr) SHMEM_NOEXCEPT;
 SHMEM_API int shmemx_stream_create_cuda(shmemx_stream_t* stream, void* cuda_stream) SHMEM_NOEXCEPT;
 SHMEM_API void* shmemx_stream_cuda_handle(shmemx_stream_t stream) SHMEM_NOEXCEPT;
 
+/* Finalize at exit like start_pes does, but without its deadline: when the process exits with
+ * status 0 the library finalizes (collective: it waits for every PE to finalize); with any other
+ * status this PE leaves the job, which ends every PE and names this one. For language bindings
+ * whose own exit handlers cannot see the exit status (the Python package calls it). */
+SHMEM_API void shmemx_finalize_at_exit(void) SHMEM_NOEXCEPT;
+
 /* ---- Sandia OpenSHMEM compatibility: shmemx_ names of routines 1.5/1.6 standardised ---------
  * Each behaves exactly as the standard routine named without the x (shmem_TYPENAME_ibput ...).
  * SHMEMX_TEAM_NODE is the team of the PEs on this node, i.e. SHMEM_TEAM_SHARED. See
