@@ -217,6 +217,9 @@ SHMEM_API void shmemx_finalize_at_exit(void) SHMEM_NOEXCEPT;
  * SHMEMX_TEAM_NODE is the team of the PEs on this node, i.e. SHMEM_TEAM_SHARED. See
  * docs/porting.md. */
 #define SHMEMX_TEAM_NODE SHMEM_TEAM_SHARED
+/* Sandia's hint for shmem_malloc_with_hints: the caller needs no barrier after the allocation.
+ * Accepted as a hint like the standard ones; the allocation still ends with its barrier. */
+#define SHMEMX_MALLOC_NO_BARRIER (1L << 2)
 
 #define SHMEMX_DECL_IB_(NAME, T)                                                                           \
   SHMEM_API void shmemx_##NAME##_ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, \

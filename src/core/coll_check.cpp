@@ -9,8 +9,8 @@
 //    a WORLD call that this PE has not yet made: each waits for the other (this is what calls
 //    on different teams look like);
 // A peer that is in no call, or in an earlier or later call of the same team, is not reported:
-// it may still arrive. Calls on two teams other than WORLD are not compared (the limits are in
-// docs/design.md).
+// it may still arrive. Not compared: calls on two teams neither of which is WORLD, an active
+// set against a team, and the collectives inside other routines (shmem_malloc, team creation).
 #include "core/coll_check.hpp"
 
 #include <dlfcn.h>
