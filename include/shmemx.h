@@ -259,8 +259,30 @@ SHMEM_API void shmemx_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64
 SHMEM_REDUCE_SUM_TYPE_TABLE(SHMEMX_DECL_SCAN_)
 #undef SHMEMX_DECL_SCAN_
 
+/* Sandia OpenSHMEM's performance counters, per context: RMA writes (puts, put-with-signal) and
+ * reads (gets) issued, and those complete (a node-local transfer and a blocking get on return,
+ * the rest at the context's next quiet or barrier). AMOs are not counted; target is always 0
+ * (writes into this PE's memory are its peers' stores). Field names as Sandia's. */
+typedef struct {
+  uint64_t pending_put;   /* writes issued */
+  uint64_t pending_get;   /* reads issued */
+  uint64_t completed_put;
+  uint64_t completed_get;
+  uint64_t target;
+} shmemx_pcntr_t;
+SHMEM_API void shmemx_pcntr_get_issued_write(shmem_ctx_t ctx, uint64_t* cntr_value) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_pcntr_get_issued_read(shmem_ctx_t ctx, uint64_t* cntr_value) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_pcntr_get_completed_write(shmem_ctx_t ctx, uint64_t* cntr_value) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_pcntr_get_completed_read(shmem_ctx_t ctx, uint64_t* cntr_value) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_pcntr_get_completed_target(uint64_t* cntr_value) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t* pcntr) SHMEM_NOEXCEPT;
+/* Sandia's thread-id hook for its thread-safe contexts: accepted; this library needs no thread ids. */
+SHMEM_API void shmemx_register_gettid(uint64_t (*gettid_fn)(void)) SHMEM_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+#include "shmem/shmemx_generic.h"
 
 #endif /* SHMEMX_H */

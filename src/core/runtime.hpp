@@ -40,6 +40,10 @@ struct Ctx {
   const int* world = nullptr;  // team PE -> world PE, or nullptr for the world team
   int team_size = 0;
   long options = 0;
+  // shmemx_pcntr_* (core/op_counters.hpp).
+  struct Counted {
+    std::uint64_t issued_write = 0, issued_read = 0, completed_write = 0, completed_read = 0;
+  } counted;
 };
 
 constexpr int kMaxTeams = 128;      // team slots per job (WORLD and SHARED included)
