@@ -264,8 +264,8 @@ SHMEM_REDUCE_SUM_TYPE_TABLE(SHMEMX_DECL_SCAN_)
  * the rest at the context's next quiet or barrier). AMOs are not counted; target is always 0
  * (writes into this PE's memory are its peers' stores). Field names as Sandia's. */
 typedef struct {
-  uint64_t pending_put;   /* writes issued */
-  uint64_t pending_get;   /* reads issued */
+  uint64_t pending_put; /* writes issued */
+  uint64_t pending_get; /* reads issued */
   uint64_t completed_put;
   uint64_t completed_get;
   uint64_t target;

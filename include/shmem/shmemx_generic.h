@@ -12,9 +12,11 @@
 #define shmemx_ibput(...) shmem_ibput(__VA_ARGS__)
 #define shmemx_ibget(...) shmem_ibget(__VA_ARGS__)
 /* Inside the expansion the name is the function again (the 3-argument form). */
+/* clang-format off */
 #define SHMEMX_G_SIGNAL_(S, ...)                                              \
   _Generic(SHMEM_G_ARG1_(__VA_ARGS__, 0), shmem_ctx_t: shmemx_ctx_signal_##S, \
            default: shmemx_signal_##S)(__VA_ARGS__)
+/* clang-format on */
 #define shmemx_signal_set(...) SHMEMX_G_SIGNAL_(set, __VA_ARGS__)
 #define shmemx_signal_add(...) SHMEMX_G_SIGNAL_(add, __VA_ARGS__)
 

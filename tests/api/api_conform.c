@@ -286,11 +286,11 @@ static void pcntr(void) {
   shmemx_pcntr_get_issued_write(ctx, &v);
   CHECK_EQ(v, 0);
   long one = 1, back[2];
-  shmem_ctx_long_p(ctx, &counted[0], 5, right);              /* write 1 */
-  shmem_ctx_long_put(ctx, &counted[1], &one, 1, right);      /* write 2 */
-  shmem_ctx_long_put_nbi(ctx, &counted[2], &one, 1, right);  /* write 3 */
-  (void)shmem_ctx_long_g(ctx, &counted[0], right);           /* read 1 */
-  shmem_ctx_long_get(ctx, back, counted, 2, right);          /* read 2 */
+  shmem_ctx_long_p(ctx, &counted[0], 5, right);             /* write 1 */
+  shmem_ctx_long_put(ctx, &counted[1], &one, 1, right);     /* write 2 */
+  shmem_ctx_long_put_nbi(ctx, &counted[2], &one, 1, right); /* write 3 */
+  (void)shmem_ctx_long_g(ctx, &counted[0], right);          /* read 1 */
+  shmem_ctx_long_get(ctx, back, counted, 2, right);         /* read 2 */
   shmem_ctx_quiet(ctx);
   shmemx_pcntr_t all;
   memset(&all, 0xff, sizeof all);
