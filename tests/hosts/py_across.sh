@@ -9,7 +9,7 @@
 #      the only skipped ones are those that start nested jobs (they run in the launcher-less
 #      session only);
 #   3. the examples of examples/python on 2 hosts x 2 PEs print VERIFIED;
-#   4. an uncaught exception on a PE of h2 ends the job (global_exit(1)), naming it;
+#   4. an uncaught exception on a PE of h2 ends the job (exit status 1), naming it;
 #   5. sys.exit(3), raise SystemExit(4) and SIGTERM on a PE of h2 end the job, naming it.
 # CTest sets SHX_PYTHON (the interpreter the bindings are built for), SHX_PY_DIR
 # (build/python, the package), SHX_PY_TESTS (python/tests), SHX_PY_EXAMPLES.
@@ -119,7 +119,7 @@ shmem.barrier_all()  # the others would wait here forever
 EOF
 t0=$(now_ms)
 py_job -- --rsh "$HARNESS_AGENT" --hosts h1:2,h2:2 boom.py
-[ "$RC" = 1 ] || fail "boom.py: exit status $RC, expected 1 (global_exit(1) after the uncaught exception)"
+[ "$RC" = 1 ] || fail "boom.py: exit status $RC, expected 1 (the uncaught exception's status)"
 expect_err "RuntimeError: boom on PE 3" "boom.py"
 pass "an uncaught exception on h2 ends the job with status 1 ($(( $(now_ms) - t0 )) ms)"
 
