@@ -206,11 +206,20 @@ SHMEM_API void shmemx_cuda_free(void* ptr) SHMEM_NOEXCEPT;
 SHMEM_API int shmemx_stream_create_cuda(shmemx_stream_t* stream, void* cuda_stream) SHMEM_NOEXCEPT;
 SHMEM_API void* shmemx_stream_cuda_handle(shmemx_stream_t stream) SHMEM_NOEXCEPT;
 
+/* Finalize at exit like start_pes does, but without its deadline: when the process exits with
+ * status 0 the library finalizes (collective: it waits for every PE to finalize); with any other
+ * status this PE leaves the job, which ends every PE and names this one. For language bindings
+ * whose own exit handlers cannot see the exit status (the Python package calls it). */
+SHMEM_API void shmemx_finalize_at_exit(void) SHMEM_NOEXCEPT;
+
 /* ---- Sandia OpenSHMEM compatibility: shmemx_ names of routines 1.5/1.6 standardised ---------
  * Each behaves exactly as the standard routine named without the x (shmem_TYPENAME_ibput ...).
  * SHMEMX_TEAM_NODE is the team of the PEs on this node, i.e. SHMEM_TEAM_SHARED. See
  * docs/porting.md. */
 #define SHMEMX_TEAM_NODE SHMEM_TEAM_SHARED
+/* Sandia's hint for shmem_malloc_with_hints: the caller needs no barrier after the allocation.
+ * Accepted as a hint like the standard ones; the allocation still ends with its barrier. */
+#define SHMEMX_MALLOC_NO_BARRIER (1L << 2)
 
 #define SHMEMX_DECL_IB_(NAME, T)                                                                           \
   SHMEM_API void shmemx_##NAME##_ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, \
@@ -250,8 +259,30 @@ SHMEM_API void shmemx_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64
 SHMEM_REDUCE_SUM_TYPE_TABLE(SHMEMX_DECL_SCAN_)
 #undef SHMEMX_DECL_SCAN_
 
+/* Sandia OpenSHMEM's performance counters, per context: RMA writes (puts, put-with-signal) and
+ * reads (gets) issued, and those complete (a node-local transfer and a blocking get on return,
+ * the rest at the context's next quiet or barrier). AMOs are not counted; target is always 0
+ * (writes into this PE's memory are its peers' stores). Field names as Sandia's. */
+typedef struct {
+  uint64_t pending_put; /* writes issued */
+  uint64_t pending_get; /* reads issued */
+  uint64_t completed_put;
+  uint64_t completed_get;
+  uint64_t target;
+} shmemx_pcntr_t;
+SHMEM_API void shmemx_pcntr_get_issued_write(shmem_ctx_t ctx, uint64_t* cntr_value) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_pcntr_get_issued_read(shmem_ctx_t ctx, uint64_t* cntr_value) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_pcntr_get_completed_write(shmem_ctx_t ctx, uint64_t* cntr_value) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_pcntr_get_completed_read(shmem_ctx_t ctx, uint64_t* cntr_value) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_pcntr_get_completed_target(uint64_t* cntr_value) SHMEM_NOEXCEPT;
+SHMEM_API void shmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t* pcntr) SHMEM_NOEXCEPT;
+/* Sandia's thread-id hook for its thread-safe contexts: accepted; this library needs no thread ids. */
+SHMEM_API void shmemx_register_gettid(uint64_t (*gettid_fn)(void)) SHMEM_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+#include "shmem/shmemx_generic.h"
 
 #endif /* SHMEMX_H */

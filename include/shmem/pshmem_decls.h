@@ -1990,6 +1990,7 @@ SHMEM_API void *pshmemx_cuda_align(size_t, size_t) SHMEM_NOEXCEPT;
 SHMEM_API void pshmemx_cuda_free(void *) SHMEM_NOEXCEPT;
 SHMEM_API int pshmemx_stream_create_cuda(shmemx_stream_t *, void *) SHMEM_NOEXCEPT;
 SHMEM_API void *pshmemx_stream_cuda_handle(shmemx_stream_t) SHMEM_NOEXCEPT;
+SHMEM_API void pshmemx_finalize_at_exit(void) SHMEM_NOEXCEPT;
 SHMEM_API void pshmemx_float_ibput(float *, const float *, ptrdiff_t, ptrdiff_t, size_t, size_t, int) SHMEM_NOEXCEPT;
 SHMEM_API void pshmemx_ctx_float_ibput(shmem_ctx_t, float *, const float *, ptrdiff_t, ptrdiff_t, size_t, size_t, int) SHMEM_NOEXCEPT;
 SHMEM_API void pshmemx_float_ibget(float *, const float *, ptrdiff_t, ptrdiff_t, size_t, size_t, int) SHMEM_NOEXCEPT;
@@ -2162,3 +2163,10 @@ SHMEM_API int pshmemx_size_sum_inscan(shmem_team_t, size_t *, const size_t *, si
 SHMEM_API int pshmemx_size_sum_exscan(shmem_team_t, size_t *, const size_t *, size_t) SHMEM_NOEXCEPT;
 SHMEM_API int pshmemx_ptrdiff_sum_inscan(shmem_team_t, ptrdiff_t *, const ptrdiff_t *, size_t) SHMEM_NOEXCEPT;
 SHMEM_API int pshmemx_ptrdiff_sum_exscan(shmem_team_t, ptrdiff_t *, const ptrdiff_t *, size_t) SHMEM_NOEXCEPT;
+SHMEM_API void pshmemx_pcntr_get_issued_write(shmem_ctx_t, uint64_t *) SHMEM_NOEXCEPT;
+SHMEM_API void pshmemx_pcntr_get_issued_read(shmem_ctx_t, uint64_t *) SHMEM_NOEXCEPT;
+SHMEM_API void pshmemx_pcntr_get_completed_write(shmem_ctx_t, uint64_t *) SHMEM_NOEXCEPT;
+SHMEM_API void pshmemx_pcntr_get_completed_read(shmem_ctx_t, uint64_t *) SHMEM_NOEXCEPT;
+SHMEM_API void pshmemx_pcntr_get_completed_target(uint64_t *) SHMEM_NOEXCEPT;
+SHMEM_API void pshmemx_pcntr_get_all(shmem_ctx_t, shmemx_pcntr_t *) SHMEM_NOEXCEPT;
+SHMEM_API void pshmemx_register_gettid(uint64_t (*) (void)) SHMEM_NOEXCEPT;

@@ -16,6 +16,9 @@ Attributes (the defaults are shmem4py's):
   ``finalize``      None or True: finalise at interpreter exit. False: the program calls
                     ``shmem.finalize()`` itself.
 
+``shmem.rc(threads=True, thread_level="serialized")`` sets several at once (as shmem4py's);
+an unknown name, as a keyword or an attribute, raises TypeError.
+
 The environment variables SHMEM4PY_RC_INITIALIZE, _THREADS, _THREAD_LEVEL and _FINALIZE set
 them too (true/false/yes/no/on/off/1/0), read at the same moment.
 """
@@ -78,6 +81,24 @@ class RuntimeConfig:
     @finalize.setter
     def finalize(self, value) -> None:
         self._finalize = None if value is None else self._bool("finalize", value)
+
+    _NAMES = ("initialize", "threads", "thread_level", "finalize")
+
+    def __setattr__(self, name, value) -> None:
+        # As shmem4py's (and mpi4py's) rc: a misspelt option is an error, not a new attribute.
+        if name not in RuntimeConfig._NAMES and name not in RuntimeConfig.__slots__:
+            raise TypeError(f"shmem.rc has no option {name!r} (options: {', '.join(RuntimeConfig._NAMES)})")
+        object.__setattr__(self, name, value)
+
+    def __call__(self, **kwargs) -> None:
+        """Set several options at once, as shmem4py's ``rc(initialize=False, ...)``; an unknown
+        keyword raises TypeError and sets nothing."""
+        for key in kwargs:
+            if key not in RuntimeConfig._NAMES:
+                raise TypeError(f"shmem.rc() got an unexpected keyword argument {key!r} "
+                                f"(options: {', '.join(RuntimeConfig._NAMES)})")
+        for key, value in kwargs.items():
+            setattr(self, key, value)
 
     def __repr__(self) -> str:
         return (f"<shmem.rc initialize={self._initialize} threads={self._threads} "

@@ -2,14 +2,13 @@
 
 ``import shmem`` does not start the library: the first call that needs it does (as if
 ``init()`` had been called), so the set-up calls below (``set_conf_store_tls`` ...) can come
-first. At interpreter exit the library is finalized. A PE that ends otherwise — an uncaught
-exception, ``sys.exit(n)`` with n != 0, an interrupt — does not finalize (that would wait
-forever for PEs that are in a barrier): the library's own exit handler, which sees the
-process's real exit status, tells the job that this PE left, and oshrun (or the job watcher)
-ends every PE and names this one, as for a C program that calls ``exit(n)``.
+first. At interpreter exit the library is finalized by its own exit handler, which sees the
+process's exit status: a PE that ends otherwise than with status 0 — an uncaught exception,
+``sys.exit(n)`` or ``raise SystemExit(n)`` with n != 0, a signal — does not finalize (that would
+wait forever for PEs that are in a barrier) but tells the job that it left, and oshrun (or the
+job watcher) ends every PE and names this one, as for a C program that calls ``exit(n)``.
 """
 import atexit as _atexit
-import builtins as _builtins
 import enum as _enum
 import operator as _operator
 import os as _os
@@ -174,45 +173,10 @@ def set_log_level(level) -> int:
 
 
 # ---- exit ---------------------------------------------------------------------------------------
-# The exit status is not visible to atexit handlers, so the ways a program states it are watched:
-# an uncaught exception (sys.excepthook) and sys.exit / exit / quit from the main thread with a
-# status other than 0. If such a call was caught after all and the program then ends normally,
-# the library's exit handler still sees status 0 and finalizes on its own (bounded) rendezvous.
-_uncaught = False
-_exit_status = 0
-_previous_excepthook = _sys.excepthook
-
-
-def _excepthook(exc_type, exc, tb):
-    global _uncaught
-    _uncaught = True
-    _previous_excepthook(exc_type, exc, tb)
-
-
-def _status_of(code) -> int:
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    return 1  # sys.exit("message") prints the message and exits 1
-
-
-class _WatchedExit:
-    """sys.exit (or the builtins exit / quit) that remembers a status given in the main thread."""
-
-    def __init__(self, real):
-        self._real = real
-        self.__doc__ = getattr(real, "__doc__", None)
-
-    def __repr__(self):
-        return repr(self._real)
-
-    def __call__(self, *args):
-        global _exit_status
-        import threading as _threading
-        if _threading.current_thread() is _threading.main_thread():
-            _exit_status = _status_of(args[0] if args else None)
-        return self._real(*args)
+# The exit status is not visible to atexit handlers (sys.exit(n), raise SystemExit(n), an uncaught
+# exception, a signal), so the package hands the finalize to the C library's exit handler
+# (shmemx_finalize_at_exit), which runs after the interpreter and sees the status: 0 finalizes
+# (collective, as shmem.finalize()), anything else ends the job at once and oshrun names this PE.
 
 
 def _flush() -> None:
@@ -227,11 +191,9 @@ def _at_exit() -> None:
     if not _core.initialized():
         return
     _flush()
-    if _uncaught or _exit_status != 0:
-        return  # the library's exit handler reports the departure with the real status
     from ._rc import _finalize_at_exit  # shmem.rc.finalize False: the program finalises itself
     if _finalize_at_exit():
-        _core.finalize()
+        _core.finalize_at_exit()
 
 
 def _line_buffer_output() -> None:
@@ -246,10 +208,5 @@ def _line_buffer_output() -> None:
         pass
 
 
-_sys.excepthook = _excepthook
-_sys.exit = _WatchedExit(_sys.exit)
-for _name in ("exit", "quit"):
-    if hasattr(_builtins, _name):
-        setattr(_builtins, _name, _WatchedExit(getattr(_builtins, _name)))
 _line_buffer_output()
 _atexit.register(_at_exit)

@@ -1,6 +1,7 @@
 // Library setup, exit and query: init (explicit or lazy), finalize, global_exit, PE queries,
 // addr_accessible, ptr, version and name, pcontrol.
 #include <aclshmem.h>
+#include <shmemx.h>
 
 #include <cstring>
 
@@ -113,6 +114,15 @@ void bind_setup(py::module_& m) {
       shmem_finalize();
     }
     g_state = State::kFinalized;
+  });
+  // At interpreter exit: the C library finalizes from its own exit handler, which sees the exit
+  // status (sys.exit(n), raise SystemExit(n), an uncaught exception): 0 finalizes, anything else
+  // ends the job naming this PE. The arrays' memory is the library's to release from now on.
+  m.def("finalize_at_exit", [] {
+    if (g_state != State::kActive) return;
+    forget_all_allocations();
+    g_state = State::kFinalized;
+    shmemx_finalize_at_exit();
   });
   m.def("global_exit", [](int status) {
     py::gil_scoped_release nogil;

@@ -165,9 +165,26 @@ def test_rc_values_are_checked():
         shmem.rc.threads = "yes"
     with pytest.raises(ValueError):
         shmem.rc.thread_level = "bogus"
-    with pytest.raises(AttributeError):
+    with pytest.raises(TypeError):  # as shmem4py's rc: a misspelt option is an error
         shmem.rc.unknown = 1
     assert shmem.rc.initialize is True and shmem.rc.thread_level in ("single", "funneled", "serialized", "multiple")
+
+
+def test_rc_is_callable_like_shmem4py():
+    """shmem4py's rc(**kwargs) sets several options at once; an unknown keyword raises
+    TypeError and sets none of them."""
+    before = (shmem.rc.threads, shmem.rc.thread_level, shmem.rc.finalize)
+    try:
+        shmem.rc(threads=True, thread_level="funneled", finalize=False)
+        assert (shmem.rc.threads, shmem.rc.thread_level, shmem.rc.finalize) == (True, "funneled", False)
+        with pytest.raises(TypeError, match="unexpected keyword argument 'thread'"):
+            shmem.rc(threads=False, thread="single")
+        assert shmem.rc.threads is True  # nothing was set
+        with pytest.raises(TypeError):
+            shmem.rc(threads="yes")  # values are checked as for attributes
+        shmem.rc()  # no options: nothing to do
+    finally:
+        shmem.rc(threads=before[0], thread_level=before[1], finalize=before[2])
 
 
 @only_singleton

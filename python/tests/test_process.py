@@ -147,6 +147,8 @@ def test_uncaught_exception_ends_the_job(tmp_path):
     ("sys.exit('bad input')", 1, "PE 1 exited with status 1 before shmem_finalize"),
     ("os.kill(os.getpid(), signal.SIGTERM)", 128 + 15, "PE 1 (pid "),
     ("raise KeyboardInterrupt", 128 + 2, "killed by signal 2"),
+    ("raise SystemExit(5)", 5, "PE 1 exited with status 5 before shmem_finalize"),
+    ("raise ValueError('bad value')", 1, "PE 1 exited with status 1 before shmem_finalize"),
 ])
 def test_one_pe_ending_ends_the_job(tmp_path, ending, status, says):
     """sys.exit(n), exit(n), a signal or an interrupt on one PE while the other waits in a
@@ -162,9 +164,11 @@ def test_one_pe_ending_ends_the_job(tmp_path, ending, status, says):
         shmem.barrier_all()
         print("PE", shmem.my_pe(), "after")
     """)
+    start = time.monotonic()
     out = run_job(["-m", "shmem.run", "-n", "2", path])
     assert out.returncode == status, out.stderr
     assert says in out.stderr, out.stderr
+    assert time.monotonic() - start < 20  # a hang guard; the job ends ~1 s after the PE (docs/python.md)
     # Each PE's line printed before the end reaches the output (line-buffered stdout).
     assert "PE 0 before" in out.stdout and "PE 1 before" in out.stdout, out.stdout
     assert "after" not in out.stdout, out.stdout

@@ -68,6 +68,8 @@ void shmem_query_initialized(int* initialized) noexcept {
 }
 
 // Pending stream work (collectives included) must meet its peers before the finalize barrier.
+void shmemx_finalize_at_exit(void) noexcept { shmem::core::finalize_at_exit_request(); }
+
 void shmem_finalize(void) noexcept {
   shmem::stream::before_finalize();
   shmem::core::finalize();

@@ -1,6 +1,7 @@
 // Memory ordering (quiet, fence, 1.6 pe_quiet), shmem_barrier_all, shmem_sync_all, and the 1.6
 // session hints.
 #include "api/shim.hpp"
+#include "core/coll_check.hpp"
 
 namespace api = shmem::api;
 
@@ -41,8 +42,14 @@ void shmem_pe_quiet(const int* target_pes, size_t npes) noexcept {
   pe_quiet(__func__, SHMEM_CTX_DEFAULT, target_pes, npes);
 }
 
-void shmem_barrier_all(void) noexcept { shmem::core::barrier_all(); }
-void shmem_sync_all(void) noexcept { shmem::core::sync_all(); }
+void shmem_barrier_all(void) noexcept {
+  const shmem::coll_check::Scope call(__func__, shmem::coll_check::Kind::kNoArgs, shmem::current_runtime());
+  shmem::core::barrier_all();
+}
+void shmem_sync_all(void) noexcept {
+  const shmem::coll_check::Scope call(__func__, shmem::coll_check::Kind::kNoArgs, shmem::current_runtime());
+  shmem::core::sync_all();
+}
 
 // Sessions are hints that never change completion or ordering semantics; this library applies
 // no session-specific optimisation, so start and stop only validate their arguments.

@@ -2,6 +2,7 @@
 // shmem_team_create_ctx, shmem_ctx_destroy, shmem_ctx_get_team). Handle conventions are in
 // shmem/shmem_team.h and api/team_shim.hpp.
 #include "api/team_shim.hpp"
+#include "core/coll_check.hpp"
 
 namespace api = shmem::api;
 namespace core = shmem::core;
@@ -102,7 +103,9 @@ void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe) noexcept {
 
 int shmem_team_sync(shmem_team_t team) noexcept {
   Team* t = api::coll_team(__func__, team);
-  return t == nullptr ? api::kRefused : core::team_sync(t);
+  if (t == nullptr) return api::kRefused;
+  const shmem::coll_check::Scope call(__func__, shmem::coll_check::Kind::kTeam, t);
+  return core::team_sync(t);
 }
 
 // ---- contexts ------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 #pragma once
 // A communication context (shmem_ctx_t is a pointer to one).
+#include <cstdint>
 
 namespace shmem {
 
@@ -14,6 +15,10 @@ struct Ctx {
   const int* world = nullptr;  // team PE -> world PE, or nullptr for the world team
   int team_size = 0;
   long options = 0;
+  // shmemx_pcntr_* (core/op_counters.hpp).
+  struct Counted {
+    std::uint64_t issued_write = 0, issued_read = 0, completed_write = 0, completed_read = 0;
+  } counted;
 };
 
 }  // namespace shmem

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/access.hpp"
+#include "core/op_counters.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
 
@@ -62,6 +63,7 @@ inline void p(Ctx* c, T* dest, T value, int pe, const char* func) noexcept {
   const detail::Target t = detail::target<true>(c, dest, sizeof(T), pe, func, "dest");
   if (__builtin_expect(t.local != nullptr, 1)) {
     std::memcpy(t.local, &value, sizeof(T));
+    op_counters::write(c, true);
     return;
   }
   core::put(c, dest, &value, sizeof(T), pe, func);
@@ -72,6 +74,7 @@ inline T g(Ctx* c, const T* source, int pe, const char* func) noexcept {
   const detail::Target t = detail::target<true>(c, source, sizeof(T), pe, func, "source");
   if (__builtin_expect(t.local != nullptr, 1)) {
     std::memcpy(&value, t.local, sizeof(T));
+    op_counters::read(c, true);
     return value;
   }
   core::get(c, &value, source, sizeof(T), pe, func);

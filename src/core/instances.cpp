@@ -48,6 +48,7 @@ struct Process {
   std::map<std::uint64_t, std::unique_ptr<Runtime>> instances;
   std::uint64_t current_id = 0;
   bool atexit_registered = false;
+  bool finalize_at_exit = false;  // shmemx_finalize_at_exit: status 0 finalizes without a deadline
   // Chosen before init (Ascend SHMEM API): TLS overrides and the store a unique ID points at.
   bool tls_overridden = false;
   bool tls_enabled = true;
@@ -76,7 +77,7 @@ void finalize_at_exit(int status, void*) {
   Process& p = proc();
   std::lock_guard<std::mutex> g(p.mu);
   g_current.store(nullptr, std::memory_order_release);
-  for (auto& [id, rt] : p.instances) rt->leave_at_exit(status);
+  for (auto& [id, rt] : p.instances) rt->leave_at_exit(status, p.finalize_at_exit);
   p.instances.clear();
   if (status != 0)
     if (std::shared_ptr<bootstrap::MpiLibrary> mpi = p.mpi.lock()) mpi->abandon();
@@ -335,6 +336,12 @@ int instance_finalize(std::uint64_t id) noexcept {
     g_current.store(p.instances.begin()->second.get(), std::memory_order_release);
   }
   return 0;
+}
+
+void finalize_at_exit_request() noexcept {
+  Process& p = proc();
+  std::lock_guard<std::mutex> g(p.mu);
+  p.finalize_at_exit = true;
 }
 
 void finalize() noexcept {

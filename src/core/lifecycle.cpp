@@ -99,7 +99,7 @@ void Runtime::finalize() noexcept {
   finish_finalize();
 }
 
-void Runtime::leave_at_exit(int status) noexcept {
+void Runtime::leave_at_exit(int status, bool wait_for_all) noexcept {
   if (finalized_) return;
   finalized_ = true;
   if (status != 0) {
@@ -110,7 +110,7 @@ void Runtime::leave_at_exit(int status) noexcept {
   }
   core::quiet(&default_ctx_);
   close_transport();
-  if (store_ && npes_ > 1 && !meet_to_finalize(true)) {
+  if (store_ && npes_ > 1 && !meet_to_finalize(!wait_for_all)) {
     std::fflush(nullptr);
     _exit(1);
   }

@@ -22,6 +22,8 @@ namespace core {
 // Throws Error on failure.
 void init(int requested_thread_level, int* provided_thread_level);
 void finalize() noexcept;  // harmless without init; collective otherwise
+// shmemx_finalize_at_exit: the implicit finalize at exit (status 0) waits for every PE.
+void finalize_at_exit_request() noexcept;
 bool initialized() noexcept;
 int query_thread() noexcept;
 [[noreturn]] void global_exit(int status) noexcept;

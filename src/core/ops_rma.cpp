@@ -1,6 +1,7 @@
 #include <cstring>
 
 #include "core/access.hpp"
+#include "core/op_counters.hpp"
 #include "core/ops.hpp"
 
 namespace shmem::core {
@@ -42,6 +43,7 @@ inline std::ptrdiff_t pitch(std::size_t elem) { return static_cast<std::ptrdiff_
 void put(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
   const detail::Target t = detail::target<true>(ctx, dest, bytes, pe, func, "dest");
+  op_counters::write(ctx, t.local != nullptr);
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(t.local, src, bytes);
   else if (t.gpu)
     gpu_transfer(*ctx->rt, true, dest, t.gpu, const_cast<void*>(src), bytes, func);
@@ -51,6 +53,7 @@ void put(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const
 void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
   const detail::Target t = detail::target<true>(ctx, src, bytes, pe, func, "source");
+  op_counters::read(ctx, true);
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(dest, t.local, bytes);
   else if (t.gpu)
     gpu_transfer(*ctx->rt, false, src, t.gpu, dest, bytes, func);
@@ -61,6 +64,7 @@ void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const
 void put_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
   const detail::Target t = detail::target<true>(ctx, dest, bytes, pe, func, "dest");
+  op_counters::write(ctx, t.local != nullptr);
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(t.local, src, bytes);
   else if (t.gpu)
     gpu_transfer(*ctx->rt, true, dest, t.gpu, const_cast<void*>(src), bytes, func);
@@ -70,6 +74,7 @@ void put_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, c
 void get_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
   const detail::Target t = detail::target<true>(ctx, src, bytes, pe, func, "source");
+  op_counters::read(ctx, t.local != nullptr);
   if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(dest, t.local, bytes);
   else if (t.gpu)
     gpu_transfer(*ctx->rt, false, src, t.gpu, dest, bytes, func);
@@ -102,6 +107,7 @@ void iput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std:
   if (nelems == 0) return;
   const detail::Target t =
       detail::target<true>(ctx, dest, detail::strided_extent(nelems, dst_stride, elem_size), pe, func, "dest");
+  op_counters::write(ctx, t.local != nullptr);
   if (t.local) strided(t.local, static_cast<const char*>(src), dst_stride, src_stride, nelems, elem_size);
   else if (t.gpu)
     gpu_transfer_2d(*ctx->rt, true, dest, t.gpu, dst_stride * pitch(elem_size), const_cast<void*>(src),
@@ -115,6 +121,7 @@ void iget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std:
   if (nelems == 0) return;
   const detail::Target t =
       detail::target<true>(ctx, src, detail::strided_extent(nelems, src_stride, elem_size), pe, func, "source");
+  op_counters::read(ctx, true);
   if (t.local) strided(static_cast<char*>(dest), t.local, dst_stride, src_stride, nelems, elem_size);
   else if (t.gpu)
     gpu_transfer_2d(*ctx->rt, false, src, t.gpu, src_stride * pitch(elem_size), dest, dst_stride * pitch(elem_size),
@@ -128,6 +135,7 @@ void ibput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std
   if (nblocks == 0 || bsize == 0) return;
   const detail::Target t =
       detail::target<true>(ctx, dest, detail::blocked_extent(bsize, nblocks, dst_stride, elem_size), pe, func, "dest");
+  op_counters::write(ctx, t.local != nullptr);
   if (t.local) blocked(t.local, static_cast<const char*>(src), dst_stride, src_stride, bsize, nblocks, elem_size);
   else if (t.gpu)
     gpu_transfer_2d(*ctx->rt, true, dest, t.gpu, dst_stride * pitch(elem_size), const_cast<void*>(src),
@@ -141,6 +149,7 @@ void ibget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std
   if (nblocks == 0 || bsize == 0) return;
   const detail::Target t =
       detail::target<true>(ctx, src, detail::blocked_extent(bsize, nblocks, src_stride, elem_size), pe, func, "source");
+  op_counters::read(ctx, true);
   if (t.local) blocked(static_cast<char*>(dest), t.local, dst_stride, src_stride, bsize, nblocks, elem_size);
   else if (t.gpu)
     gpu_transfer_2d(*ctx->rt, false, src, t.gpu, src_stride * pitch(elem_size), dest, dst_stride * pitch(elem_size),
@@ -154,6 +163,7 @@ void ibget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std
 void quiet(Ctx* ctx) noexcept {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (transport::RemoteTransport* tr = ctx->rt->remote()) tr->quiet();
+  op_counters::quiet(ctx);
 }
 
 void fence(Ctx* ctx) noexcept {

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "core/access.hpp"
+#include "core/op_counters.hpp"
 #include "core/ops.hpp"
 
 namespace shmem::core {
@@ -37,6 +38,7 @@ void remote_put_signal(Ctx* ctx, const detail::Target& sig, void* dest, const vo
 void put_signal(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig_addr,
                 std::uint64_t signal, int sig_op, int pe, const char* func) noexcept {
   const detail::Target sig = detail::target(ctx, sig_addr, sizeof(std::uint64_t), pe, func, "sig_addr");
+  op_counters::write(ctx, sig.local != nullptr);
   if (!sig.local) return remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, false, func);
   if (bytes) std::memcpy(detail::local_target(ctx, dest, bytes, pe, func, "dest"), src, bytes);
   detail::store_fence();  // the data is visible before the signal
@@ -46,7 +48,10 @@ void put_signal(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::u
 void put_signal_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig_addr,
                     std::uint64_t signal, int sig_op, int pe, const char* func) noexcept {
   const detail::Target sig = detail::target(ctx, sig_addr, sizeof(std::uint64_t), pe, func, "sig_addr");
-  if (!sig.local) return remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, true, func);
+  if (!sig.local) {
+    op_counters::write(ctx, false);
+    return remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, true, func);
+  }
   put_signal(ctx, dest, src, bytes, sig_addr, signal, sig_op, pe, func);
 }
 

@@ -180,7 +180,8 @@ class Runtime {
   // runtime: status != 0 tells the job this PE left; status 0 finalizes implicitly, on a
   // rendezvous of its own, and ends the job if the other PEs do not all reach finalize soon
   // (core/lifecycle.cpp).
-  void leave_at_exit(int status) noexcept;
+  // wait_for_all (shmemx_finalize_at_exit): status 0 is a plain finalize, without the deadline.
+  void leave_at_exit(int status, bool wait_for_all = false) noexcept;
 
   [[noreturn]] void abort_job(int status) noexcept;
 

@@ -11,6 +11,7 @@
 // page, so processes that map it at different addresses meet), and the releaser makes the
 // wake system call only when someone sleeps.
 #include "core/team.hpp"
+#include "core/coll_check.hpp"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -134,6 +135,7 @@ void Team::central_sync() noexcept {
     timespec ts{0, 200 * 1000 * 1000};  // wake up now and then for the watchdog
     if (gen.load(std::memory_order_seq_cst) == my_gen) futex(&root.gen, FUTEX_WAIT, my_gen, &ts);
     sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    coll_check::after_sleep(pol, start);
     if (pol.timeout_s > 0 && !done()) {
       const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (waited > pol.timeout_s) {
@@ -175,6 +177,7 @@ void Team::clear_my_cell() noexcept {
   std::atomic_ref<std::uint64_t>(c.bcast_ack).store(0, std::memory_order_release);
   // The slot's cross-host counters (the last remote adds completed before team_destroy's sync).
   if (spans_hosts_) std::memset(x_word(me_, 0), 0, sizeof(XHeader));
+  coll_check::forget_slot(*rt_, slot_);
 }
 
 TeamSlots::TeamSlots() {

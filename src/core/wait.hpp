@@ -45,6 +45,10 @@ struct WaitPolicy {
   bool oversubscribed = false;      // more PEs on this node than CPUs they may use
   bool threads_share = false;       // SHMEM_THREAD_MULTIPLE: the peer may be a thread of this PE
   double timeout_s = 0;             // 0 = wait forever
+  // Called every long_wait_after_s of one wait (SHMEM_COLL_CHECK_AFTER: core/coll_check.hpp).
+  void (*long_wait)(void*) noexcept = nullptr;
+  void* long_wait_arg = nullptr;
+  double long_wait_after_s = 0;
   void (*poll)(void*, bool continual) = nullptr;  // driven on every wait iteration when set
   void* poll_arg = nullptr;
   // The transport's idle (RemoteTransport::idle, with poll_arg): how a wait that hands its CPU
@@ -253,7 +257,8 @@ class WaitSteps {
         prev_(start_),
         recheck_(start_ + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9),
         siblings_(siblings),
-        yield_(siblings || pol.hand_over(start_, 0)) {}
+        yield_(siblings || pol.hand_over(start_, 0)),
+        next_long_(pol.long_wait_after_s) {}
   // The wait has begun to sleep between polls (the transport's progress thread must then serve
   // the peers: WaitPolicy::progress(false)).
   bool sleeps() const noexcept { return sleeps_; }
@@ -274,6 +279,10 @@ class WaitSteps {
       const double now = wait_clock();
       const double waited = now - start_;
       if (pol.timeout_s > 0 && waited > pol.timeout_s) report(waited);
+      if (pol.long_wait != nullptr && waited > next_long_) {
+        next_long_ = waited + pol.long_wait_after_s;
+        pol.long_wait(pol.long_wait_arg);
+      }
       if (!yield_) pol.saw_gap(now - prev_, now);
       prev_ = now;
       long ns = sleep_step_ns(waited);
@@ -308,6 +317,7 @@ class WaitSteps {
   bool siblings_;
   bool yield_;
   bool sleeps_ = false;
+  double next_long_;  // waited seconds at which to call pol.long_wait next
 };
 
 // After the spin: WaitSteps until done().

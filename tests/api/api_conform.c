@@ -12,6 +12,7 @@
  */
 #include <shmem.h>
 #include <shmemx.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -234,9 +235,80 @@ static void shmemx_names(void) {
   CHECK_EQ(shmemx_int_sum_exscan(SHMEM_TEAM_WORLD, scan_out, scan_in, 3), 0);
   for (int i = 0; me > 0 && i < 3; ++i) CHECK_EQ(scan_out[i], (me - 1) * me / 2 + me * i);
 
+  /* The generic names (issue 32): shmemx_ibput/ibget by type, signal_set/add with a context. */
+  for (int i = 0; i < 12; ++i) blocks[i] = -1;
+  shmem_barrier_all();
+  shmemx_ibput(blocks, src, 4, 3, 2, 2, right);
+  shmem_barrier_all();
+  CHECK_EQ(blocks[0], 100 * left + 0);
+  CHECK_EQ(blocks[5], 100 * left + 4);
+  for (int i = 0; i < 12; ++i) got[i] = -1;
+  shmemx_ibget(SHMEM_CTX_DEFAULT, got, blocks, 2, 4, 2, 2, right);
+  CHECK_EQ(got[2], 100 * me + 3);
+  shmem_barrier_all();
+  xsig = 0;
+  shmem_barrier_all();
+  shmemx_signal_set(SHMEM_CTX_DEFAULT, &xsig, 7, right);
+  shmem_barrier_all();
+  CHECK_EQ(xsig, 7);
+  shmem_barrier_all();
+  shmemx_signal_add(SHMEM_CTX_DEFAULT, &xsig, 5, right);
+  shmemx_signal_add(&xsig, 1, right);
+  shmem_barrier_all();
+  CHECK_EQ(xsig, 13);
+  shmem_barrier_all();
+
+  long* hinted = (long*)shmem_malloc_with_hints(4 * sizeof(long), SHMEMX_MALLOC_NO_BARRIER);
+  CHECK(hinted != NULL);
+  hinted[0] = -1;
+  shmem_barrier_all();
+  shmem_long_p(hinted, me, right);
+  shmem_barrier_all();
+  CHECK_EQ(hinted[0], left);
+  shmem_free(hinted);
+
   CHECK(SHMEMX_TEAM_NODE == SHMEM_TEAM_SHARED);
   CHECK_EQ(shmem_team_n_pes(SHMEMX_TEAM_NODE), npes); /* one host */
   CHECK_EQ(shmem_team_my_pe(SHMEMX_TEAM_NODE), me);
+  shmem_barrier_all();
+}
+
+/* ---- Sandia's performance counters: exact counts on a context of its own ------------------------- */
+static uint64_t test_gettid(void) { return 42; }
+static long counted[4];
+static void pcntr(void) {
+  int right = (me + 1) % npes;
+  shmemx_register_gettid(test_gettid);
+  shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+  CHECK_EQ(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx), 0);
+  if (ctx == SHMEM_CTX_INVALID) return;
+  uint64_t v = 99;
+  shmemx_pcntr_get_issued_write(ctx, &v);
+  CHECK_EQ(v, 0);
+  long one = 1, back[2];
+  shmem_ctx_long_p(ctx, &counted[0], 5, right);             /* write 1 */
+  shmem_ctx_long_put(ctx, &counted[1], &one, 1, right);     /* write 2 */
+  shmem_ctx_long_put_nbi(ctx, &counted[2], &one, 1, right); /* write 3 */
+  (void)shmem_ctx_long_g(ctx, &counted[0], right);          /* read 1 */
+  shmem_ctx_long_get(ctx, back, counted, 2, right);         /* read 2 */
+  shmem_ctx_quiet(ctx);
+  shmemx_pcntr_t all;
+  memset(&all, 0xff, sizeof all);
+  shmemx_pcntr_get_all(ctx, &all);
+  CHECK_EQ(all.pending_put, 3);
+  CHECK_EQ(all.pending_get, 2);
+  CHECK_EQ(all.completed_put, 3);
+  CHECK_EQ(all.completed_get, 2);
+  CHECK_EQ(all.target, 0);
+  shmemx_pcntr_get_issued_read(ctx, &v);
+  CHECK_EQ(v, 2);
+  shmemx_pcntr_get_completed_write(ctx, &v);
+  CHECK_EQ(v, 3);
+  shmemx_pcntr_get_completed_read(ctx, &v);
+  CHECK_EQ(v, 2);
+  shmemx_pcntr_get_completed_target(&v);
+  CHECK_EQ(v, 0);
+  shmem_ctx_destroy(ctx);
   shmem_barrier_all();
 }
 
@@ -250,6 +322,7 @@ int main(void) {
   zero_length();
   signal_generic();
   shmemx_names();
+  pcntr();
   if (me == 0 && check_failures_ == 0) printf("api_conform: OK\n");
   return check_finish(NULL);
 }

@@ -2,8 +2,10 @@
 //   - shmem_signal_{set,add}(ctx, sig_addr, signal, pe) overloads beside the C functions;
 //   - under GCC, the generic complex reductions and scans accept float _Complex* /
 //     double _Complex* as well as std::complex;
-//   - the wait/test _any forms for short and unsigned short through the generic overloads.
+//   - the wait/test _any forms for short and unsigned short through the generic overloads;
+//   - Sandia's generic shmemx_ibput/ibget and shmemx_signal_{set,add}(ctx, ...) (issue 32).
 #include <shmem.h>
+#include <shmemx.h>
 
 #include <complex>
 
@@ -81,10 +83,39 @@ static void short_any() {
   CHECK_EQ(seen, (1 << 1) | (1 << 3));
 }
 
+static long xblocks[8];
+static void shmemx_generic(int me, int npes) {
+  const int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+  long src[8], got[8];
+  for (int i = 0; i < 8; ++i) {
+    src[i] = 10 * me + i;
+    xblocks[i] = -1;
+    got[i] = -1;
+  }
+  shmem_barrier_all();
+  shmemx_ibput(xblocks, src, 4, 3, 2, 2, right);  // blocks {0,1} and {3,4} to 0.. and 4..
+  shmem_barrier_all();
+  CHECK_EQ(xblocks[1], 10 * left + 1);
+  CHECK_EQ(xblocks[4], 10 * left + 3);
+  shmemx_ibget(SHMEM_CTX_DEFAULT, got, xblocks, 2, 4, 2, 2, right);
+  CHECK_EQ(got[3], 10 * me + 4);
+  sig = 0;
+  shmem_barrier_all();
+  shmemx_signal_set(SHMEM_CTX_DEFAULT, &sig, 4, right);
+  shmem_barrier_all();
+  CHECK_EQ(sig, 4);
+  shmem_barrier_all();
+  shmemx_signal_add(SHMEM_CTX_DEFAULT, &sig, 3, right);
+  shmem_barrier_all();
+  CHECK_EQ(sig, 7);
+  shmem_barrier_all();
+}
+
 int main() {
   shmem_init();
   const int me = shmem_my_pe(), npes = shmem_n_pes();
   signals(me, npes);
+  shmemx_generic(me, npes);
 #if defined(__GNUC__)
   gnu_complex(me, npes);
 #endif

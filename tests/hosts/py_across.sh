@@ -9,7 +9,8 @@
 #      the only skipped ones are those that start nested jobs (they run in the launcher-less
 #      session only);
 #   3. the examples of examples/python on 2 hosts x 2 PEs print VERIFIED;
-#   4. an uncaught exception on a PE of h2 ends the job (global_exit(1)), naming it.
+#   4. an uncaught exception on a PE of h2 ends the job (exit status 1), naming it;
+#   5. sys.exit(3), raise SystemExit(4) and SIGTERM on a PE of h2 end the job, naming it.
 # CTest sets SHX_PYTHON (the interpreter the bindings are built for), SHX_PY_DIR
 # (build/python, the package), SHX_PY_TESTS (python/tests), SHX_PY_EXAMPLES.
 # About 10 s on an idle 2-core machine, 25 s on a loaded one.
@@ -118,9 +119,25 @@ shmem.barrier_all()  # the others would wait here forever
 EOF
 t0=$(now_ms)
 py_job -- --rsh "$HARNESS_AGENT" --hosts h1:2,h2:2 boom.py
-[ "$RC" = 1 ] || fail "boom.py: exit status $RC, expected 1 (global_exit(1) after the uncaught exception)"
+[ "$RC" = 1 ] || fail "boom.py: exit status $RC, expected 1 (the uncaught exception's status)"
 expect_err "RuntimeError: boom on PE 3" "boom.py"
 pass "an uncaught exception on h2 ends the job with status 1 ($(( $(now_ms) - t0 )) ms)"
+
+# --- 5. sys.exit(n), raise SystemExit(n), a signal on the other host end the job -----------------
+# PE 3 (on h2) ends while the others wait in barrier_all: the job ends with its status and names
+# it, as a C program's exit(n) does (issue 32, item 4).
+for ending in "sys.exit(3):3:exited with status 3" "raise SystemExit(4):4:exited with status 4" \
+              "os.kill(os.getpid(), signal.SIGTERM):143:killed by signal 15"; do
+  code=${ending%%:*} rest=${ending#*:}
+  want_rc=${rest%%:*} says=${rest#*:}
+  printf 'import os, signal, sys\nimport shmem\nshmem.barrier_all()\nif shmem.my_pe() == 3:\n    %s\nshmem.barrier_all()\n' \
+    "$code" >"$WORK/ends.py"
+  t0=$(now_ms)
+  py_job -- --rsh "$HARNESS_AGENT" --hosts h1:2,h2:2 ends.py
+  [ "$RC" = "$want_rc" ] || fail "ends.py ($code): exit status $RC, expected $want_rc"
+  expect_err "PE 3 .*$says|PE 3 $says" "ends.py ($code)"
+  pass "$code on PE 3 (h2) ends the job with status $want_rc, PE 3 named ($(( $(now_ms) - t0 )) ms)"
+done
 
 [ -z "$(harness_pids)" ] || fail "processes left in the hosts: $(harness_pids)"
 check_no_leftovers "py_across"

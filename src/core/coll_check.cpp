@@ -1,0 +1,223 @@
+// Mismatched collectives (coll_check.hpp): reading the other PEs' call lines, deciding whether
+// two calls can meet, and the report.
+//
+// Two calls cannot meet when
+//  - both are the same call number on the same team slot (or both are in the same active set)
+//    but differ in routine, count, root or set: every member must make the same calls in the
+//    same order;
+//  - this PE waits in a call on team T of which the peer is a member, while the peer waits in
+//    a WORLD call that this PE has not yet made: each waits for the other (this is what calls
+//    on different teams look like);
+// A peer that is in no call, or in an earlier or later call of the same team, is not reported:
+// it may still arrive. Not compared: calls on two teams neither of which is WORLD, an active
+// set against a team, and the collectives inside other routines (shmem_malloc, team creation).
+#include "core/coll_check.hpp"
+
+#include <dlfcn.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "base/log.hpp"
+#include "core/ops.hpp"
+#include "core/wait.hpp"
+
+namespace shmem::coll_check {
+
+const char kNameAnchor[] = "shmem collective";
+
+namespace {
+
+struct Call {
+  std::uint64_t state = 0, name_root = 0, count = 0, set = 0;
+  std::uint32_t seq() const noexcept { return static_cast<std::uint32_t>(state >> 32); }
+  int slot() const noexcept { return static_cast<int>((state >> 8) & 0xff); }
+  Kind kind() const noexcept { return static_cast<Kind>(state & 0xff); }
+  int root() const noexcept { return static_cast<std::int32_t>(name_root >> 32); }
+  bool active() const noexcept { return kind() != Kind::kNone; }
+};
+
+// Peer `pe`'s line: node-local through the mapping, otherwise through the transport. A line
+// that changed while it was read counts as "in no call" (the peer is moving).
+bool read_line(Runtime& r, int pe, Call* c, std::uint32_t* calls) noexcept {
+  if (char* p = r.heap_at(pe, kCallLineOffset)) {
+    auto* l = reinterpret_cast<CallLine*>(p);
+    c->state = std::atomic_ref<std::uint64_t>(l->state).load(std::memory_order_acquire);
+    c->name_root = std::atomic_ref<std::uint64_t>(l->name_root).load(std::memory_order_relaxed);
+    c->count = std::atomic_ref<std::uint64_t>(l->count).load(std::memory_order_relaxed);
+    c->set = std::atomic_ref<std::uint64_t>(l->set).load(std::memory_order_relaxed);
+    if (calls != nullptr)
+      for (int s = 0; s < kMaxTeams; ++s)
+        calls[s] = std::atomic_ref<std::uint32_t>(l->calls[s]).load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (std::atomic_ref<std::uint64_t>(l->state).load(std::memory_order_relaxed) != c->state) c->state = 0;
+    return true;
+  }
+  if (r.remote() == nullptr) return false;
+  CallLine copy;
+  core::get(r.default_ctx(), &copy, r.heap_at(r.my_pe(), kCallLineOffset), sizeof(CallLine), pe,
+            "the collective check (SHMEM_COLL_CHECK_AFTER)");
+  *c = Call{copy.state, copy.name_root, copy.count, copy.set};
+  if (calls != nullptr) std::memcpy(calls, copy.calls, sizeof(copy.calls));
+  return true;
+}
+
+// The routine's name, if the offset leads to a routine name of this library.
+std::string name_of(const Call& c) {
+  const auto at = reinterpret_cast<std::uintptr_t>(kNameAnchor) +
+                  static_cast<std::uintptr_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(c.name_root)));
+  const char* p = reinterpret_cast<const char*>(at);
+  Dl_info here{}, there{};
+  if (dladdr(kNameAnchor, &here) == 0 || dladdr(p, &there) == 0 || here.dli_fbase != there.dli_fbase)
+    return "a collective";
+  if (std::strncmp(p, "shmem", 5) != 0 || strnlen(p, 96) == 96) return "a collective";
+  return p;
+}
+
+std::string team_name(Runtime& r, int slot) {
+  if (r.world_team() != nullptr && slot == r.world_team()->slot()) return "WORLD";
+  if (r.shared_team() != nullptr && slot == r.shared_team()->slot()) return "SHARED";
+  return "the team in slot " + std::to_string(slot);
+}
+
+std::string describe(Runtime& r, const Call& c) {
+  char args[200];
+  const unsigned long long n = c.count;
+  const int start = static_cast<std::int32_t>(c.set & 0xffffffffu);
+  const int stride = static_cast<int>((c.set >> 32) & 0xff);
+  const int size = static_cast<int>(c.set >> 40);
+  const std::string team = team_name(r, c.slot());
+  switch (c.kind()) {
+    case Kind::kNone:
+    case Kind::kNoArgs: args[0] = 0; break;
+    case Kind::kTeam: std::snprintf(args, sizeof args, "team=%s", team.c_str()); break;
+    case Kind::kNelems: std::snprintf(args, sizeof args, "team=%s, nelems=%llu", team.c_str(), n); break;
+    case Kind::kNelemsRoot:
+      std::snprintf(args, sizeof args, "team=%s, nelems=%llu, PE_root=%d", team.c_str(), n, c.root());
+      break;
+    case Kind::kNreduce: std::snprintf(args, sizeof args, "team=%s, nreduce=%llu", team.c_str(), n); break;
+    case Kind::kSet:
+      std::snprintf(args, sizeof args, "PE_start=%d, logPE_stride=%d, PE_size=%d", start, stride, size);
+      break;
+    case Kind::kSetNelems:
+      std::snprintf(args, sizeof args, "nelems=%llu, PE_start=%d, logPE_stride=%d, PE_size=%d", n, start, stride, size);
+      break;
+    case Kind::kSetNelemsRoot:
+      std::snprintf(args, sizeof args, "nelems=%llu, PE_root=%d, PE_start=%d, logPE_stride=%d, PE_size=%d", n, c.root(),
+                    start, stride, size);
+      break;
+    case Kind::kSetNreduce:
+      std::snprintf(args, sizeof args, "nreduce=%llu, PE_start=%d, logPE_stride=%d, PE_size=%d", n, start, stride,
+                    size);
+      break;
+  }
+  return name_of(c) + "(" + args + ")";
+}
+
+bool same_call(const Call& a, const Call& b) noexcept {
+  return a.kind() == b.kind() && a.name_root == b.name_root && a.count == b.count &&
+         (a.slot() != kSetSlot || a.set == b.set);
+}
+
+[[noreturn]] void report(Runtime& r, int pe, const Call& mine, const Call& theirs, const char* when) {
+  log::write(log::Level::kFatal, "coll",
+             "mismatched collectives: PE %d is in %s while PE %d is in %s (%s); every PE of a team must make "
+             "the same collective calls, with the same arguments, in the same order",
+             r.my_pe(), describe(r, mine).c_str(), pe, describe(r, theirs).c_str(), when);
+  r.abort_job(1);
+}
+
+// A broadcast waits only for its root; everything else for every member. world_pe: whether a
+// call (on `team`, nullptr = WORLD) waits for that world PE.
+bool waits_for(const Call& c, Team* team, int world_pe) noexcept {
+  const int index = team == nullptr ? world_pe : team->index_of(world_pe);
+  if (index < 0) return false;
+  if (c.kind() == Kind::kNelemsRoot) return c.root() == index;
+  return true;
+}
+
+// One look at every other PE. when: the words of the report's reason.
+void compare_all(Runtime& r, const Call& mine, const char* when) {
+  std::vector<std::uint32_t> calls(kMaxTeams);
+  std::uint32_t my_calls[kMaxTeams];
+  Call again;
+  read_line(r, r.my_pe(), &again, my_calls);
+  const int world_slot = r.world_team()->slot();
+  for (int pe = 0; pe < r.n_pes(); ++pe) {
+    if (pe == r.my_pe()) continue;
+    Call c;
+    if (!read_line(r, pe, &c, calls.data()) || !c.active()) continue;
+    if (c.slot() == mine.slot()) {
+      const bool comparable = mine.slot() == kSetSlot ? c.set == mine.set : c.seq() == mine.seq();
+      if (comparable && !same_call(mine, c)) report(r, pe, mine, c, when);
+      continue;
+    }
+    // The peer waits in a WORLD call this PE has not made, this PE in a team call that waits for the peer.
+    if (c.slot() == world_slot && mine.slot() != kSetSlot && my_calls[world_slot] < c.seq()) {
+      Team* team = reinterpret_cast<Team*>(static_cast<std::uintptr_t>(mine.set));
+      if (waits_for(mine, team, pe) && waits_for(c, nullptr, r.my_pe())) report(r, pe, mine, c, when);
+    }
+  }
+}
+
+Call my_call(Runtime& r) noexcept {
+  Call c;
+  read_line(r, r.my_pe(), &c, nullptr);
+  return c;
+}
+
+thread_local bool t_checking = false;  // the check's own reads through the transport wait too
+
+}  // namespace
+
+void on_long_wait(void* arg) noexcept {
+  if (t_checking) return;
+  Runtime& r = *static_cast<Runtime*>(arg);
+  const Call mine = my_call(r);
+  if (!mine.active()) return;
+  t_checking = true;
+  char when[96];
+  std::snprintf(when, sizeof when, "found after %g s in the collective, SHMEM_COLL_CHECK_AFTER=%g",
+                r.wait_policy().long_wait_after_s, r.wait_policy().long_wait_after_s);
+  compare_all(r, mine, when);
+  t_checking = false;
+}
+
+void check_now(Runtime& r, Team* team) noexcept {
+  if (t_checking) return;
+  const Call mine = my_call(r);
+  if (!mine.active()) return;
+  t_checking = true;
+  if (team != nullptr) {  // wait until every member has made this call, then compare
+    const int slot = mine.slot();
+    for (int i = 0; i < team->size(); ++i) {
+      const int pe = team->world_pe(i);
+      if (pe == r.my_pe()) continue;
+      Call c;
+      std::vector<std::uint32_t> calls(kMaxTeams);
+      t_checking = false;  // the wait below may check on its own when it lasts
+      wait_for(
+          r.wait_policy(), [&] { return read_line(r, pe, &c, calls.data()) && calls[slot] >= mine.seq(); },
+          [&](double) {
+            log::write(log::Level::kFatal, "coll", "PE %d waited past SHMEM_WAIT_TIMEOUT for PE %d to enter %s",
+                       r.my_pe(), pe, describe(r, mine).c_str());
+            r.abort_job(1);
+          });
+      t_checking = true;
+      if (c.active() && c.slot() == slot && c.seq() == mine.seq() && !same_call(mine, c))
+        report(r, pe, mine, c, "SHMEM_DEBUG=1 compares every collective call");
+    }
+  }
+  compare_all(r, mine, "SHMEM_DEBUG=1 compares every collective call");
+  t_checking = false;
+}
+
+void forget_slot(Runtime& r, int slot) noexcept {
+  if (slot < 0 || slot >= kMaxTeams) return;
+  std::atomic_ref<std::uint32_t>(my_line(r)->calls[slot]).store(0, std::memory_order_relaxed);
+}
+
+}  // namespace shmem::coll_check

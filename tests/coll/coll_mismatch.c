@@ -1,0 +1,60 @@
+/*
+ * coll_mismatch.c - PEs that call collectives which cannot meet (run through
+ * tests/support/expect_run.sh by tests/coll/mismatch.cmake): the job must end with one message
+ * naming each PE's call and its arguments (SHMEM_COLL_CHECK_AFTER, or SHMEM_DEBUG=1 at once).
+ *   routine   PE 0 in shmem_long_sum_reduce, the others in shmem_barrier_all
+ *   count     the last PE reduces 8 elements, the others 4
+ *   root      the last PE broadcasts from PE_root 1, the others from 0
+ *   team      PE 0 in shmem_barrier_all, the others in shmem_team_sync of a team of every PE
+ *   slow      agreeing calls, the last PE arrives late: must not be reported (exit 0)
+ * Each mismatch mode prints "NOT STOPPED" if the calls return.
+ */
+#include <shmem.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static long dest[8];
+static long source[8];
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "";
+  shmem_init();
+  const int me = shmem_my_pe();
+  const int last = shmem_n_pes() - 1;
+  for (int i = 0; i < 8; ++i) source[i] = me + i;
+  shmem_barrier_all();
+  if (strcmp(mode, "routine") == 0) {
+    if (me == 0)
+      shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dest, source, 4);
+    else
+      shmem_barrier_all();
+  } else if (strcmp(mode, "count") == 0) {
+    shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dest, source, me == last ? 8 : 4);
+    shmem_barrier_all();
+  } else if (strcmp(mode, "root") == 0) {
+    shmem_long_broadcast(SHMEM_TEAM_WORLD, dest, source, 4, me == last ? 1 : 0);
+    shmem_barrier_all();
+  } else if (strcmp(mode, "team") == 0) {
+    shmem_team_t all = SHMEM_TEAM_INVALID;
+    if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &all) != 0) return 3;
+    if (me == 0)
+      shmem_barrier_all();
+    else
+      shmem_team_sync(all);
+  } else if (strcmp(mode, "slow") == 0) {
+    /* The last PE computes (sleeps) past the check's bound, then makes the same calls. */
+    if (me == last) sleep(3);
+    shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dest, source, 4);
+    CHECK_EQ(dest[0], (long)last * (last + 1) / 2);
+    if (me == last) sleep(3);
+    shmem_barrier_all();
+    return check_finish("coll_mismatch slow");
+  } else {
+    return 2;
+  }
+  printf("PE %d: NOT STOPPED\n", me);
+  shmem_finalize();
+  return 0;
+}

@@ -1,0 +1,33 @@
+# Mismatched collectives (issue 32, item 2; core/coll_check.hpp): PEs whose collective calls
+# cannot meet end the job with one message naming each PE's call and arguments, after
+# SHMEM_COLL_CHECK_AFTER (1 s here) in the wait, or at once under SHMEM_DEBUG=1; a PE that is
+# merely late to an agreeing call is never reported. 2 and 4 PEs, real processes under oshrun.
+shmem_test_program(coll_mismatch coll_mismatch.c)
+set(_mm $<TARGET_FILE:oshrun>)
+set(_mm_prog $<TARGET_FILE:coll_mismatch>)
+foreach(np 2 4)
+  math(EXPR _last "${np} - 1")
+  shmem_expect_test(coll_mismatch_routine_np${np} --exit nonzero --timeout 30 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "PE [0-9]+ is in shmem_(long_sum_reduce\\(team=WORLD, nreduce=4\\)|barrier_all\\(\\)) while PE [0-9]+ is in shmem_(barrier_all\\(\\)|long_sum_reduce\\(team=WORLD, nreduce=4\\))"
+                    --no-match "NOT STOPPED"
+                    -- ${_mm} -n ${np} ${_mm_prog} routine)
+  shmem_expect_test(coll_mismatch_count_np${np} --exit nonzero --timeout 30 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "is in shmem_long_sum_reduce\\(team=WORLD, nreduce=(4|8)\\) while PE [0-9]+ is in shmem_long_sum_reduce\\(team=WORLD, nreduce=(8|4)\\)"
+                    --no-match "NOT STOPPED"
+                    -- ${_mm} -n ${np} ${_mm_prog} count)
+  shmem_expect_test(coll_mismatch_count_debug_np${np} --exit nonzero --timeout 30 --env SHMEM_DEBUG=1
+                    --match "is in shmem_long_sum_reduce\\(team=WORLD, nreduce=(4|8)\\) while PE [0-9]+ is in shmem_long_sum_reduce\\(team=WORLD, nreduce=(8|4)\\) \\(SHMEM_DEBUG=1"
+                    --no-match "NOT STOPPED"
+                    -- ${_mm} -n ${np} ${_mm_prog} count)
+  shmem_expect_test(coll_mismatch_root_np${np} --exit nonzero --timeout 30 --env SHMEM_DEBUG=1
+                    --match "is in shmem_long_broadcast\\(team=WORLD, nelems=4, PE_root=(0|1)\\) while PE [0-9]+ is in shmem_long_broadcast\\(team=WORLD, nelems=4, PE_root=(1|0)\\)"
+                    --no-match "NOT STOPPED"
+                    -- ${_mm} -n ${np} ${_mm_prog} root)
+  shmem_expect_test(coll_mismatch_team_np${np} --exit nonzero --timeout 30 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "is in shmem_(barrier_all\\(\\)|team_sync\\(team=the team in slot [0-9]+\\)) while PE [0-9]+ is in shmem_(team_sync|barrier_all)"
+                    --no-match "NOT STOPPED"
+                    -- ${_mm} -n ${np} ${_mm_prog} team)
+  shmem_expect_test(coll_mismatch_slow_np${np} --exit 0 --timeout 60 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "coll_mismatch slow: OK" --no-match "mismatched collectives"
+                    -- ${_mm} -n ${np} ${_mm_prog} slow)
+endforeach()
