@@ -79,3 +79,4 @@ install(FILES ${CMAKE_BINARY_DIR}/cmake/shmem.pc
 
 include(${CMAKE_SOURCE_DIR}/cmake/package.cmake)  # cpack -G DEB
 include(${CMAKE_SOURCE_DIR}/cmake/pip.cmake)  # the target setup.py builds
+include(${CMAKE_SOURCE_DIR}/cmake/man.cmake)  # man pages from docs/man/*.md
