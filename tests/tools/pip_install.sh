@@ -40,7 +40,7 @@ job_ok() {  # job_ok <what>: both PEs verified
 start=$(now_ms)
 run "$PY" -m venv --system-site-packages "$WORK/venv"
 expect_rc 0 "venv"
-run "$WORK/venv/bin/python" -m pip install --no-build-isolation "$SRC"
+run "$WORK/venv/bin/python" -m pip install --no-build-isolation --no-compile "$SRC"
 expect_rc 0 "pip install ."
 site=$("$WORK/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
 pkg=$site/shmem
@@ -76,8 +76,9 @@ for p in "$SHX_LIB_DIR"/libshmem_*.so; do
   [ -e "$p" ] || continue
   grep -qx "shmem/lib/$(basename "$p")" "$WORK/contents" || fail "the wheel lacks the plugin $(basename "$p")"
 done
-run "$PY" -m venv --system-site-packages "$WORK/venv2"
-run "$WORK/venv2/bin/python" -m pip install --no-deps "$whl"
+# (this venv without a pip of its own: Debian's pip installs into it, which costs less)
+run "$PY" -m venv --system-site-packages --without-pip "$WORK/venv2"
+run "$PY" -m pip --python "$WORK/venv2/bin/python" install --no-deps --no-compile "$whl"
 expect_rc 0 "pip install the wheel"
 site2=$("$WORK/venv2/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
 (cd "$WORK" && run "$WORK/venv2/bin/python" -m shmem.run -n 2 job.py "$site2")
