@@ -27,8 +27,8 @@ install(TARGETS shmem EXPORT shmemTargets
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   COMPONENT devel)
 
-# --- bootstrap plugins (next to the library, where it looks for them) ----------------------
-foreach(_plugin shmem_bootstrap_mpi shmem_bootstrap_pmix shmem_transport_ucx)
+# --- plugins: bootstrap, UCX transport, CUDA (next to the library, where it looks for them) ---
+foreach(_plugin shmem_bootstrap_mpi shmem_bootstrap_pmix shmem_transport_ucx shmem_cuda)
   if(TARGET ${_plugin})
     install(TARGETS ${_plugin} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
   endif()

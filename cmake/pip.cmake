@@ -3,7 +3,7 @@
 # every target is defined.
 add_custom_target(shmem_pip)
 foreach(_t shmem oshrun shmem-info shmem_python shmem_torch_backend
-        shmem_bootstrap_mpi shmem_bootstrap_pmix shmem_transport_ucx)
+        shmem_bootstrap_mpi shmem_bootstrap_pmix shmem_transport_ucx shmem_cuda)
   if(TARGET ${_t})
     add_dependencies(shmem_pip ${_t})
   endif()
