@@ -78,5 +78,5 @@ install(FILES ${CMAKE_BINARY_DIR}/cmake/shmem.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)
 
 include(${CMAKE_SOURCE_DIR}/cmake/package.cmake)  # cpack -G DEB
-include(${CMAKE_SOURCE_DIR}/cmake/pip.cmake)  # the target setup.py builds
 include(${CMAKE_SOURCE_DIR}/cmake/man.cmake)  # man pages from docs/man/*.md
+include(${CMAKE_SOURCE_DIR}/cmake/pip.cmake)  # the target setup.py builds (after man.cmake)
