@@ -27,8 +27,8 @@ install(TARGETS shmem EXPORT shmemTargets
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   COMPONENT devel)
 
-# --- bootstrap plugins (next to the library, where it looks for them) ----------------------
-foreach(_plugin shmem_bootstrap_mpi shmem_bootstrap_pmix shmem_transport_ucx)
+# --- plugins: bootstrap, UCX transport, CUDA (next to the library, where it looks for them) ---
+foreach(_plugin shmem_bootstrap_mpi shmem_bootstrap_pmix shmem_transport_ucx shmem_cuda)
   if(TARGET ${_plugin})
     install(TARGETS ${_plugin} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
   endif()
@@ -78,3 +78,5 @@ install(FILES ${CMAKE_BINARY_DIR}/cmake/shmem.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)
 
 include(${CMAKE_SOURCE_DIR}/cmake/package.cmake)  # cpack -G DEB
+include(${CMAKE_SOURCE_DIR}/cmake/man.cmake)  # man pages from docs/man/*.md
+include(${CMAKE_SOURCE_DIR}/cmake/pip.cmake)  # the target setup.py builds (after man.cmake)

@@ -2,6 +2,7 @@
 # Installs the Debian 12 packages shmem needs (only those missing) and configures + builds.
 #   scripts/setup.sh [build-dir]      (default: build)
 # SHMEM_CMAKE_ARGS: extra arguments for the configure step (scripts/test.sh: -DSHMEM_WERROR=ON).
+# SHMEM_BUILD_TARGETS: build only these targets (scripts/demo.sh), default everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -14,6 +15,8 @@ PKGS+=(libucx-dev)  # the UCX transport plugin (PEs on other hosts)
 # libtorch-dev) and the torchrun tests: 174 packages, 652 MB, about two minutes more on a fresh Debian 12.
 PKGS+=(python3-torch libtorch-dev)
 PKGS+=(iproute2 hostname util-linux)  # the namespace hosts of tests/hosts (ip, hostname, unshare)
+PKGS+=(man-db)  # tests/tools/man_pages.sh: man -l renders the man pages
+PKGS+=(python3-venv python3-pip python3-setuptools python3-wheel)  # pip install . (tests/tools/pip_install.sh)
 PKGS+=(clang clang-format)  # scripts/test.sh: the second compiler, and the format check of changed lines
 # tests/hosts/slurm_across.sh: a private Slurm cluster on those hosts (srun --mpi=pmix). Only the
 # test starts Slurm's daemons, with its own slurm.conf (no munge); nothing else needs Slurm, so
@@ -34,4 +37,5 @@ fi
 
 # shellcheck disable=SC2086
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${SHMEM_CMAKE_ARGS:-} >/dev/null
-cmake --build "$BUILD" -j"$(nproc)"
+# shellcheck disable=SC2086
+cmake --build "$BUILD" -j"$(nproc)" ${SHMEM_BUILD_TARGETS:+--target $SHMEM_BUILD_TARGETS}

@@ -14,6 +14,7 @@
 #include "base/config.hpp"
 #include "base/log.hpp"
 #include "transport/transport.hpp"
+#include "shmem_info_check.hpp"
 
 #ifndef SHMEM_PROJECT_VERSION
 #define SHMEM_PROJECT_VERSION "unknown"
@@ -210,6 +211,8 @@ void usage(std::FILE* f) {
                "  --markdown   as a Markdown table (for docs/config.md)\n"
                "  --version    print the version only\n"
                "Exit status: 0, 1 if a variable has an invalid value, 2 on bad usage.\n");
+  std::fprintf(f, "shmem-info --check [-n PES_PER_HOST]: checks this host for jobs (heap against memory, /dev/shm,\n"
+                  "open files, ptrace, UCX, GPU, TLS), says what to fix; exit status 1 when a check fails.\n");
 }
 
 }  // namespace
@@ -223,6 +226,8 @@ int main(int argc, char** argv) {
     else if (a == "-h" || a == "--help") {
       usage(stdout);
       return 0;
+    } else if (a == "--check") {  // tools/shmem_info_check.cpp
+      return shmem::tools::run_check(argc - i - 1, argv + i + 1, plugin_dir_for_info());
     } else if (a == "--version" || a == "-V") {
       std::printf("shmem %s (OpenSHMEM %s)\n", SHMEM_PROJECT_VERSION, kSpecVersion);
       return 0;

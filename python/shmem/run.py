@@ -46,6 +46,7 @@ def find_oshrun():
         return env
     pkg = Path(__file__).resolve().parent
     candidates = [
+        pkg / "bin" / "oshrun",  # the pip package (setup.py)
         pkg.parent.parent / "bin" / "oshrun",  # build tree: <build>/python/shmem
     ]
     if len(pkg.parents) > 3:

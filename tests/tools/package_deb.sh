@@ -1,7 +1,9 @@
 #!/bin/bash
-# cpack -G DEB: three Debian packages (shmem, shmem-dev, python3-shmem) whose contents, unpacked
-# into an empty root (dpkg -x: the files exactly as `apt install ./*.deb` puts them under /),
-# build and run a C program with oshcc + oshrun and a Python job with python3 -m shmem.run.
+# cpack -G DEB: three Debian packages (shmem, shmem-dev, python3-shmem) that apt would install
+# here (apt-get --simulate: their dependencies resolve) and whose contents, unpacked into an empty
+# root (dpkg -x: the files exactly as `apt install ./*.deb` puts them under /), build and run a C
+# program with oshcc + oshrun and a Python job with python3 -m shmem.run. Nothing is installed
+# into the machine itself.
 . "$(dirname "$0")/common.sh"
 command -v cpack >/dev/null && command -v dpkg-deb >/dev/null || { echo "SKIP: no cpack or dpkg-deb"; exit 77; }
 [ -f "$SHX_BUILD_DIR/CPackConfig.cmake" ] || fail "no CPackConfig.cmake in $SHX_BUILD_DIR"
@@ -26,7 +28,20 @@ for f in ./usr/bin/oshcc ./usr/include/shmem.h ./usr/lib/cmake/shmem/shmemConfig
   contents shmem-dev | grep -qx "$f" || fail "shmem-dev lacks $f"
 done
 contents python3-shmem | grep -qx ./usr/lib/python3/dist-packages/shmem/__init__.py || fail "python3-shmem lacks __init__.py"
+contents shmem | grep -qx ./usr/share/man/man1/oshrun.1 || fail "shmem lacks the man page oshrun.1"
+contents shmem-dev | grep -qx ./usr/share/man/man1/oshcc.1 || fail "shmem-dev lacks the man page oshcc.1"
 pass "three packages with their files and dependencies"
+
+# What `apt install ./*.deb` would do on this Debian 12, without doing it: apt resolves the
+# packages' dependencies against this machine's packages and lists (--simulate changes nothing).
+if command -v apt-get >/dev/null; then
+  run apt-get install --simulate --no-install-recommends "$(deb shmem)" "$(deb shmem-dev)" "$(deb python3-shmem)"
+  expect_rc 0 "apt-get install --simulate ./*.deb"
+  for pkg in shmem shmem-dev python3-shmem; do
+    grep -qE "^Inst $pkg " "$WORK/out" || fail "apt would not install $pkg: $(grep -E '^(E:|Inst)' "$WORK/out" | head -5)"
+  done
+  pass "apt install ./*.deb resolves on this system (simulated)"
+fi
 
 root=$WORK/root
 for pkg in shmem shmem-dev python3-shmem; do dpkg -x "$(deb $pkg)" "$root" || fail "dpkg -x $pkg"; done
