@@ -131,3 +131,17 @@ def test_backend_against_gloo(tmp_path, nproc):
     assert status == 0, text
     for r in range(nproc):
         assert lines.get(r, [])[-1:] == ["ALL OK"], text
+
+
+@pytest.mark.parametrize("nproc", [2, 4])
+@pytest.mark.parametrize("example", ["torch_ddp", "torch_moe", "torch_tensor_parallel"])
+def test_examples(tmp_path, example, nproc):
+    """The PyTorch examples (examples/python/torch_*.py) under torchrun, as their docstrings
+    say to start them: each checks itself against one process and prints VERIFIED on rank 0."""
+    pytest.importorskip("shmem._c10d", reason="the backend extension was not built (libtorch-dev missing)")
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python", f"{example}.py")
+    with open(script) as f:
+        body = f.read()
+    status, lines, text = torchrun(tmp_path, body, nproc, f"--master_port={free_port()}")
+    assert status == 0, text
+    assert any(l.endswith(": VERIFIED") and f"on {nproc} PEs" in l for l in lines.get(0, [])), text
