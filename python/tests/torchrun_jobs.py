@@ -121,8 +121,9 @@ def test_torchrun_failure_on_rank_1(tmp_path):
 def test_backend_against_gloo(tmp_path, nproc):
     """dist.init_process_group("shmem"): every collective of the backend (all_reduce with every
     op and dtype, broadcast, reduce, all_gather(_base), gather, scatter, reduce_scatter(_base),
-    all_to_all(_single), send/recv, barrier, futures) against gloo's results on the same
-    inputs; torch_backend_check.py asserts each and prints ALL OK."""
+    all_to_all(_single), send/recv, barrier, futures; isend/irecv of any size both ways, AVG;
+    new_group of every rank and of some ranks) against gloo's results on the same inputs;
+    torch_backend_check.py asserts each and prints ALL OK."""
     pytest.importorskip("shmem._c10d", reason="the backend extension was not built (libtorch-dev missing)")
     check_script = os.path.join(os.path.dirname(__file__), "torch_backend_check.py")
     with open(check_script) as f:

@@ -15,6 +15,9 @@ namespace shmem_torch {
 
 namespace {
 
+// Pairs of send/recv channels for groups other than the default one (group ids modulo this).
+constexpr int kSubGroupChannels = 16;
+
 // A finished operation: torch's callers wait on it, or on its future (DDP's gradient hooks).
 class DoneWork : public c10d::Work {
  public:
@@ -40,6 +43,8 @@ c10::intrusive_ptr<c10d::Work> done(c10d::OpType op, std::vector<at::Tensor> res
   return done_work(op, std::move(result));
 }
 
+}  // namespace
+
 void check_tensor(const at::Tensor& t, const char* who) {
   TORCH_CHECK(t.device().is_cpu(), "shmem backend: ", who, ": tensors must be on the CPU (got one on ", t.device(),
               ")");
@@ -55,6 +60,8 @@ const at::Tensor& single(const std::vector<at::Tensor>& ts, const char* who) {
 void check_root(std::int64_t root, int size, const char* who) {
   TORCH_CHECK(root >= 0 && root < size, "shmem backend: ", who, ": root ", root, " is outside 0..", size - 1);
 }
+
+namespace {
 
 void check_rc(int rc, const char* func) {
   TORCH_CHECK(rc == 0, "shmem backend: ", func, " failed with status ", rc, " (the library logs the reason on stderr)");
@@ -143,6 +150,8 @@ RedFn pick(at::ScalarType wt, c10d::ReduceOp::RedOpType op) {
   }
 }
 
+}  // namespace
+
 const char* op_name(c10d::ReduceOp::RedOpType op) {
   switch (op) {
     case c10d::ReduceOp::SUM: return "SUM";
@@ -156,6 +165,47 @@ const char* op_name(c10d::ReduceOp::RedOpType op) {
     default: return "PREMUL_SUM";
   }
 }
+
+void divide(const at::Tensor& t, int n) {
+  if (at::isFloatingType(t.scalar_type())) {
+    t.div_(n);
+  } else {
+    t.div_(n, "trunc");
+  }
+}
+
+std::vector<at::Tensor> split_rows(const at::Tensor& t, const std::vector<std::int64_t>& given, int size,
+                                   const char* which) {
+  std::vector<std::int64_t> rows(size, t.dim() ? t.size(0) / size : 0);
+  if (!given.empty()) {
+    TORCH_CHECK(given.size() == static_cast<std::size_t>(size), "shmem backend: alltoall_base: ", which, " needs ",
+                size, " entries");
+    rows = given;
+  } else {
+    TORCH_CHECK(t.dim() && t.size(0) % size == 0, "shmem backend: alltoall_base: dim 0 of the ", which,
+                " tensor is not divisible by the world size ", size);
+  }
+  std::vector<at::Tensor> parts;
+  std::int64_t at_row = 0;
+  for (std::int64_t r : rows) {
+    parts.push_back(t.narrow(0, at_row, r));
+    at_row += r;
+  }
+  TORCH_CHECK(at_row == (t.dim() ? t.size(0) : 0), "shmem backend: alltoall_base: the ", which, " splits add up to ",
+              at_row, " rows, not ", t.size(0));
+  return parts;
+}
+
+std::shared_ptr<P2p> p2p_engine(bool create) {
+  static std::shared_ptr<P2p> engine;
+  if (engine == nullptr && create) engine = std::make_shared<P2p>(1 + 2 * kSubGroupChannels);
+  return engine;
+}
+
+int collective_channel(int group_id) { return 1 + 2 * ((group_id - 1) % kSubGroupChannels); }
+int p2p_channel(int group_id) { return group_id == 0 ? 0 : collective_channel(group_id) + 1; }
+
+namespace {
 
 constexpr std::size_t kChunkBytes = std::size_t{8} << 20;  // staged per step of a large reduction
 
@@ -190,20 +240,23 @@ char* Staging::ensure(std::size_t bytes) {
 }
 
 // ---- the process group ------------------------------------------------------------------------
-ProcessGroupShmem::ProcessGroupShmem(int rank, int size) : c10d::ProcessGroup(rank, size) {
+ProcessGroupShmem::ProcessGroupShmem(int rank, int size, int group_id)
+    : c10d::ProcessGroup(rank, size), p2p_(p2p_engine(true)), p2p_channel_(p2p_channel(group_id)) {
   TORCH_CHECK(shmem_my_pe() == rank && shmem_n_pes() == size, "shmem backend: rank ", rank, " of ", size,
               " does not match shmem's PE ", shmem_my_pe(), " of ", shmem_n_pes(),
-              " (only the world group is supported: new_group with a subset of the ranks is not)");
-  init_mailboxes();
+              " (a group of every PE must number them as shmem does)");
 }
+
+ProcessGroupShmem::~ProcessGroupShmem() = default;  // symmetric memory goes with the library
 
 void ProcessGroupShmem::allreduce_flat(const at::Tensor& flat, const c10d::ReduceOp& op, const char* who) {
   const at::ScalarType st = flat.scalar_type();
   const at::ScalarType wt = work_type(st);
-  const RedFn fn = wt == at::ScalarType::Undefined ? nullptr : pick(wt, op.op_);
+  const bool avg = op.op_ == c10d::ReduceOp::AVG;  // the sum, divided before rounding to the dtype
+  const RedFn fn = wt == at::ScalarType::Undefined ? nullptr : pick(wt, avg ? c10d::ReduceOp::SUM : op.op_);
   TORCH_CHECK(fn != nullptr, "shmem backend: ", who, ": ReduceOp.", op_name(op.op_), " on ", st,
-              " is not supported (SUM, PRODUCT, MIN, MAX on float16, bfloat16, float32/64 and integers; BAND, BOR, "
-              "BXOR on integers)");
+              " is not supported (SUM, AVG, PRODUCT, MIN, MAX on float16, bfloat16, float32/64 and integers; BAND, "
+              "BOR, BXOR on integers)");
   const std::int64_t n = flat.numel();
   const std::size_t wsize = at::elementSize(wt);
   const std::int64_t chunk = static_cast<std::int64_t>(std::max<std::size_t>(kChunkBytes / wsize, 1));
@@ -219,6 +272,7 @@ void ProcessGroupShmem::allreduce_flat(const at::Tensor& flat, const c10d::Reduc
       blob(src, m, wt).copy_(part);  // widen exactly
     }
     check_rc(fn(SHMEM_TEAM_WORLD, dst, src, static_cast<std::size_t>(m)), who);
+    if (avg) divide(blob(dst, m, wt), size_);
     if (wt == st) {
       std::memcpy(part.data_ptr(), dst, static_cast<std::size_t>(m) * wsize);
     } else {
@@ -421,28 +475,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::alltoall_base(at::Tensor& outp
   check_tensor(input, "alltoall_base");
   check_tensor(output, "alltoall_base");
   TORCH_CHECK(input.scalar_type() == output.scalar_type(), "shmem backend: alltoall_base: dtypes differ");
-  auto splits = [&](const at::Tensor& t, const std::vector<std::int64_t>& given, const char* which) {
-    std::vector<std::int64_t> rows(size_, t.dim() ? t.size(0) / size_ : 0);
-    if (!given.empty()) {
-      TORCH_CHECK(given.size() == static_cast<std::size_t>(size_), "shmem backend: alltoall_base: ", which, " needs ",
-                  size_, " entries");
-      rows = given;
-    } else {
-      TORCH_CHECK(t.dim() && t.size(0) % size_ == 0, "shmem backend: alltoall_base: dim 0 of the ", which,
-                  " tensor is not divisible by the world size ", size_);
-    }
-    std::vector<at::Tensor> parts;
-    std::int64_t at_row = 0;
-    for (std::int64_t r : rows) {
-      parts.push_back(t.narrow(0, at_row, r));
-      at_row += r;
-    }
-    TORCH_CHECK(at_row == (t.dim() ? t.size(0) : 0), "shmem backend: alltoall_base: the ", which, " splits add up to ",
-                at_row, " rows, not ", t.size(0));
-    return parts;
-  };
-  const std::vector<at::Tensor> ins = splits(input, input_splits, "input");
-  const std::vector<at::Tensor> outs = splits(output, output_splits, "output");
+  const std::vector<at::Tensor> ins = split_rows(input, input_splits, size_, "input");
+  const std::vector<at::Tensor> outs = split_rows(output, output_splits, size_, "output");
   exchange_blocks(outs, ins);
   return done(c10d::OpType::ALLTOALL_BASE, {output});
 }

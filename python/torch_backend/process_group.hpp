@@ -1,11 +1,13 @@
 #pragma once
 // ProcessGroupShmem: the "shmem" backend of torch.distributed (torch 1.13's c10d ProcessGroup
-// API), on CPU tensors, through the library's collectives on the world team. Every operation
-// runs to completion before it returns (the Work it returns is complete, its future too).
+// API), on CPU tensors, through the library's collectives on the world team. Every collective
+// runs to completion before it returns (the Work it returns is complete, its future too);
+// send/recv return posted work that completes as its wait progresses the engine.
 //
 // Tensors need not be symmetric: each operation stages them through symmetric buffers that grow
 // as needed (collectively: every rank asks for the same sizes, as torch requires of the sizes
-// of a collective's tensors) and are reused. send/recv go through one mailbox per pair of ranks.
+// of a collective's tensors) and are reused. send/recv go through the job's point-to-point
+// engine (p2p.hpp) on the group's channel. Groups of some ranks: sub_group.hpp.
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
 #include <cstddef>
@@ -13,11 +15,36 @@
 #include <memory>
 #include <vector>
 
+#include "p2p.hpp"
+
 namespace shmem_torch {
 
 // A completed Work whose future holds `result` (torch's callers wait on it, or on its future:
 // DDP's gradient hooks).
 c10::intrusive_ptr<c10d::Work> done_work(c10d::OpType op, std::vector<at::Tensor> result = {});
+
+// The job's point-to-point engine: `create` (collective over every PE) makes it the first
+// time; later calls return it. Null when no group over every PE created it yet.
+std::shared_ptr<P2p> p2p_engine(bool create);
+// Group `group_id`'s channels of the engine: its collectives (sub-groups) and its send/recv.
+int collective_channel(int group_id);
+int p2p_channel(int group_id);
+// send/recv of a group on `channel`, to or from world PE `world_peer` (`peer`: the group's rank).
+c10::intrusive_ptr<c10d::Work> p2p_send(const std::shared_ptr<P2p>& engine, int channel, int world_peer,
+                                        std::vector<at::Tensor>& tensors, int peer, int size);
+c10::intrusive_ptr<c10d::Work> p2p_recv(const std::shared_ptr<P2p>& engine, int channel, int world_peer,
+                                        std::vector<at::Tensor>& tensors, int peer, int size);
+
+// Shared checks (process_group.cpp).
+void check_tensor(const at::Tensor& t, const char* who);
+const at::Tensor& single(const std::vector<at::Tensor>& ts, const char* who);
+void check_root(std::int64_t root, int size, const char* who);
+// alltoall_base: `t` cut along dim 0 into `size` parts of the given rows (equal when empty).
+std::vector<at::Tensor> split_rows(const at::Tensor& t, const std::vector<std::int64_t>& given, int size,
+                                   const char* which);
+const char* op_name(c10d::ReduceOp::RedOpType op);
+// In place: t /= n (integers: truncated), for ReduceOp.AVG.
+void divide(const at::Tensor& t, int n);
 
 // A symmetric buffer that grows (collectively) to the largest size asked for.
 class Staging {
@@ -36,7 +63,9 @@ class Staging {
 
 class ProcessGroupShmem : public c10d::ProcessGroup {
  public:
-  ProcessGroupShmem(int rank, int size);
+  // `group_id`: torch's name of the group as a number (0: the default group), which picks its
+  // send/recv channel.
+  ProcessGroupShmem(int rank, int size, int group_id);
   ~ProcessGroupShmem() override;
 
   const std::string getBackendName() const override { return "shmem"; }
@@ -84,22 +113,14 @@ class ProcessGroupShmem : public c10d::ProcessGroup {
   void gather_bytes(const void* src, void* dst, std::size_t bytes);
   void exchange_blocks(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs);
 
-  void init_mailboxes();
-
   Staging in_, out_;
   // A root pushes small broadcasts into the members' buffers up to two calls ahead of their
   // copying out (docs/design.md, collectives): broadcasts rotate over three.
   Staging bcast_[3];
   int bcast_next_ = 0;
-  // send/recv (p2p.cpp): per sender a slot at every receiver, its sequence word, and per
-  // receiver the acknowledgement word at the sender.
-  struct Mailboxes {
-    char* slots = nullptr;
-    std::uint64_t* seq = nullptr;
-    std::uint64_t* ack = nullptr;
-    std::vector<std::uint64_t> sent, received;
-  };
-  Mailboxes mail_;
+  // send/recv (p2p.hpp): the job's engine, on this group's channel.
+  std::shared_ptr<P2p> p2p_;
+  int p2p_channel_;
 };
 
 }  // namespace shmem_torch
