@@ -160,6 +160,20 @@ flat_in = torch.cat(ins)
 want = torch.zeros(sum(out_splits))
 dist.all_to_all_single(want, flat_in, out_splits, in_splits, group=gloo)
 same("all_to_all (list)", torch.cat(outs), want)
+for rows in ((70000, 70000), (100000, 3)):  # blocks of 1 MiB: each rank puts them (the direct path)
+    in_splits = [rows[(me + j) % 2] for j in range(n)]
+    out_splits = [rows[(i + me) % 2] for i in range(n)]
+    x = sample(torch.float32, (sum(in_splits), 4))
+    a = torch.zeros(sum(out_splits), 4)
+    b = torch.zeros_like(a)
+    dist.all_to_all_single(a, x, out_splits, in_splits)
+    dist.all_to_all_single(b, x, out_splits, in_splits, group=gloo)
+    same(f"all_to_all_single {rows}", a, b)
+x = sample(torch.float32, (n * 70000, 4))
+a, b = torch.zeros_like(x), torch.zeros_like(x)
+dist.all_to_all_single(a, x)
+dist.all_to_all_single(b, x, group=gloo)
+same("all_to_all_single large, even", a, b)
 ok("all_to_all_single, all_to_all")
 
 # ---- send/recv around a ring (small and larger than one 256 KiB mailbox slot), barrier ---------------

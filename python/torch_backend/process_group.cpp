@@ -207,6 +207,9 @@ int p2p_channel(int group_id) { return group_id == 0 ? 0 : collective_channel(gr
 
 namespace {
 
+// all_to_all blocks from this size on are put by each rank straight into the others' staging.
+constexpr std::size_t kDirectBlockBytes = std::size_t{256} << 10;
+
 constexpr std::size_t kChunkBytes = std::size_t{8} << 20;  // staged per step of a large reduction
 
 // A contiguous 1-D view of `t` (a copy when `t` is not contiguous; `back` then says so).
@@ -335,13 +338,27 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::broadcast(std::vector<at::Tens
   return done(c10d::OpType::BROADCAST, tensors);
 }
 
-void ProcessGroupShmem::gather_bytes(const void* src, void* dst, std::size_t bytes) {
+const char* ProcessGroupShmem::gather_staged(const void* src, std::size_t bytes) {
   char* s = in_.ensure(std::max<std::size_t>(bytes, 1));
   char* d = out_.ensure(std::max<std::size_t>(bytes * static_cast<std::size_t>(size_), 1));
   std::memcpy(s, src, bytes);
   check_rc(shmem_fcollectmem(SHMEM_TEAM_WORLD, d, s, bytes), "allgather");
-  std::memcpy(dst, d, bytes * static_cast<std::size_t>(size_));
+  return d;
 }
+
+namespace {
+// outs[r] from the staged result at r * stride (straight from the staging buffer).
+void scatter_blocks(const char* staged, std::size_t stride, const std::vector<at::Tensor>& outs) {
+  for (std::size_t r = 0; r < outs.size(); ++r) {
+    const at::Tensor& o = outs[r];
+    if (o.is_contiguous()) {
+      std::memcpy(o.data_ptr(), staged + r * stride, static_cast<std::size_t>(o.numel()) * o.element_size());
+    } else {
+      o.copy_(blob(const_cast<char*>(staged) + r * stride, o.numel(), o.scalar_type()).view(o.sizes()));
+    }
+  }
+}
+}  // namespace
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::allgather(std::vector<std::vector<at::Tensor>>& outputs,
                                                             std::vector<at::Tensor>& inputs,
@@ -354,10 +371,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::allgather(std::vector<std::vec
     TORCH_CHECK(o.numel() == in.numel() && o.scalar_type() == in.scalar_type(),
                 "shmem backend: allgather: every output tensor must have the input's size and dtype");
   }
-  at::Tensor src = in.contiguous();
-  at::Tensor all = at::empty({size_, in.numel()}, in.options().memory_format(at::MemoryFormat::Contiguous));
-  gather_bytes(src.data_ptr(), all.data_ptr(), static_cast<std::size_t>(in.numel()) * in.element_size());
-  for (int r = 0; r < size_; ++r) outputs[0][r].copy_(all[r].view(outputs[0][r].sizes()));
+  const at::Tensor src = in.contiguous();
+  const std::size_t bytes = static_cast<std::size_t>(in.numel()) * in.element_size();
+  scatter_blocks(gather_staged(src.data_ptr(), bytes), bytes, outputs[0]);
   return done(c10d::OpType::ALLGATHER, outputs[0]);
 }
 
@@ -370,7 +386,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::_allgather_base(at::Tensor& ou
   at::Tensor src = input.contiguous();
   bool back = false;
   at::Tensor flat = flat_of(output, back);
-  gather_bytes(src.data_ptr(), flat.data_ptr(), static_cast<std::size_t>(input.numel()) * input.element_size());
+  const std::size_t bytes = static_cast<std::size_t>(input.numel()) * input.element_size();
+  std::memcpy(flat.data_ptr(), gather_staged(src.data_ptr(), bytes), bytes * static_cast<std::size_t>(size_));
   if (back) output.copy_(flat.view(output.sizes()));
   return done(c10d::OpType::_ALLGATHER_BASE, {output});
 }
@@ -380,13 +397,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::gather(std::vector<std::vector
                                                          const c10d::GatherOptions& opts) {
   const at::Tensor& in = single(inputs, "gather");
   check_root(opts.rootRank, size_, "gather");
-  at::Tensor src = in.contiguous();
-  at::Tensor all = at::empty({size_, in.numel()}, in.options().memory_format(at::MemoryFormat::Contiguous));
-  gather_bytes(src.data_ptr(), all.data_ptr(), static_cast<std::size_t>(in.numel()) * in.element_size());
+  const at::Tensor src = in.contiguous();
+  const std::size_t bytes = static_cast<std::size_t>(in.numel()) * in.element_size();
+  const char* staged = gather_staged(src.data_ptr(), bytes);
   if (rank_ == opts.rootRank) {
     TORCH_CHECK(outputs.size() == 1 && outputs[0].size() == static_cast<std::size_t>(size_),
                 "shmem backend: gather: the root expects one list of ", size_, " output tensors");
-    for (int r = 0; r < size_; ++r) outputs[0][r].copy_(all[r].view(outputs[0][r].sizes()));
+    scatter_blocks(staged, bytes, outputs[0]);
   }
   return done(c10d::OpType::GATHER, outputs.empty() ? std::vector<at::Tensor>{} : outputs[0]);
 }
@@ -442,30 +459,42 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::_reduce_scatter_base(at::Tenso
 
 // Block j of `inputs` goes to rank j and lands in its outputs[me]. Blocks may differ in size:
 // they travel padded to the largest one (agreed by a max-reduction), in one alltoall.
-void ProcessGroupShmem::exchange_blocks(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs) {
+void ProcessGroupShmem::exchange_blocks(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs,
+                                        bool even) {
   std::size_t mine = 0;
   for (const at::Tensor& t : inputs) mine = std::max<std::size_t>(mine, t.numel() * t.element_size());
   for (const at::Tensor& t : outputs) mine = std::max<std::size_t>(mine, t.numel() * t.element_size());
-  auto* word = reinterpret_cast<std::uint64_t*>(in_.ensure(2 * sizeof(std::uint64_t)));
-  word[0] = mine;
-  check_rc(shmem_uint64_max_reduce(SHMEM_TEAM_WORLD, word + 1, word, 1), "alltoall");
-  const std::size_t block = std::max<std::size_t>(word[1], 1);
+  if (!even) {  // the largest block of any rank
+    auto* word = reinterpret_cast<std::uint64_t*>(in_.ensure(2 * sizeof(std::uint64_t)));
+    word[0] = mine;
+    check_rc(shmem_uint64_max_reduce(SHMEM_TEAM_WORLD, word + 1, word, 1), "alltoall");
+    mine = word[1];
+  }
+  const std::size_t block = std::max<std::size_t>(mine, 1);
   const std::size_t total = block * static_cast<std::size_t>(size_);
-  char* src = in_.ensure(total);
   char* dst = out_.ensure(total);
-  for (int j = 0; j < size_; ++j) {
-    const at::Tensor c = inputs[j].contiguous();
-    std::memcpy(src + j * block, c.data_ptr(), c.numel() * c.element_size());
-  }
-  check_rc(shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, block), "alltoall");
-  for (int i = 0; i < size_; ++i) {
-    const at::Tensor& o = outputs[i];
-    if (o.is_contiguous()) {
-      std::memcpy(o.data_ptr(), dst + i * block, o.numel() * o.element_size());
-    } else {
-      o.copy_(blob(dst + i * block, o.numel(), o.scalar_type()).view(o.sizes()));
+  if (block >= kDirectBlockBytes) {
+    // Large blocks: every rank puts its own blocks from the tensors straight into the others'
+    // staging, so each drives its transfers (across hosts in parallel, where the library's
+    // alltoall sends a host's blocks through its leader), and the copy into staging goes.
+    std::vector<at::Tensor> keep(static_cast<std::size_t>(size_));
+    shmem_barrier_all();  // every rank has copied out what `dst` held
+    for (int k = 0; k < size_; ++k) {
+      const int j = (rank_ + k) % size_;  // not every rank at rank 0 first
+      keep[j] = inputs[j].contiguous();
+      shmem_putmem_nbi(dst + static_cast<std::size_t>(rank_) * block, keep[j].data_ptr(),
+                       static_cast<std::size_t>(keep[j].numel()) * keep[j].element_size(), j);
     }
+    shmem_barrier_all();  // completes every rank's puts
+  } else {
+    char* src = in_.ensure(total);
+    for (int j = 0; j < size_; ++j) {
+      const at::Tensor c = inputs[j].contiguous();
+      std::memcpy(src + j * block, c.data_ptr(), c.numel() * c.element_size());
+    }
+    check_rc(shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, block), "alltoall");
   }
+  scatter_blocks(dst, block, outputs);
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::alltoall_base(at::Tensor& output, at::Tensor& input,
@@ -477,7 +506,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::alltoall_base(at::Tensor& outp
   TORCH_CHECK(input.scalar_type() == output.scalar_type(), "shmem backend: alltoall_base: dtypes differ");
   const std::vector<at::Tensor> ins = split_rows(input, input_splits, size_, "input");
   const std::vector<at::Tensor> outs = split_rows(output, output_splits, size_, "output");
-  exchange_blocks(outs, ins);
+  // No splits: every block of every rank has the same size (torch requires equal tensors).
+  exchange_blocks(outs, ins, input_splits.empty() && output_splits.empty());
   return done(c10d::OpType::ALLTOALL_BASE, {output});
 }
 
@@ -490,7 +520,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::alltoall(std::vector<at::Tenso
     check_tensor(inputs[i], "alltoall");
     check_tensor(outputs[i], "alltoall");
   }
-  exchange_blocks(outputs, inputs);
+  exchange_blocks(outputs, inputs, false);
   return done(c10d::OpType::ALLTOALL, outputs);
 }
 

@@ -109,9 +109,12 @@ class ProcessGroupShmem : public c10d::ProcessGroup {
   void allreduce_flat(const at::Tensor& flat, const c10d::ReduceOp& op, const char* who);
   // In place over every rank, any layout.
   void allreduce_tensor(const at::Tensor& t, const c10d::ReduceOp& op, const char* who);
-  // Every rank's `bytes` bytes at `src` land at dst + rank * bytes (through the staging buffers).
-  void gather_bytes(const void* src, void* dst, std::size_t bytes);
-  void exchange_blocks(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs);
+  // Every rank's `bytes` bytes at `src`, gathered in rank order in the staging buffer returned
+  // (valid until the next operation).
+  const char* gather_staged(const void* src, std::size_t bytes);
+  // Block j of `inputs` to rank j, into its outputs[me]; `even`: every block of every rank has
+  // the size of this rank's first (no agreement on the largest needed).
+  void exchange_blocks(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs, bool even);
 
   Staging in_, out_;
   // A root pushes small broadcasts into the members' buffers up to two calls ahead of their
