@@ -189,12 +189,4 @@ c10::intrusive_ptr<c10d::Work> p2p_recv(const std::shared_ptr<P2p>& engine, int 
   return c10::make_intrusive<P2pWork>(c10d::OpType::RECV, engine, op, direct ? at::Tensor() : out, tensors);
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::send(std::vector<at::Tensor>& tensors, int dst, int) {
-  return p2p_send(p2p_, 0, dst, tensors, dst, size_);
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::recv(std::vector<at::Tensor>& tensors, int src, int) {
-  return p2p_recv(p2p_, 0, src, tensors, src, size_);
-}
-
 }  // namespace shmem_torch

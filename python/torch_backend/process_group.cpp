@@ -244,7 +244,7 @@ char* Staging::ensure(std::size_t bytes) {
 
 // ---- the process group ------------------------------------------------------------------------
 ProcessGroupShmem::ProcessGroupShmem(int rank, int size, int group_id)
-    : c10d::ProcessGroup(rank, size), p2p_(p2p_engine(true)), p2p_channel_(p2p_channel(group_id)) {
+    : GroupBase(rank, size, p2p_engine(true), p2p_channel(group_id)) {
   TORCH_CHECK(shmem_my_pe() == rank && shmem_n_pes() == size, "shmem backend: rank ", rank, " of ", size,
               " does not match shmem's PE ", shmem_my_pe(), " of ", shmem_n_pes(),
               " (a group of every PE must number them as shmem does)");
@@ -284,36 +284,12 @@ void ProcessGroupShmem::allreduce_flat(const at::Tensor& flat, const c10d::Reduc
   }
 }
 
-void ProcessGroupShmem::allreduce_tensor(const at::Tensor& t, const c10d::ReduceOp& op, const char* who) {
+void ProcessGroupShmem::reduce_in_place(const at::Tensor& t, const c10d::ReduceOp& op, const char* who) {
   check_tensor(t, who);
   bool back = false;
   at::Tensor flat = flat_of(t, back);
   allreduce_flat(flat, op, who);
   if (back) t.copy_(flat.view(t.sizes()));
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::allreduce(std::vector<at::Tensor>& tensors,
-                                                            const c10d::AllreduceOptions& opts) {
-  allreduce_tensor(single(tensors, "allreduce"), opts.reduceOp, "allreduce");
-  return done(c10d::OpType::ALLREDUCE, tensors);
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::allreduce_coalesced(std::vector<at::Tensor>& tensors,
-                                                                      const c10d::AllreduceCoalescedOptions& opts) {
-  for (const at::Tensor& t : tensors) allreduce_tensor(t, opts.reduceOp, "allreduce_coalesced");
-  return done(c10d::OpType::ALLREDUCE_COALESCED, tensors);
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::reduce(std::vector<at::Tensor>& tensors,
-                                                         const c10d::ReduceOptions& opts) {
-  // Every rank gets the result; torch only promises it on the root, so this is a valid reduce.
-  const at::Tensor& t = single(tensors, "reduce");
-  check_root(opts.rootRank, size_, "reduce");
-  at::Tensor work = t.clone(at::MemoryFormat::Contiguous);
-  at::Tensor flat = work.view(-1);
-  allreduce_flat(flat, opts.reduceOp, "reduce");
-  if (rank_ == opts.rootRank) t.copy_(work);
-  return done(c10d::OpType::REDUCE, tensors);
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::broadcast(std::vector<at::Tensor>& tensors,

@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "group_base.hpp"
 #include "p2p.hpp"
 
 namespace shmem_torch {
@@ -61,24 +62,15 @@ class Staging {
   std::size_t cap_ = 0;
 };
 
-class ProcessGroupShmem : public c10d::ProcessGroup {
+class ProcessGroupShmem : public GroupBase {
  public:
   // `group_id`: torch's name of the group as a number (0: the default group), which picks its
   // send/recv channel.
   ProcessGroupShmem(int rank, int size, int group_id);
   ~ProcessGroupShmem() override;
 
-  const std::string getBackendName() const override { return "shmem"; }
-
   c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
                                            const c10d::BroadcastOptions& opts = c10d::BroadcastOptions()) override;
-  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
-                                           const c10d::AllreduceOptions& opts = c10d::AllreduceOptions()) override;
-  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(
-      std::vector<at::Tensor>& tensors,
-      const c10d::AllreduceCoalescedOptions& opts = c10d::AllreduceCoalescedOptions()) override;
-  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors,
-                                        const c10d::ReduceOptions& opts = c10d::ReduceOptions()) override;
   c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
                                            std::vector<at::Tensor>& inputs,
                                            const c10d::AllgatherOptions& opts = c10d::AllgatherOptions()) override;
@@ -101,14 +93,12 @@ class ProcessGroupShmem : public c10d::ProcessGroup {
   c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
                                           const c10d::AllToAllOptions& opts = c10d::AllToAllOptions()) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts = c10d::BarrierOptions()) override;
-  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst, int tag) override;
-  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src, int tag) override;
 
  private:
   // In place over every rank: `flat` is a contiguous 1-D tensor.
   void allreduce_flat(const at::Tensor& flat, const c10d::ReduceOp& op, const char* who);
   // In place over every rank, any layout.
-  void allreduce_tensor(const at::Tensor& t, const c10d::ReduceOp& op, const char* who);
+  void reduce_in_place(const at::Tensor& t, const c10d::ReduceOp& op, const char* who) override;
   // Every rank's `bytes` bytes at `src`, gathered in rank order in the staging buffer returned
   // (valid until the next operation).
   const char* gather_staged(const void* src, std::size_t bytes);
@@ -121,9 +111,6 @@ class ProcessGroupShmem : public c10d::ProcessGroup {
   // copying out (docs/design.md, collectives): broadcasts rotate over three.
   Staging bcast_[3];
   int bcast_next_ = 0;
-  // send/recv (p2p.hpp): the job's engine, on this group's channel.
-  std::shared_ptr<P2p> p2p_;
-  int p2p_channel_;
 };
 
 }  // namespace shmem_torch

@@ -40,14 +40,9 @@ bool supported(at::ScalarType st, c10d::ReduceOp::RedOpType op) {
 }  // namespace
 
 ProcessGroupShmemSub::ProcessGroupShmemSub(int rank, int size, std::vector<int> world_ranks, int group_id)
-    : c10d::ProcessGroup(rank, size),
+    : GroupBase(rank, size, p2p_engine(false), p2p_channel(group_id)),
       world_(std::move(world_ranks)),
-      p2p_(p2p_engine(false)),
-      coll_channel_(collective_channel(group_id)),
-      p2p_channel_(p2p_channel(group_id)) {
-  TORCH_CHECK(p2p_ != nullptr,
-              "shmem backend: new_group(ranks) with backend 'shmem' needs a 'shmem' group of every rank first "
-              "(init_process_group('shmem'), or new_group(backend='shmem') on every rank)");
+      coll_channel_(collective_channel(group_id)) {
   TORCH_CHECK(static_cast<int>(world_.size()) == size && group_id > 0,
               "shmem backend: new_group: bad group description");
 }
@@ -78,35 +73,13 @@ void ProcessGroupShmemSub::combine(const std::vector<at::Tensor>& parts, const c
   out.copy_(acc.view(out.sizes()));
 }
 
-void ProcessGroupShmemSub::allreduce_one(const at::Tensor& t, const c10d::ReduceOp& op, const char* who) {
+void ProcessGroupShmemSub::reduce_in_place(const at::Tensor& t, const c10d::ReduceOp& op, const char* who) {
   check_tensor(t, who);
   const at::Tensor mine = t.contiguous();
   std::vector<at::Tensor> to(size_, mine), parts(size_);
   for (int r = 0; r < size_; ++r) parts[r] = r == rank_ ? mine : at::empty_like(mine);
   exchange(to, parts);
   combine(parts, op, t, who);
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::allreduce(std::vector<at::Tensor>& tensors,
-                                                               const c10d::AllreduceOptions& opts) {
-  allreduce_one(single(tensors, "allreduce"), opts.reduceOp, "allreduce");
-  return done_work(c10d::OpType::ALLREDUCE, tensors);
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::allreduce_coalesced(std::vector<at::Tensor>& tensors,
-                                                                         const c10d::AllreduceCoalescedOptions& opts) {
-  for (const at::Tensor& t : tensors) allreduce_one(t, opts.reduceOp, "allreduce_coalesced");
-  return done_work(c10d::OpType::ALLREDUCE_COALESCED, tensors);
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::reduce(std::vector<at::Tensor>& tensors,
-                                                            const c10d::ReduceOptions& opts) {
-  const at::Tensor& t = single(tensors, "reduce");
-  check_root(opts.rootRank, size_, "reduce");
-  at::Tensor work = t.clone(at::MemoryFormat::Contiguous);
-  allreduce_one(work, opts.reduceOp, "reduce");
-  if (rank_ == opts.rootRank) t.copy_(work);
-  return done_work(c10d::OpType::REDUCE, tensors);
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::broadcast(std::vector<at::Tensor>& tensors,
@@ -278,16 +251,6 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::barrier(const c10d::Barrier
   for (int r = 0; r < size_; ++r) from[r] = at::empty({0}, at::kByte);
   exchange(to, from);
   return done_work(c10d::OpType::BARRIER);
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::send(std::vector<at::Tensor>& tensors, int dst, int) {
-  const int world = dst >= 0 && dst < size_ ? world_[dst] : -1;
-  return p2p_send(p2p_, p2p_channel_, world, tensors, dst, size_);
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::recv(std::vector<at::Tensor>& tensors, int src, int) {
-  const int world = src >= 0 && src < size_ ? world_[src] : -1;
-  return p2p_recv(p2p_, p2p_channel_, world, tensors, src, size_);
 }
 
 }  // namespace shmem_torch

@@ -11,27 +11,19 @@
 #include <memory>
 #include <vector>
 
+#include "group_base.hpp"
 #include "p2p.hpp"
 
 namespace shmem_torch {
 
-class ProcessGroupShmemSub : public c10d::ProcessGroup {
+class ProcessGroupShmemSub : public GroupBase {
  public:
   // `world_ranks`: the members' world ranks, in group rank order; `group_id` as for
   // ProcessGroupShmem.
   ProcessGroupShmemSub(int rank, int size, std::vector<int> world_ranks, int group_id);
 
-  const std::string getBackendName() const override { return "shmem"; }
-
   c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
                                            const c10d::BroadcastOptions& opts = c10d::BroadcastOptions()) override;
-  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
-                                           const c10d::AllreduceOptions& opts = c10d::AllreduceOptions()) override;
-  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(
-      std::vector<at::Tensor>& tensors,
-      const c10d::AllreduceCoalescedOptions& opts = c10d::AllreduceCoalescedOptions()) override;
-  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors,
-                                        const c10d::ReduceOptions& opts = c10d::ReduceOptions()) override;
   c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
                                            std::vector<at::Tensor>& inputs,
                                            const c10d::AllgatherOptions& opts = c10d::AllgatherOptions()) override;
@@ -54,8 +46,6 @@ class ProcessGroupShmemSub : public c10d::ProcessGroup {
   c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
                                           const c10d::AllToAllOptions& opts = c10d::AllToAllOptions()) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts = c10d::BarrierOptions()) override;
-  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst, int tag) override;
-  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src, int tag) override;
 
  private:
   // to[r] goes to rank r, from[r] is filled by rank r (undefined: nothing); to[me] is copied
@@ -63,12 +53,11 @@ class ProcessGroupShmemSub : public c10d::ProcessGroup {
   void exchange(const std::vector<at::Tensor>& to, const std::vector<at::Tensor>& from);
   // parts[r] combined in rank order into `out` (any layout).
   void combine(const std::vector<at::Tensor>& parts, const c10d::ReduceOp& op, const at::Tensor& out, const char* who);
-  // `t` reduced over the members, in place.
-  void allreduce_one(const at::Tensor& t, const c10d::ReduceOp& op, const char* who);
+  void reduce_in_place(const at::Tensor& t, const c10d::ReduceOp& op, const char* who) override;
 
   std::vector<int> world_;
-  std::shared_ptr<P2p> p2p_;
-  int coll_channel_, p2p_channel_;
+  int world_rank(int r) const override { return world_[r]; }
+  int coll_channel_;
 };
 
 }  // namespace shmem_torch
