@@ -9,6 +9,35 @@
 
 #include "p2p.hpp"
 
+// The collectives each kind of group implements on its own (declarations in the class).
+// clang-format off
+#define SHMEM_TORCH_COLLECTIVES \
+  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors, \
+                                           const c10d::BroadcastOptions& opts = c10d::BroadcastOptions()) override; \
+  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs, \
+                                           std::vector<at::Tensor>& inputs, \
+                                           const c10d::AllgatherOptions& opts = c10d::AllgatherOptions()) override; \
+  c10::intrusive_ptr<c10d::Work> _allgather_base( \
+      at::Tensor& output, at::Tensor& input, const c10d::AllgatherOptions& opts = c10d::AllgatherOptions()) override; \
+  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs, \
+                                        const c10d::GatherOptions& opts = c10d::GatherOptions()) override; \
+  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs, \
+                                         const c10d::ScatterOptions& opts = c10d::ScatterOptions()) override; \
+  c10::intrusive_ptr<c10d::Work> reduce_scatter( \
+      std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs, \
+      const c10d::ReduceScatterOptions& opts = c10d::ReduceScatterOptions()) override; \
+  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base( \
+      at::Tensor& output, at::Tensor& input, \
+      const c10d::ReduceScatterOptions& opts = c10d::ReduceScatterOptions()) override; \
+  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input, \
+                                               std::vector<std::int64_t>& output_splits, \
+                                               std::vector<std::int64_t>& input_splits, \
+                                               const c10d::AllToAllOptions& opts = c10d::AllToAllOptions()) override; \
+  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs, \
+                                          const c10d::AllToAllOptions& opts = c10d::AllToAllOptions()) override; \
+  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts = c10d::BarrierOptions()) override;
+// clang-format on
+
 namespace shmem_torch {
 
 class GroupBase : public c10d::ProcessGroup {

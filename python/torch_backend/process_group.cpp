@@ -152,6 +152,35 @@ RedFn pick(at::ScalarType wt, c10d::ReduceOp::RedOpType op) {
 
 }  // namespace
 
+void check_list(const std::vector<std::vector<at::Tensor>>& lists, int size, const char* who, const char* what,
+                const at::Tensor* like) {
+  TORCH_CHECK(lists.size() == 1 && lists[0].size() == static_cast<std::size_t>(size), "shmem backend: ", who,
+              ": expects one list of ", size, " ", what, " tensors");
+  if (like == nullptr) return;
+  for (const at::Tensor& t : lists[0]) {
+    check_tensor(t, who);
+    TORCH_CHECK(t.numel() == like->numel() && t.scalar_type() == like->scalar_type(), "shmem backend: ", who,
+                ": every ", what, " tensor must have the size and dtype of the ", what[0] == 'i' ? "output" : "input");
+  }
+}
+
+void check_base(const at::Tensor& big, const at::Tensor& part, int size, const char* who, const char* big_name,
+                const char* part_name) {
+  check_tensor(big, who);
+  check_tensor(part, who);
+  TORCH_CHECK(big.numel() == part.numel() * size && big.scalar_type() == part.scalar_type(), "shmem backend: ", who,
+              ": the ", big_name, " must hold group size times the ", part_name, ", of its dtype");
+}
+
+void check_alltoall(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs, int size) {
+  TORCH_CHECK(outputs.size() == static_cast<std::size_t>(size) && inputs.size() == static_cast<std::size_t>(size),
+              "shmem backend: alltoall: expects ", size, " input and ", size, " output tensors");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    check_tensor(inputs[i], "alltoall");
+    check_tensor(outputs[i], "alltoall");
+  }
+}
+
 const char* op_name(c10d::ReduceOp::RedOpType op) {
   switch (op) {
     case c10d::ReduceOp::SUM: return "SUM";
@@ -340,13 +369,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::allgather(std::vector<std::vec
                                                             std::vector<at::Tensor>& inputs,
                                                             const c10d::AllgatherOptions&) {
   const at::Tensor& in = single(inputs, "allgather");
-  TORCH_CHECK(outputs.size() == 1 && outputs[0].size() == static_cast<std::size_t>(size_),
-              "shmem backend: allgather: expects one list of ", size_, " output tensors");
-  for (const at::Tensor& o : outputs[0]) {
-    check_tensor(o, "allgather");
-    TORCH_CHECK(o.numel() == in.numel() && o.scalar_type() == in.scalar_type(),
-                "shmem backend: allgather: every output tensor must have the input's size and dtype");
-  }
+  check_list(outputs, size_, "allgather", "output", &in);
   const at::Tensor src = in.contiguous();
   const std::size_t bytes = static_cast<std::size_t>(in.numel()) * in.element_size();
   scatter_blocks(gather_staged(src.data_ptr(), bytes), bytes, outputs[0]);
@@ -355,10 +378,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::allgather(std::vector<std::vec
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::_allgather_base(at::Tensor& output, at::Tensor& input,
                                                                   const c10d::AllgatherOptions&) {
-  check_tensor(input, "_allgather_base");
-  check_tensor(output, "_allgather_base");
-  TORCH_CHECK(output.numel() == input.numel() * size_ && output.scalar_type() == input.scalar_type(),
-              "shmem backend: _allgather_base: the output must hold world_size times the input, of its dtype");
+  check_base(output, input, size_, "_allgather_base", "output", "input");
   at::Tensor src = input.contiguous();
   bool back = false;
   at::Tensor flat = flat_of(output, back);
@@ -377,8 +397,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::gather(std::vector<std::vector
   const std::size_t bytes = static_cast<std::size_t>(in.numel()) * in.element_size();
   const char* staged = gather_staged(src.data_ptr(), bytes);
   if (rank_ == opts.rootRank) {
-    TORCH_CHECK(outputs.size() == 1 && outputs[0].size() == static_cast<std::size_t>(size_),
-                "shmem backend: gather: the root expects one list of ", size_, " output tensors");
+    check_list(outputs, size_, "gather", "output", nullptr);
     scatter_blocks(staged, bytes, outputs[0]);
   }
   return done(c10d::OpType::GATHER, outputs.empty() ? std::vector<at::Tensor>{} : outputs[0]);
@@ -392,8 +411,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::scatter(std::vector<at::Tensor
   // The root's tensors, concatenated, are broadcast; every rank keeps its own block.
   at::Tensor all = at::empty({size_, out.numel()}, out.options().memory_format(at::MemoryFormat::Contiguous));
   if (rank_ == opts.rootRank) {
-    TORCH_CHECK(inputs.size() == 1 && inputs[0].size() == static_cast<std::size_t>(size_),
-                "shmem backend: scatter: the root expects one list of ", size_, " input tensors");
+    check_list(inputs, size_, "scatter", "input", nullptr);
     for (int r = 0; r < size_; ++r) all[r].copy_(inputs[0][r].reshape(-1));
   }
   std::vector<at::Tensor> one{all};
@@ -408,14 +426,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::reduce_scatter(std::vector<at:
                                                                  std::vector<std::vector<at::Tensor>>& inputs,
                                                                  const c10d::ReduceScatterOptions& opts) {
   const at::Tensor& out = single(outputs, "reduce_scatter");
-  TORCH_CHECK(inputs.size() == 1 && inputs[0].size() == static_cast<std::size_t>(size_),
-              "shmem backend: reduce_scatter: expects one list of ", size_, " input tensors");
+  check_list(inputs, size_, "reduce_scatter", "input", &out);
   at::Tensor all = at::empty({size_, out.numel()}, out.options().memory_format(at::MemoryFormat::Contiguous));
-  for (int r = 0; r < size_; ++r) {
-    TORCH_CHECK(inputs[0][r].numel() == out.numel() && inputs[0][r].scalar_type() == out.scalar_type(),
-                "shmem backend: reduce_scatter: every input tensor must have the output's size and dtype");
-    all[r].copy_(inputs[0][r].reshape(-1));
-  }
+  for (int r = 0; r < size_; ++r) all[r].copy_(inputs[0][r].reshape(-1));
   allreduce_flat(all.view(-1), opts.reduceOp, "reduce_scatter");
   out.copy_(all[rank_].view(out.sizes()));
   return done(c10d::OpType::REDUCE_SCATTER, outputs);
@@ -423,10 +436,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::reduce_scatter(std::vector<at:
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
                                                                        const c10d::ReduceScatterOptions& opts) {
-  check_tensor(input, "_reduce_scatter_base");
-  check_tensor(output, "_reduce_scatter_base");
-  TORCH_CHECK(input.numel() == output.numel() * size_ && output.scalar_type() == input.scalar_type(),
-              "shmem backend: _reduce_scatter_base: the input must hold world_size times the output, of its dtype");
+  check_base(input, output, size_, "_reduce_scatter_base", "input", "output");
   at::Tensor all = input.clone(at::MemoryFormat::Contiguous).view({size_, output.numel()});
   allreduce_flat(all.view(-1), opts.reduceOp, "_reduce_scatter_base");
   output.copy_(all[rank_].view(output.sizes()));
@@ -490,12 +500,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::alltoall_base(at::Tensor& outp
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::alltoall(std::vector<at::Tensor>& outputs,
                                                            std::vector<at::Tensor>& inputs,
                                                            const c10d::AllToAllOptions&) {
-  TORCH_CHECK(outputs.size() == static_cast<std::size_t>(size_) && inputs.size() == static_cast<std::size_t>(size_),
-              "shmem backend: alltoall: expects ", size_, " input and ", size_, " output tensors");
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    check_tensor(inputs[i], "alltoall");
-    check_tensor(outputs[i], "alltoall");
-  }
+  check_alltoall(outputs, inputs, size_);
   exchange_blocks(outputs, inputs, false);
   return done(c10d::OpType::ALLTOALL, outputs);
 }

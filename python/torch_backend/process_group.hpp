@@ -44,6 +44,14 @@ void check_root(std::int64_t root, int size, const char* who);
 std::vector<at::Tensor> split_rows(const at::Tensor& t, const std::vector<std::int64_t>& given, int size,
                                    const char* which);
 const char* op_name(c10d::ReduceOp::RedOpType op);
+// `lists`: one list of `size` tensors (`what`: "input" or "output"), each dense on the CPU with
+// the numel and dtype of `like` when given.
+void check_list(const std::vector<std::vector<at::Tensor>>& lists, int size, const char* who, const char* what,
+                const at::Tensor* like);
+// `big` holds `size` times `part`, of its dtype (the _base forms).
+void check_base(const at::Tensor& big, const at::Tensor& part, int size, const char* who, const char* big_name,
+                const char* part_name);
+void check_alltoall(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs, int size);
 // In place: t /= n (integers: truncated), for ReduceOp.AVG.
 void divide(const at::Tensor& t, int n);
 
@@ -69,30 +77,7 @@ class ProcessGroupShmem : public GroupBase {
   ProcessGroupShmem(int rank, int size, int group_id);
   ~ProcessGroupShmem() override;
 
-  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
-                                           const c10d::BroadcastOptions& opts = c10d::BroadcastOptions()) override;
-  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
-                                           std::vector<at::Tensor>& inputs,
-                                           const c10d::AllgatherOptions& opts = c10d::AllgatherOptions()) override;
-  c10::intrusive_ptr<c10d::Work> _allgather_base(
-      at::Tensor& output, at::Tensor& input, const c10d::AllgatherOptions& opts = c10d::AllgatherOptions()) override;
-  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
-                                        const c10d::GatherOptions& opts = c10d::GatherOptions()) override;
-  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
-                                         const c10d::ScatterOptions& opts = c10d::ScatterOptions()) override;
-  c10::intrusive_ptr<c10d::Work> reduce_scatter(
-      std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
-      const c10d::ReduceScatterOptions& opts = c10d::ReduceScatterOptions()) override;
-  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(
-      at::Tensor& output, at::Tensor& input,
-      const c10d::ReduceScatterOptions& opts = c10d::ReduceScatterOptions()) override;
-  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
-                                               std::vector<std::int64_t>& output_splits,
-                                               std::vector<std::int64_t>& input_splits,
-                                               const c10d::AllToAllOptions& opts = c10d::AllToAllOptions()) override;
-  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
-                                          const c10d::AllToAllOptions& opts = c10d::AllToAllOptions()) override;
-  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts = c10d::BarrierOptions()) override;
+  SHMEM_TORCH_COLLECTIVES
 
  private:
   // In place over every rank: `flat` is a contiguous 1-D tensor.

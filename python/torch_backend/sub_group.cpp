@@ -103,15 +103,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::allgather(std::vector<std::
                                                                std::vector<at::Tensor>& inputs,
                                                                const c10d::AllgatherOptions&) {
   const at::Tensor& in = single(inputs, "allgather");
-  TORCH_CHECK(outputs.size() == 1 && outputs[0].size() == static_cast<std::size_t>(size_),
-              "shmem backend: allgather: expects one list of ", size_, " output tensors");
+  check_list(outputs, size_, "allgather", "output", &in);
   std::vector<at::Tensor> to(size_, in.contiguous()), from(size_);
-  for (int r = 0; r < size_; ++r) {
-    check_tensor(outputs[0][r], "allgather");
-    TORCH_CHECK(outputs[0][r].numel() == in.numel() && outputs[0][r].scalar_type() == in.scalar_type(),
-                "shmem backend: allgather: every output tensor must have the input's size and dtype");
-    from[r] = landing(outputs[0][r]);
-  }
+  for (int r = 0; r < size_; ++r) from[r] = landing(outputs[0][r]);
   exchange(to, from);
   from[rank_].view(-1).copy_(to[rank_].view(-1));
   for (int r = 0; r < size_; ++r) land(outputs[0][r], from[r]);
@@ -120,10 +114,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::allgather(std::vector<std::
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::_allgather_base(at::Tensor& output, at::Tensor& input,
                                                                      const c10d::AllgatherOptions&) {
-  check_tensor(input, "_allgather_base");
-  check_tensor(output, "_allgather_base");
-  TORCH_CHECK(output.numel() == input.numel() * size_ && output.scalar_type() == input.scalar_type(),
-              "shmem backend: _allgather_base: the output must hold group size times the input, of its dtype");
+  check_base(output, input, size_, "_allgather_base", "output", "input");
   const at::Tensor flat = landing(output);
   std::vector<at::Tensor> outs = split_rows(flat.view(-1), {}, size_, "output");
   std::vector<at::Tensor> to(size_, input.contiguous().view(-1));
@@ -145,8 +136,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::gather(std::vector<std::vec
     exchange(to, from);
     return done_work(c10d::OpType::GATHER, {});
   }
-  TORCH_CHECK(outputs.size() == 1 && outputs[0].size() == static_cast<std::size_t>(size_),
-              "shmem backend: gather: the root expects one list of ", size_, " output tensors");
+  check_list(outputs, size_, "gather", "output", nullptr);
   for (int r = 0; r < size_; ++r) from[r] = r == rank_ ? at::Tensor() : landing(outputs[0][r]);
   exchange(to, from);
   for (int r = 0; r < size_; ++r) {
@@ -167,8 +157,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::scatter(std::vector<at::Ten
   const int root = static_cast<int>(opts.rootRank);
   std::vector<at::Tensor> to(size_), from(size_);
   if (rank_ == root) {
-    TORCH_CHECK(inputs.size() == 1 && inputs[0].size() == static_cast<std::size_t>(size_),
-                "shmem backend: scatter: the root expects one list of ", size_, " input tensors");
+    check_list(inputs, size_, "scatter", "input", nullptr);
     for (int r = 0; r < size_; ++r) to[r] = inputs[0][r].contiguous();
     exchange(to, from);
     out.copy_(to[rank_].view(out.sizes()));
@@ -184,12 +173,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::reduce_scatter(std::vector<
                                                                     std::vector<std::vector<at::Tensor>>& inputs,
                                                                     const c10d::ReduceScatterOptions& opts) {
   const at::Tensor& out = single(outputs, "reduce_scatter");
-  TORCH_CHECK(inputs.size() == 1 && inputs[0].size() == static_cast<std::size_t>(size_),
-              "shmem backend: reduce_scatter: expects one list of ", size_, " input tensors");
+  check_list(inputs, size_, "reduce_scatter", "input", &out);
   std::vector<at::Tensor> to(size_), parts(size_);
   for (int r = 0; r < size_; ++r) {
-    TORCH_CHECK(inputs[0][r].numel() == out.numel() && inputs[0][r].scalar_type() == out.scalar_type(),
-                "shmem backend: reduce_scatter: every input tensor must have the output's size and dtype");
     to[r] = inputs[0][r].contiguous();
     parts[r] = r == rank_ ? to[r] : at::empty_like(to[r]);
   }
@@ -200,10 +186,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::reduce_scatter(std::vector<
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
                                                                           const c10d::ReduceScatterOptions& opts) {
-  check_tensor(input, "_reduce_scatter_base");
-  check_tensor(output, "_reduce_scatter_base");
-  TORCH_CHECK(input.numel() == output.numel() * size_ && output.scalar_type() == input.scalar_type(),
-              "shmem backend: _reduce_scatter_base: the input must hold group size times the output, of its dtype");
+  check_base(input, output, size_, "_reduce_scatter_base", "input", "output");
   std::vector<at::Tensor> to = split_rows(input.contiguous().view(-1), {}, size_, "input"), parts(size_);
   for (int r = 0; r < size_; ++r) parts[r] = r == rank_ ? to[r] : at::empty_like(to[r]);
   exchange(to, parts);
@@ -230,12 +213,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::alltoall_base(at::Tensor& o
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmemSub::alltoall(std::vector<at::Tensor>& outputs,
                                                               std::vector<at::Tensor>& inputs,
                                                               const c10d::AllToAllOptions&) {
-  TORCH_CHECK(outputs.size() == static_cast<std::size_t>(size_) && inputs.size() == static_cast<std::size_t>(size_),
-              "shmem backend: alltoall: expects ", size_, " input and ", size_, " output tensors");
+  check_alltoall(outputs, inputs, size_);
   std::vector<at::Tensor> to(size_), from(size_);
   for (int r = 0; r < size_; ++r) {
-    check_tensor(inputs[r], "alltoall");
-    check_tensor(outputs[r], "alltoall");
     to[r] = inputs[r].contiguous();
     from[r] = landing(outputs[r]);
   }
