@@ -7,8 +7,8 @@ faster). Rank 0 prints the table.
     python3 -m torch.distributed.run --redirects 1 --tee 1 --nproc_per_node=2 bench/torch_vs_gloo.py
     python3 -m torch.distributed.run --redirects 1 --tee 1 --nproc_per_node=4 bench/torch_vs_gloo.py --max 1M
 
-Options: --max BYTES (64M), --rounds N (5), --budget SECONDS (target time per size and backend
-per round, 0.05).
+Options: --min BYTES (8), --max BYTES (64M), --ops (all_reduce,all_gather,all_to_all,broadcast),
+--rounds N (5), --budget SECONDS (target time per size and backend per round, 0.05).
 """
 import argparse
 import statistics
@@ -26,7 +26,9 @@ def size_arg(text):
 
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--min", type=size_arg, default=8)
 parser.add_argument("--max", type=size_arg, default=64 << 20)
+parser.add_argument("--ops", default="all_reduce,all_gather,all_to_all,broadcast")
 parser.add_argument("--rounds", type=int, default=5)
 parser.add_argument("--budget", type=float, default=0.05)
 args = parser.parse_args()
@@ -71,10 +73,13 @@ def iterations(call, group):
 sizes = []
 s = 8
 while s <= args.max:
+    if s < args.min:
+        s *= 4 if s < (1 << 20) else 2
+        continue
     sizes.append(s)
     s *= 4 if s < (1 << 20) else 2
 rows = []
-for name in ("all_reduce", "all_gather", "all_to_all", "broadcast"):
+for name in args.ops.split(","):
     for nbytes in sizes:
         call = ops(nbytes)[name]
         call(None)

@@ -92,27 +92,41 @@ except ImportError as _e:  # built without libtorch-dev, or a torch the extensio
 HAVE_BACKEND = _c10d is not None
 
 
-def _create_process_group(store, rank, world_size, timeout):
-    """torch.distributed's creator for backend "shmem" (``init_process_group("shmem")``):
-    initialises shmem if needed -- through the launcher's variables under oshrun or mpirun,
-    otherwise through the process group's own store -- and returns the world group."""
+def _create_process_group(opts, pg_options=None):
+    """torch.distributed's creator for backend "shmem" (its extended form: the options carry the
+    group's world ranks and name). A group of every rank (``init_process_group("shmem")``, or
+    ``new_group`` of all ranks) initialises shmem if needed -- through the launcher's variables
+    under oshrun or mpirun, otherwise through the process group's own store -- and runs on the
+    library's world-team collectives; ``new_group(ranks)`` of some ranks, created on its members
+    only, sends messages between them (sub_group.hpp)."""
+    store, rank, world_size = opts.store, opts.group_rank, opts.group_size
+    ranks = list(opts.global_ranks_in_group)
+    try:
+        group_id = int(opts.group_id) if ranks else 0  # torch numbers groups in creation order
+    except ValueError:
+        raise ShmemValueError(-1, f"backend 'shmem': the group name {opts.group_id!r} is not torch's number of "
+                                  "the group: do not name groups (group_name is deprecated)") from None
+    if ranks and _core.initialized() and ranks != list(range(_core.n_pes())):
+        return _c10d.ProcessGroupShmemSub(rank, world_size, ranks, group_id)
     if not _core.initialized():
         if _core.finalized():
             raise ShmemError(-5, "init_process_group('shmem') after shmem.finalize(): the library supports one "
                                  "init/finalize cycle per process")
+        if ranks and ranks != list(range(len(ranks))):
+            raise ShmemValueError(-1, "backend 'shmem': new_group(ranks) of some ranks needs shmem initialised "
+                                      "first (init_process_group('shmem'), or any shmem call)")
         if _os.environ.get("SHMEM_NPES") or _os.environ.get("OMPI_COMM_WORLD_SIZE"):
             _core.init()
         else:
             _bootstrap.join(store, rank, world_size, "the process group's store")
     if (_core.my_pe(), _core.n_pes()) != (rank, world_size):
         raise ShmemValueError(-1, f"backend 'shmem': rank {rank} of {world_size} is not shmem's PE {_core.my_pe()} "
-                                  f"of {_core.n_pes()}: only groups of every PE in PE order are supported "
-                                  "(new_group with a subset of the ranks is not)")
-    return _c10d.ProcessGroupShmem(rank, world_size)
+                                  f"of {_core.n_pes()}: a group of every PE must number them as shmem does")
+    return _c10d.ProcessGroupShmem(rank, world_size, group_id)
 
 
 if HAVE_BACKEND and not hasattr(_dist.Backend, "SHMEM"):
-    _dist.Backend.register_backend("shmem", _create_process_group)
+    _dist.Backend.register_backend("shmem", _create_process_group, extended_api=True)
 
 # ---- handles after torch.distributed._symmetric_memory (torch_symm.py) -----------------------------
 from .torch_symm import (  # noqa: E402

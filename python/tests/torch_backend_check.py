@@ -160,6 +160,20 @@ flat_in = torch.cat(ins)
 want = torch.zeros(sum(out_splits))
 dist.all_to_all_single(want, flat_in, out_splits, in_splits, group=gloo)
 same("all_to_all (list)", torch.cat(outs), want)
+for rows in ((70000, 70000), (100000, 3)):  # blocks of 1 MiB: each rank puts them (the direct path)
+    in_splits = [rows[(me + j) % 2] for j in range(n)]
+    out_splits = [rows[(i + me) % 2] for i in range(n)]
+    x = sample(torch.float32, (sum(in_splits), 4))
+    a = torch.zeros(sum(out_splits), 4)
+    b = torch.zeros_like(a)
+    dist.all_to_all_single(a, x, out_splits, in_splits)
+    dist.all_to_all_single(b, x, out_splits, in_splits, group=gloo)
+    same(f"all_to_all_single {rows}", a, b)
+x = sample(torch.float32, (n * 70000, 4))
+a, b = torch.zeros_like(x), torch.zeros_like(x)
+dist.all_to_all_single(a, x)
+dist.all_to_all_single(b, x, group=gloo)
+same("all_to_all_single large, even", a, b)
 ok("all_to_all_single, all_to_all")
 
 # ---- send/recv around a ring (small and larger than one 256 KiB mailbox slot), barrier ---------------
@@ -180,6 +194,129 @@ req.wait()
 same("isend/irecv", got, torch.tensor([(me - 1) % n]))
 dist.barrier()
 ok("send/recv, isend/irecv, barrier")
+
+# ---- isend/irecv of any size, every rank sending before it receives (no deadlock) ---------------------
+msgs = [(3 << 20) + 5, 7, 0, 600000]  # elements: several mailbox slots, small, empty, in between
+peers = [(me + 1) % n, (me - 1) % n]
+sends = [dist.isend((torch.arange(k) + 100 * me + i).to(torch.float32), p) for i, k in enumerate(msgs) for p in peers]
+recvd = [(torch.zeros(k), p, i) for i, k in enumerate(msgs) for p in peers[::-1]]
+recvs = [dist.irecv(t, p) for t, p, _ in recvd]
+for w in recvs + sends:
+    w.wait()
+for t, p, i in recvd:
+    same(f"isend/irecv {t.numel()} from {p}", t, (torch.arange(t.numel()) + 100 * p + i).to(torch.float32))
+strided = torch.zeros(8, 2)[:, 0]  # a receive into a non-contiguous tensor
+src = torch.arange(8, dtype=torch.float32) + me
+w = dist.isend(src, (me + 1) % n)
+dist.recv(strided, (me - 1) % n)
+w.wait()
+same("recv into a strided view", strided, torch.arange(8, dtype=torch.float32) + (me - 1) % n)
+ok("isend/irecv of any size both ways")
+
+# ---- ReduceOp.AVG (gloo 1.13 has none): the reference is gloo's gathered values, averaged ---------
+for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64):
+    x = sample(dtype, (1001,))
+    a = x.clone()
+    dist.all_reduce(a, dist.ReduceOp.AVG)
+    total = torch.stack(gathered(x)).to(torch.float64 if dtype == torch.float64 else torch.float32).sum(0)
+    want = total.div(n, rounding_mode="trunc").to(dtype) if dtype == torch.int64 else (total / n).to(dtype)
+    same(f"all_reduce AVG {dtype}", a, want)
+ok("all_reduce AVG")
+
+
+# ---- groups: new_group of every rank, and of some ranks (members only), against gloo's groups ----------
+def check_group(ranks, tag):
+    """The collectives and send/recv of new_group(ranks) with the shmem backend against the gloo
+    group of the same ranks (every rank creates both, as torch requires; members run them)."""
+    sg = dist.new_group(ranks, backend="shmem")
+    gg = dist.new_group(ranks, backend="gloo")
+    if me not in ranks:
+        return
+    k, gme = len(ranks), ranks.index(me)
+    for opname in ("SUM", "MAX", "PRODUCT"):
+        x = sample(torch.float32, (3, 7))
+        a, b = x.clone(), x.clone()
+        dist.all_reduce(a, OPS[opname], group=sg)
+        dist.all_reduce(b, OPS[opname], group=gg)
+        same(f"{tag} all_reduce {opname}", a, b)
+    x = sample(torch.int32, (100003,))
+    a, b = x.clone(), x.clone()
+    dist.all_reduce(a, dist.ReduceOp.BXOR, group=sg)
+    dist.all_reduce(b, dist.ReduceOp.BXOR, group=gg)
+    same(f"{tag} all_reduce BXOR int32", a, b)
+    x = sample(torch.float32, (8,))
+    a = x.clone()
+    dist.all_reduce(a, dist.ReduceOp.AVG, group=sg)
+    b = x.clone()
+    dist.all_reduce(b, group=gg)
+    same(f"{tag} all_reduce AVG", a, b / k)
+    for root in (ranks[0], ranks[-1]):
+        x = sample(torch.int64, (2, 300))
+        a, b = x.clone(), x.clone()
+        dist.broadcast(a, root, group=sg)
+        dist.broadcast(b, root, group=gg)
+        same(f"{tag} broadcast from {root}", a, b)
+        x = sample(torch.int64, (9,))
+        a, b = x.clone(), x.clone()
+        dist.reduce(a, root, dist.ReduceOp.SUM, group=sg)
+        dist.reduce(b, root, dist.ReduceOp.SUM, group=gg)
+        if me == root:
+            same(f"{tag} reduce to {root}", a, b)
+        x = sample(torch.float32, (5,))
+        outs_a = [torch.zeros(5) for _ in range(k)] if me == root else None
+        outs_b = [torch.zeros(5) for _ in range(k)] if me == root else None
+        dist.gather(x, outs_a, root, group=sg)
+        dist.gather(x, outs_b, root, group=gg)
+        if me == root:
+            same(f"{tag} gather to {root}", outs_a, outs_b)
+        ins = [sample(torch.float32, (3,)) for _ in range(k)] if me == root else None
+        a, b = torch.zeros(3), torch.zeros(3)
+        dist.scatter(a, ins, root, group=sg)
+        dist.scatter(b, ins, root, group=gg)
+        same(f"{tag} scatter from {root}", a, b)
+    x = sample(torch.float32, (6,))
+    outs_a, outs_b = [torch.zeros(6) for _ in range(k)], [torch.zeros(6) for _ in range(k)]
+    dist.all_gather(outs_a, x, group=sg)
+    dist.all_gather(outs_b, x, group=gg)
+    same(f"{tag} all_gather", outs_a, outs_b)
+    flat = torch.zeros(k * 6)
+    dist._all_gather_base(flat, x, group=sg)
+    same(f"{tag} _all_gather_base", flat, torch.cat(outs_b))
+    ins = [sample(torch.int64, (4,)) for _ in range(k)]
+    out = torch.zeros(4, dtype=torch.int64)
+    dist.reduce_scatter(out, ins, group=sg)
+    want = torch.cat(ins)
+    dist.all_reduce(want, group=gg)
+    same(f"{tag} reduce_scatter", out, want[4 * gme:4 * gme + 4])
+    out2 = torch.zeros(4, dtype=torch.int64)
+    dist._reduce_scatter_base(out2, torch.cat(ins), group=sg)
+    same(f"{tag} _reduce_scatter_base", out2, want[4 * gme:4 * gme + 4])
+    in_splits = [(gme + j) % 3 + 1 for j in range(k)]
+    out_splits = [(i + gme) % 3 + 1 for i in range(k)]
+    x = sample(torch.float32, (sum(in_splits), 2))
+    a, b = torch.zeros(sum(out_splits), 2), torch.zeros(sum(out_splits), 2)
+    dist.all_to_all_single(a, x, out_splits, in_splits, group=sg)
+    dist.all_to_all_single(b, x, out_splits, in_splits, group=gg)
+    same(f"{tag} all_to_all_single uneven", a, b)
+    ins = [sample(torch.float32, (in_splits[j],)) for j in range(k)]
+    outs_a = [torch.zeros(out_splits[i]) for i in range(k)]
+    dist.all_to_all(outs_a, ins, group=sg)
+    want = torch.zeros(sum(out_splits))
+    dist.all_to_all_single(want, torch.cat(ins), out_splits, in_splits, group=gg)
+    same(f"{tag} all_to_all (list)", torch.cat(outs_a), want)
+    nxt, prv = ranks[(gme + 1) % k], ranks[(gme - 1) % k]
+    got = torch.zeros(300000)
+    w = dist.isend(torch.arange(300000, dtype=torch.float32) + me, nxt, group=sg)
+    dist.recv(got, prv, group=sg)
+    w.wait()
+    same(f"{tag} send/recv", got, torch.arange(300000, dtype=torch.float32) + prv)
+    dist.barrier(group=sg)
+
+
+check_group(list(range(n)), "new_group(every rank)")
+check_group(list(range(0, n, 2)), f"new_group({list(range(0, n, 2))})")
+check_group(list(range(1, n)), f"new_group({list(range(1, n))})")
+ok("groups of every rank and of some ranks")
 
 # ---- async handles and futures (DDP's gradient hooks wait on the future) ------------------------------
 a = torch.ones(3) * (me + 1)

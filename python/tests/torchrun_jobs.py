@@ -26,13 +26,16 @@ def free_port():
         return s.getsockname()[1]
 
 
-def torchrun(tmp_path, body, nproc, *opts, timeout=240, **env):
-    """Run `body` under torchrun with `nproc` workers; return (status, {rank: stdout lines}, stderr)."""
-    script = tmp_path / "job.py"
-    script.write_text(textwrap.dedent(body))
+def torchrun(tmp_path, body, nproc, *opts, timeout=240, script=True, **env):
+    """Run `body` under torchrun with `nproc` workers; return (status, {rank: stdout lines}, stderr).
+    script=False: no Python script, `opts` end with the program to start."""
+    job = []
+    if script:
+        job = [str(tmp_path / "job.py")]
+        (tmp_path / "job.py").write_text(textwrap.dedent(body))
     logs = tmp_path / "logs"
     cmd = [sys.executable, "-m", "torch.distributed.run", *WORKAROUND, "--log_dir", str(logs),
-           f"--nproc_per_node={nproc}", *opts, str(script)]
+           f"--nproc_per_node={nproc}", *opts, *job]
     # A session of its own: on a timeout the agent and its workers all go (the workers would
     # outlive a killed agent).
     proc = subprocess.Popen(cmd, env=job_env(OMP_NUM_THREADS="1", **env), stdout=subprocess.PIPE,
@@ -121,8 +124,9 @@ def test_torchrun_failure_on_rank_1(tmp_path):
 def test_backend_against_gloo(tmp_path, nproc):
     """dist.init_process_group("shmem"): every collective of the backend (all_reduce with every
     op and dtype, broadcast, reduce, all_gather(_base), gather, scatter, reduce_scatter(_base),
-    all_to_all(_single), send/recv, barrier, futures) against gloo's results on the same
-    inputs; torch_backend_check.py asserts each and prints ALL OK."""
+    all_to_all(_single), send/recv, barrier, futures; isend/irecv of any size both ways, AVG;
+    new_group of every rank and of some ranks) against gloo's results on the same inputs;
+    torch_backend_check.py asserts each and prints ALL OK."""
     pytest.importorskip("shmem._c10d", reason="the backend extension was not built (libtorch-dev missing)")
     check_script = os.path.join(os.path.dirname(__file__), "torch_backend_check.py")
     with open(check_script) as f:
@@ -131,3 +135,52 @@ def test_backend_against_gloo(tmp_path, nproc):
     assert status == 0, text
     for r in range(nproc):
         assert lines.get(r, [])[-1:] == ["ALL OK"], text
+
+
+@pytest.mark.parametrize("nproc", [2, 4])
+@pytest.mark.parametrize("example", ["torch_ddp", "torch_moe", "torch_tensor_parallel"])
+def test_examples(tmp_path, example, nproc):
+    """The PyTorch examples (examples/python/torch_*.py) under torchrun, as their docstrings
+    say to start them: each checks itself against one process and prints VERIFIED on rank 0."""
+    pytest.importorskip("shmem._c10d", reason="the backend extension was not built (libtorch-dev missing)")
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python", f"{example}.py")
+    with open(script) as f:
+        body = f.read()
+    status, lines, text = torchrun(tmp_path, body, nproc, f"--master_port={free_port()}")
+    assert status == 0, text
+    assert any(l.endswith(": VERIFIED") and f"on {nproc} PEs" in l for l in lines.get(0, [])), text
+
+
+C_JOB = r"""
+#include <shmem.h>
+#include <stdio.h>
+int main(void) {
+  static long src, dst;
+  shmem_init();
+  src = shmem_my_pe() + 1;
+  shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &dst, &src, 1);
+  printf("RESULT pe=%d npes=%d sum=%ld\n", shmem_my_pe(), shmem_n_pes(), dst);
+  fflush(stdout);
+  shmem_finalize();
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("nproc", [2, 4])
+def test_c_program(tmp_path, nproc):
+    """A C program under torchrun (--no_python): torchrun's agent holds MASTER_PORT, so rank 0
+    starts the bootstrap store on a port of its own and publishes its unique ID in the agent's
+    TCPStore (src/bootstrap/torch_store.hpp); nobody tries to listen on MASTER_PORT."""
+    oshcc = os.path.join(os.path.dirname(os.environ["SHMEM_PY_OSHRUN"]), "oshcc")
+    (tmp_path / "job.c").write_text(C_JOB)
+    subprocess.run([oshcc, "-o", str(tmp_path / "job"), str(tmp_path / "job.c")], check=True)
+    status, lines, text = torchrun(tmp_path, "", nproc, f"--master_port={free_port()}", "--no_python",
+                                   str(tmp_path / "job"), script=False, SHMEM_LOG_LEVEL="INFO")
+    assert status == 0, text
+    want = nproc * (nproc + 1) // 2
+    for r in range(nproc):
+        assert [l for l in lines.get(r, []) if l.startswith("RESULT")] == [f"RESULT pe={r} npes={nproc} sum={want}"], text
+    assert "Address already in use" not in text and "cannot listen" not in text, text
+    assert "SHMEM_JOB_SECRET" not in text, text  # rank 0 made a random secret
+    assert f"bootstrap: torchrun (agent store), PE 0 of {nproc}" in text, text

@@ -3,6 +3,7 @@
 #include <torch/csrc/utils/pybind.h>
 
 #include "process_group.hpp"
+#include "sub_group.hpp"
 
 namespace py = pybind11;
 
@@ -11,6 +12,16 @@ PYBIND11_MODULE(_c10d, m) {
   py::object base = py::module_::import("torch.distributed").attr("ProcessGroup");
   py::class_<shmem_torch::ProcessGroupShmem, c10::intrusive_ptr<shmem_torch::ProcessGroupShmem>>(m, "ProcessGroupShmem",
                                                                                                  base)
-      .def(py::init([](int rank, int size) { return c10::make_intrusive<shmem_torch::ProcessGroupShmem>(rank, size); }),
-           py::arg("rank"), py::arg("size"), py::call_guard<py::gil_scoped_release>());
+      .def(py::init([](int rank, int size, int group_id) {
+             return c10::make_intrusive<shmem_torch::ProcessGroupShmem>(rank, size, group_id);
+           }),
+           py::arg("rank"), py::arg("size"), py::arg("group_id") = 0, py::call_guard<py::gil_scoped_release>());
+  py::class_<shmem_torch::ProcessGroupShmemSub, c10::intrusive_ptr<shmem_torch::ProcessGroupShmemSub>>(
+      m, "ProcessGroupShmemSub", base)
+      .def(py::init([](int rank, int size, std::vector<int> world_ranks, int group_id) {
+             return c10::make_intrusive<shmem_torch::ProcessGroupShmemSub>(rank, size, std::move(world_ranks),
+                                                                           group_id);
+           }),
+           py::arg("rank"), py::arg("size"), py::arg("world_ranks"), py::arg("group_id"),
+           py::call_guard<py::gil_scoped_release>());
 }

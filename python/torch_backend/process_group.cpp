@@ -15,6 +15,9 @@ namespace shmem_torch {
 
 namespace {
 
+// Pairs of send/recv channels for groups other than the default one (group ids modulo this).
+constexpr int kSubGroupChannels = 16;
+
 // A finished operation: torch's callers wait on it, or on its future (DDP's gradient hooks).
 class DoneWork : public c10d::Work {
  public:
@@ -40,6 +43,8 @@ c10::intrusive_ptr<c10d::Work> done(c10d::OpType op, std::vector<at::Tensor> res
   return done_work(op, std::move(result));
 }
 
+}  // namespace
+
 void check_tensor(const at::Tensor& t, const char* who) {
   TORCH_CHECK(t.device().is_cpu(), "shmem backend: ", who, ": tensors must be on the CPU (got one on ", t.device(),
               ")");
@@ -55,6 +60,8 @@ const at::Tensor& single(const std::vector<at::Tensor>& ts, const char* who) {
 void check_root(std::int64_t root, int size, const char* who) {
   TORCH_CHECK(root >= 0 && root < size, "shmem backend: ", who, ": root ", root, " is outside 0..", size - 1);
 }
+
+namespace {
 
 void check_rc(int rc, const char* func) {
   TORCH_CHECK(rc == 0, "shmem backend: ", func, " failed with status ", rc, " (the library logs the reason on stderr)");
@@ -143,6 +150,37 @@ RedFn pick(at::ScalarType wt, c10d::ReduceOp::RedOpType op) {
   }
 }
 
+}  // namespace
+
+void check_list(const std::vector<std::vector<at::Tensor>>& lists, int size, const char* who, const char* what,
+                const at::Tensor* like) {
+  TORCH_CHECK(lists.size() == 1 && lists[0].size() == static_cast<std::size_t>(size), "shmem backend: ", who,
+              ": expects one list of ", size, " ", what, " tensors");
+  if (like == nullptr) return;
+  for (const at::Tensor& t : lists[0]) {
+    check_tensor(t, who);
+    TORCH_CHECK(t.numel() == like->numel() && t.scalar_type() == like->scalar_type(), "shmem backend: ", who,
+                ": every ", what, " tensor must have the size and dtype of the ", what[0] == 'i' ? "output" : "input");
+  }
+}
+
+void check_base(const at::Tensor& big, const at::Tensor& part, int size, const char* who, const char* big_name,
+                const char* part_name) {
+  check_tensor(big, who);
+  check_tensor(part, who);
+  TORCH_CHECK(big.numel() == part.numel() * size && big.scalar_type() == part.scalar_type(), "shmem backend: ", who,
+              ": the ", big_name, " must hold group size times the ", part_name, ", of its dtype");
+}
+
+void check_alltoall(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs, int size) {
+  TORCH_CHECK(outputs.size() == static_cast<std::size_t>(size) && inputs.size() == static_cast<std::size_t>(size),
+              "shmem backend: alltoall: expects ", size, " input and ", size, " output tensors");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    check_tensor(inputs[i], "alltoall");
+    check_tensor(outputs[i], "alltoall");
+  }
+}
+
 const char* op_name(c10d::ReduceOp::RedOpType op) {
   switch (op) {
     case c10d::ReduceOp::SUM: return "SUM";
@@ -156,6 +194,50 @@ const char* op_name(c10d::ReduceOp::RedOpType op) {
     default: return "PREMUL_SUM";
   }
 }
+
+void divide(const at::Tensor& t, int n) {
+  if (at::isFloatingType(t.scalar_type())) {
+    t.div_(n);
+  } else {
+    t.div_(n, "trunc");
+  }
+}
+
+std::vector<at::Tensor> split_rows(const at::Tensor& t, const std::vector<std::int64_t>& given, int size,
+                                   const char* which) {
+  std::vector<std::int64_t> rows(size, t.dim() ? t.size(0) / size : 0);
+  if (!given.empty()) {
+    TORCH_CHECK(given.size() == static_cast<std::size_t>(size), "shmem backend: alltoall_base: ", which, " needs ",
+                size, " entries");
+    rows = given;
+  } else {
+    TORCH_CHECK(t.dim() && t.size(0) % size == 0, "shmem backend: alltoall_base: dim 0 of the ", which,
+                " tensor is not divisible by the world size ", size);
+  }
+  std::vector<at::Tensor> parts;
+  std::int64_t at_row = 0;
+  for (std::int64_t r : rows) {
+    parts.push_back(t.narrow(0, at_row, r));
+    at_row += r;
+  }
+  TORCH_CHECK(at_row == (t.dim() ? t.size(0) : 0), "shmem backend: alltoall_base: the ", which, " splits add up to ",
+              at_row, " rows, not ", t.size(0));
+  return parts;
+}
+
+std::shared_ptr<P2p> p2p_engine(bool create) {
+  static std::shared_ptr<P2p> engine;
+  if (engine == nullptr && create) engine = std::make_shared<P2p>(1 + 2 * kSubGroupChannels);
+  return engine;
+}
+
+int collective_channel(int group_id) { return 1 + 2 * ((group_id - 1) % kSubGroupChannels); }
+int p2p_channel(int group_id) { return group_id == 0 ? 0 : collective_channel(group_id) + 1; }
+
+namespace {
+
+// all_to_all blocks from this size on are put by each rank straight into the others' staging.
+constexpr std::size_t kDirectBlockBytes = std::size_t{256} << 10;
 
 constexpr std::size_t kChunkBytes = std::size_t{8} << 20;  // staged per step of a large reduction
 
@@ -190,20 +272,23 @@ char* Staging::ensure(std::size_t bytes) {
 }
 
 // ---- the process group ------------------------------------------------------------------------
-ProcessGroupShmem::ProcessGroupShmem(int rank, int size) : c10d::ProcessGroup(rank, size) {
+ProcessGroupShmem::ProcessGroupShmem(int rank, int size, int group_id)
+    : GroupBase(rank, size, p2p_engine(true), p2p_channel(group_id)) {
   TORCH_CHECK(shmem_my_pe() == rank && shmem_n_pes() == size, "shmem backend: rank ", rank, " of ", size,
               " does not match shmem's PE ", shmem_my_pe(), " of ", shmem_n_pes(),
-              " (only the world group is supported: new_group with a subset of the ranks is not)");
-  init_mailboxes();
+              " (a group of every PE must number them as shmem does)");
 }
+
+ProcessGroupShmem::~ProcessGroupShmem() = default;  // symmetric memory goes with the library
 
 void ProcessGroupShmem::allreduce_flat(const at::Tensor& flat, const c10d::ReduceOp& op, const char* who) {
   const at::ScalarType st = flat.scalar_type();
   const at::ScalarType wt = work_type(st);
-  const RedFn fn = wt == at::ScalarType::Undefined ? nullptr : pick(wt, op.op_);
+  const bool avg = op.op_ == c10d::ReduceOp::AVG;  // the sum, divided before rounding to the dtype
+  const RedFn fn = wt == at::ScalarType::Undefined ? nullptr : pick(wt, avg ? c10d::ReduceOp::SUM : op.op_);
   TORCH_CHECK(fn != nullptr, "shmem backend: ", who, ": ReduceOp.", op_name(op.op_), " on ", st,
-              " is not supported (SUM, PRODUCT, MIN, MAX on float16, bfloat16, float32/64 and integers; BAND, BOR, "
-              "BXOR on integers)");
+              " is not supported (SUM, AVG, PRODUCT, MIN, MAX on float16, bfloat16, float32/64 and integers; BAND, "
+              "BOR, BXOR on integers)");
   const std::int64_t n = flat.numel();
   const std::size_t wsize = at::elementSize(wt);
   const std::int64_t chunk = static_cast<std::int64_t>(std::max<std::size_t>(kChunkBytes / wsize, 1));
@@ -219,6 +304,7 @@ void ProcessGroupShmem::allreduce_flat(const at::Tensor& flat, const c10d::Reduc
       blob(src, m, wt).copy_(part);  // widen exactly
     }
     check_rc(fn(SHMEM_TEAM_WORLD, dst, src, static_cast<std::size_t>(m)), who);
+    if (avg) divide(blob(dst, m, wt), size_);
     if (wt == st) {
       std::memcpy(part.data_ptr(), dst, static_cast<std::size_t>(m) * wsize);
     } else {
@@ -227,36 +313,12 @@ void ProcessGroupShmem::allreduce_flat(const at::Tensor& flat, const c10d::Reduc
   }
 }
 
-void ProcessGroupShmem::allreduce_tensor(const at::Tensor& t, const c10d::ReduceOp& op, const char* who) {
+void ProcessGroupShmem::reduce_in_place(const at::Tensor& t, const c10d::ReduceOp& op, const char* who) {
   check_tensor(t, who);
   bool back = false;
   at::Tensor flat = flat_of(t, back);
   allreduce_flat(flat, op, who);
   if (back) t.copy_(flat.view(t.sizes()));
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::allreduce(std::vector<at::Tensor>& tensors,
-                                                            const c10d::AllreduceOptions& opts) {
-  allreduce_tensor(single(tensors, "allreduce"), opts.reduceOp, "allreduce");
-  return done(c10d::OpType::ALLREDUCE, tensors);
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::allreduce_coalesced(std::vector<at::Tensor>& tensors,
-                                                                      const c10d::AllreduceCoalescedOptions& opts) {
-  for (const at::Tensor& t : tensors) allreduce_tensor(t, opts.reduceOp, "allreduce_coalesced");
-  return done(c10d::OpType::ALLREDUCE_COALESCED, tensors);
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::reduce(std::vector<at::Tensor>& tensors,
-                                                         const c10d::ReduceOptions& opts) {
-  // Every rank gets the result; torch only promises it on the root, so this is a valid reduce.
-  const at::Tensor& t = single(tensors, "reduce");
-  check_root(opts.rootRank, size_, "reduce");
-  at::Tensor work = t.clone(at::MemoryFormat::Contiguous);
-  at::Tensor flat = work.view(-1);
-  allreduce_flat(flat, opts.reduceOp, "reduce");
-  if (rank_ == opts.rootRank) t.copy_(work);
-  return done(c10d::OpType::REDUCE, tensors);
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::broadcast(std::vector<at::Tensor>& tensors,
@@ -281,42 +343,47 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::broadcast(std::vector<at::Tens
   return done(c10d::OpType::BROADCAST, tensors);
 }
 
-void ProcessGroupShmem::gather_bytes(const void* src, void* dst, std::size_t bytes) {
+const char* ProcessGroupShmem::gather_staged(const void* src, std::size_t bytes) {
   char* s = in_.ensure(std::max<std::size_t>(bytes, 1));
   char* d = out_.ensure(std::max<std::size_t>(bytes * static_cast<std::size_t>(size_), 1));
   std::memcpy(s, src, bytes);
   check_rc(shmem_fcollectmem(SHMEM_TEAM_WORLD, d, s, bytes), "allgather");
-  std::memcpy(dst, d, bytes * static_cast<std::size_t>(size_));
+  return d;
 }
+
+namespace {
+// outs[r] from the staged result at r * stride (straight from the staging buffer).
+void scatter_blocks(const char* staged, std::size_t stride, const std::vector<at::Tensor>& outs) {
+  for (std::size_t r = 0; r < outs.size(); ++r) {
+    const at::Tensor& o = outs[r];
+    if (o.is_contiguous()) {
+      std::memcpy(o.data_ptr(), staged + r * stride, static_cast<std::size_t>(o.numel()) * o.element_size());
+    } else {
+      o.copy_(blob(const_cast<char*>(staged) + r * stride, o.numel(), o.scalar_type()).view(o.sizes()));
+    }
+  }
+}
+}  // namespace
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::allgather(std::vector<std::vector<at::Tensor>>& outputs,
                                                             std::vector<at::Tensor>& inputs,
                                                             const c10d::AllgatherOptions&) {
   const at::Tensor& in = single(inputs, "allgather");
-  TORCH_CHECK(outputs.size() == 1 && outputs[0].size() == static_cast<std::size_t>(size_),
-              "shmem backend: allgather: expects one list of ", size_, " output tensors");
-  for (const at::Tensor& o : outputs[0]) {
-    check_tensor(o, "allgather");
-    TORCH_CHECK(o.numel() == in.numel() && o.scalar_type() == in.scalar_type(),
-                "shmem backend: allgather: every output tensor must have the input's size and dtype");
-  }
-  at::Tensor src = in.contiguous();
-  at::Tensor all = at::empty({size_, in.numel()}, in.options().memory_format(at::MemoryFormat::Contiguous));
-  gather_bytes(src.data_ptr(), all.data_ptr(), static_cast<std::size_t>(in.numel()) * in.element_size());
-  for (int r = 0; r < size_; ++r) outputs[0][r].copy_(all[r].view(outputs[0][r].sizes()));
+  check_list(outputs, size_, "allgather", "output", &in);
+  const at::Tensor src = in.contiguous();
+  const std::size_t bytes = static_cast<std::size_t>(in.numel()) * in.element_size();
+  scatter_blocks(gather_staged(src.data_ptr(), bytes), bytes, outputs[0]);
   return done(c10d::OpType::ALLGATHER, outputs[0]);
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::_allgather_base(at::Tensor& output, at::Tensor& input,
                                                                   const c10d::AllgatherOptions&) {
-  check_tensor(input, "_allgather_base");
-  check_tensor(output, "_allgather_base");
-  TORCH_CHECK(output.numel() == input.numel() * size_ && output.scalar_type() == input.scalar_type(),
-              "shmem backend: _allgather_base: the output must hold world_size times the input, of its dtype");
+  check_base(output, input, size_, "_allgather_base", "output", "input");
   at::Tensor src = input.contiguous();
   bool back = false;
   at::Tensor flat = flat_of(output, back);
-  gather_bytes(src.data_ptr(), flat.data_ptr(), static_cast<std::size_t>(input.numel()) * input.element_size());
+  const std::size_t bytes = static_cast<std::size_t>(input.numel()) * input.element_size();
+  std::memcpy(flat.data_ptr(), gather_staged(src.data_ptr(), bytes), bytes * static_cast<std::size_t>(size_));
   if (back) output.copy_(flat.view(output.sizes()));
   return done(c10d::OpType::_ALLGATHER_BASE, {output});
 }
@@ -326,13 +393,12 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::gather(std::vector<std::vector
                                                          const c10d::GatherOptions& opts) {
   const at::Tensor& in = single(inputs, "gather");
   check_root(opts.rootRank, size_, "gather");
-  at::Tensor src = in.contiguous();
-  at::Tensor all = at::empty({size_, in.numel()}, in.options().memory_format(at::MemoryFormat::Contiguous));
-  gather_bytes(src.data_ptr(), all.data_ptr(), static_cast<std::size_t>(in.numel()) * in.element_size());
+  const at::Tensor src = in.contiguous();
+  const std::size_t bytes = static_cast<std::size_t>(in.numel()) * in.element_size();
+  const char* staged = gather_staged(src.data_ptr(), bytes);
   if (rank_ == opts.rootRank) {
-    TORCH_CHECK(outputs.size() == 1 && outputs[0].size() == static_cast<std::size_t>(size_),
-                "shmem backend: gather: the root expects one list of ", size_, " output tensors");
-    for (int r = 0; r < size_; ++r) outputs[0][r].copy_(all[r].view(outputs[0][r].sizes()));
+    check_list(outputs, size_, "gather", "output", nullptr);
+    scatter_blocks(staged, bytes, outputs[0]);
   }
   return done(c10d::OpType::GATHER, outputs.empty() ? std::vector<at::Tensor>{} : outputs[0]);
 }
@@ -345,8 +411,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::scatter(std::vector<at::Tensor
   // The root's tensors, concatenated, are broadcast; every rank keeps its own block.
   at::Tensor all = at::empty({size_, out.numel()}, out.options().memory_format(at::MemoryFormat::Contiguous));
   if (rank_ == opts.rootRank) {
-    TORCH_CHECK(inputs.size() == 1 && inputs[0].size() == static_cast<std::size_t>(size_),
-                "shmem backend: scatter: the root expects one list of ", size_, " input tensors");
+    check_list(inputs, size_, "scatter", "input", nullptr);
     for (int r = 0; r < size_; ++r) all[r].copy_(inputs[0][r].reshape(-1));
   }
   std::vector<at::Tensor> one{all};
@@ -361,14 +426,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::reduce_scatter(std::vector<at:
                                                                  std::vector<std::vector<at::Tensor>>& inputs,
                                                                  const c10d::ReduceScatterOptions& opts) {
   const at::Tensor& out = single(outputs, "reduce_scatter");
-  TORCH_CHECK(inputs.size() == 1 && inputs[0].size() == static_cast<std::size_t>(size_),
-              "shmem backend: reduce_scatter: expects one list of ", size_, " input tensors");
+  check_list(inputs, size_, "reduce_scatter", "input", &out);
   at::Tensor all = at::empty({size_, out.numel()}, out.options().memory_format(at::MemoryFormat::Contiguous));
-  for (int r = 0; r < size_; ++r) {
-    TORCH_CHECK(inputs[0][r].numel() == out.numel() && inputs[0][r].scalar_type() == out.scalar_type(),
-                "shmem backend: reduce_scatter: every input tensor must have the output's size and dtype");
-    all[r].copy_(inputs[0][r].reshape(-1));
-  }
+  for (int r = 0; r < size_; ++r) all[r].copy_(inputs[0][r].reshape(-1));
   allreduce_flat(all.view(-1), opts.reduceOp, "reduce_scatter");
   out.copy_(all[rank_].view(out.sizes()));
   return done(c10d::OpType::REDUCE_SCATTER, outputs);
@@ -376,10 +436,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::reduce_scatter(std::vector<at:
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
                                                                        const c10d::ReduceScatterOptions& opts) {
-  check_tensor(input, "_reduce_scatter_base");
-  check_tensor(output, "_reduce_scatter_base");
-  TORCH_CHECK(input.numel() == output.numel() * size_ && output.scalar_type() == input.scalar_type(),
-              "shmem backend: _reduce_scatter_base: the input must hold world_size times the output, of its dtype");
+  check_base(input, output, size_, "_reduce_scatter_base", "input", "output");
   at::Tensor all = input.clone(at::MemoryFormat::Contiguous).view({size_, output.numel()});
   allreduce_flat(all.view(-1), opts.reduceOp, "_reduce_scatter_base");
   output.copy_(all[rank_].view(output.sizes()));
@@ -388,30 +445,42 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::_reduce_scatter_base(at::Tenso
 
 // Block j of `inputs` goes to rank j and lands in its outputs[me]. Blocks may differ in size:
 // they travel padded to the largest one (agreed by a max-reduction), in one alltoall.
-void ProcessGroupShmem::exchange_blocks(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs) {
+void ProcessGroupShmem::exchange_blocks(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs,
+                                        bool even) {
   std::size_t mine = 0;
   for (const at::Tensor& t : inputs) mine = std::max<std::size_t>(mine, t.numel() * t.element_size());
   for (const at::Tensor& t : outputs) mine = std::max<std::size_t>(mine, t.numel() * t.element_size());
-  auto* word = reinterpret_cast<std::uint64_t*>(in_.ensure(2 * sizeof(std::uint64_t)));
-  word[0] = mine;
-  check_rc(shmem_uint64_max_reduce(SHMEM_TEAM_WORLD, word + 1, word, 1), "alltoall");
-  const std::size_t block = std::max<std::size_t>(word[1], 1);
+  if (!even) {  // the largest block of any rank
+    auto* word = reinterpret_cast<std::uint64_t*>(in_.ensure(2 * sizeof(std::uint64_t)));
+    word[0] = mine;
+    check_rc(shmem_uint64_max_reduce(SHMEM_TEAM_WORLD, word + 1, word, 1), "alltoall");
+    mine = word[1];
+  }
+  const std::size_t block = std::max<std::size_t>(mine, 1);
   const std::size_t total = block * static_cast<std::size_t>(size_);
-  char* src = in_.ensure(total);
   char* dst = out_.ensure(total);
-  for (int j = 0; j < size_; ++j) {
-    const at::Tensor c = inputs[j].contiguous();
-    std::memcpy(src + j * block, c.data_ptr(), c.numel() * c.element_size());
-  }
-  check_rc(shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, block), "alltoall");
-  for (int i = 0; i < size_; ++i) {
-    const at::Tensor& o = outputs[i];
-    if (o.is_contiguous()) {
-      std::memcpy(o.data_ptr(), dst + i * block, o.numel() * o.element_size());
-    } else {
-      o.copy_(blob(dst + i * block, o.numel(), o.scalar_type()).view(o.sizes()));
+  if (block >= kDirectBlockBytes) {
+    // Large blocks: every rank puts its own blocks from the tensors straight into the others'
+    // staging, so each drives its transfers (across hosts in parallel, where the library's
+    // alltoall sends a host's blocks through its leader), and the copy into staging goes.
+    std::vector<at::Tensor> keep(static_cast<std::size_t>(size_));
+    shmem_barrier_all();  // every rank has copied out what `dst` held
+    for (int k = 0; k < size_; ++k) {
+      const int j = (rank_ + k) % size_;  // not every rank at rank 0 first
+      keep[j] = inputs[j].contiguous();
+      shmem_putmem_nbi(dst + static_cast<std::size_t>(rank_) * block, keep[j].data_ptr(),
+                       static_cast<std::size_t>(keep[j].numel()) * keep[j].element_size(), j);
     }
+    shmem_barrier_all();  // completes every rank's puts
+  } else {
+    char* src = in_.ensure(total);
+    for (int j = 0; j < size_; ++j) {
+      const at::Tensor c = inputs[j].contiguous();
+      std::memcpy(src + j * block, c.data_ptr(), c.numel() * c.element_size());
+    }
+    check_rc(shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, block), "alltoall");
   }
+  scatter_blocks(dst, block, outputs);
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::alltoall_base(at::Tensor& output, at::Tensor& input,
@@ -421,42 +490,18 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::alltoall_base(at::Tensor& outp
   check_tensor(input, "alltoall_base");
   check_tensor(output, "alltoall_base");
   TORCH_CHECK(input.scalar_type() == output.scalar_type(), "shmem backend: alltoall_base: dtypes differ");
-  auto splits = [&](const at::Tensor& t, const std::vector<std::int64_t>& given, const char* which) {
-    std::vector<std::int64_t> rows(size_, t.dim() ? t.size(0) / size_ : 0);
-    if (!given.empty()) {
-      TORCH_CHECK(given.size() == static_cast<std::size_t>(size_), "shmem backend: alltoall_base: ", which, " needs ",
-                  size_, " entries");
-      rows = given;
-    } else {
-      TORCH_CHECK(t.dim() && t.size(0) % size_ == 0, "shmem backend: alltoall_base: dim 0 of the ", which,
-                  " tensor is not divisible by the world size ", size_);
-    }
-    std::vector<at::Tensor> parts;
-    std::int64_t at_row = 0;
-    for (std::int64_t r : rows) {
-      parts.push_back(t.narrow(0, at_row, r));
-      at_row += r;
-    }
-    TORCH_CHECK(at_row == (t.dim() ? t.size(0) : 0), "shmem backend: alltoall_base: the ", which, " splits add up to ",
-                at_row, " rows, not ", t.size(0));
-    return parts;
-  };
-  const std::vector<at::Tensor> ins = splits(input, input_splits, "input");
-  const std::vector<at::Tensor> outs = splits(output, output_splits, "output");
-  exchange_blocks(outs, ins);
+  const std::vector<at::Tensor> ins = split_rows(input, input_splits, size_, "input");
+  const std::vector<at::Tensor> outs = split_rows(output, output_splits, size_, "output");
+  // No splits: every block of every rank has the same size (torch requires equal tensors).
+  exchange_blocks(outs, ins, input_splits.empty() && output_splits.empty());
   return done(c10d::OpType::ALLTOALL_BASE, {output});
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::alltoall(std::vector<at::Tensor>& outputs,
                                                            std::vector<at::Tensor>& inputs,
                                                            const c10d::AllToAllOptions&) {
-  TORCH_CHECK(outputs.size() == static_cast<std::size_t>(size_) && inputs.size() == static_cast<std::size_t>(size_),
-              "shmem backend: alltoall: expects ", size_, " input and ", size_, " output tensors");
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    check_tensor(inputs[i], "alltoall");
-    check_tensor(outputs[i], "alltoall");
-  }
-  exchange_blocks(outputs, inputs);
+  check_alltoall(outputs, inputs, size_);
+  exchange_blocks(outputs, inputs, false);
   return done(c10d::OpType::ALLTOALL, outputs);
 }
 

@@ -1,11 +1,13 @@
 #pragma once
 // ProcessGroupShmem: the "shmem" backend of torch.distributed (torch 1.13's c10d ProcessGroup
-// API), on CPU tensors, through the library's collectives on the world team. Every operation
-// runs to completion before it returns (the Work it returns is complete, its future too).
+// API), on CPU tensors, through the library's collectives on the world team. Every collective
+// runs to completion before it returns (the Work it returns is complete, its future too);
+// send/recv return posted work that completes as its wait progresses the engine.
 //
 // Tensors need not be symmetric: each operation stages them through symmetric buffers that grow
 // as needed (collectively: every rank asks for the same sizes, as torch requires of the sizes
-// of a collective's tensors) and are reused. send/recv go through one mailbox per pair of ranks.
+// of a collective's tensors) and are reused. send/recv go through the job's point-to-point
+// engine (p2p.hpp) on the group's channel. Groups of some ranks: sub_group.hpp.
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
 #include <cstddef>
@@ -13,11 +15,45 @@
 #include <memory>
 #include <vector>
 
+#include "group_base.hpp"
+#include "p2p.hpp"
+
 namespace shmem_torch {
 
 // A completed Work whose future holds `result` (torch's callers wait on it, or on its future:
 // DDP's gradient hooks).
 c10::intrusive_ptr<c10d::Work> done_work(c10d::OpType op, std::vector<at::Tensor> result = {});
+
+// The job's point-to-point engine: `create` (collective over every PE) makes it the first
+// time; later calls return it. Null when no group over every PE created it yet.
+std::shared_ptr<P2p> p2p_engine(bool create);
+// Group `group_id`'s channels of the engine: its collectives (sub-groups) and its send/recv.
+int collective_channel(int group_id);
+int p2p_channel(int group_id);
+// send/recv of a group on `channel`, to or from world PE `world_peer` (`peer`: the group's rank).
+c10::intrusive_ptr<c10d::Work> p2p_send(const std::shared_ptr<P2p>& engine, int channel, int world_peer,
+                                        std::vector<at::Tensor>& tensors, int peer, int size);
+c10::intrusive_ptr<c10d::Work> p2p_recv(const std::shared_ptr<P2p>& engine, int channel, int world_peer,
+                                        std::vector<at::Tensor>& tensors, int peer, int size);
+
+// Shared checks (process_group.cpp).
+void check_tensor(const at::Tensor& t, const char* who);
+const at::Tensor& single(const std::vector<at::Tensor>& ts, const char* who);
+void check_root(std::int64_t root, int size, const char* who);
+// alltoall_base: `t` cut along dim 0 into `size` parts of the given rows (equal when empty).
+std::vector<at::Tensor> split_rows(const at::Tensor& t, const std::vector<std::int64_t>& given, int size,
+                                   const char* which);
+const char* op_name(c10d::ReduceOp::RedOpType op);
+// `lists`: one list of `size` tensors (`what`: "input" or "output"), each dense on the CPU with
+// the numel and dtype of `like` when given.
+void check_list(const std::vector<std::vector<at::Tensor>>& lists, int size, const char* who, const char* what,
+                const at::Tensor* like);
+// `big` holds `size` times `part`, of its dtype (the _base forms).
+void check_base(const at::Tensor& big, const at::Tensor& part, int size, const char* who, const char* big_name,
+                const char* part_name);
+void check_alltoall(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs, int size);
+// In place: t /= n (integers: truncated), for ReduceOp.AVG.
+void divide(const at::Tensor& t, int n);
 
 // A symmetric buffer that grows (collectively) to the largest size asked for.
 class Staging {
@@ -34,72 +70,32 @@ class Staging {
   std::size_t cap_ = 0;
 };
 
-class ProcessGroupShmem : public c10d::ProcessGroup {
+class ProcessGroupShmem : public GroupBase {
  public:
-  ProcessGroupShmem(int rank, int size);
+  // `group_id`: torch's name of the group as a number (0: the default group), which picks its
+  // send/recv channel.
+  ProcessGroupShmem(int rank, int size, int group_id);
   ~ProcessGroupShmem() override;
 
-  const std::string getBackendName() const override { return "shmem"; }
-
-  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
-                                           const c10d::BroadcastOptions& opts = c10d::BroadcastOptions()) override;
-  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
-                                           const c10d::AllreduceOptions& opts = c10d::AllreduceOptions()) override;
-  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(
-      std::vector<at::Tensor>& tensors,
-      const c10d::AllreduceCoalescedOptions& opts = c10d::AllreduceCoalescedOptions()) override;
-  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors,
-                                        const c10d::ReduceOptions& opts = c10d::ReduceOptions()) override;
-  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
-                                           std::vector<at::Tensor>& inputs,
-                                           const c10d::AllgatherOptions& opts = c10d::AllgatherOptions()) override;
-  c10::intrusive_ptr<c10d::Work> _allgather_base(
-      at::Tensor& output, at::Tensor& input, const c10d::AllgatherOptions& opts = c10d::AllgatherOptions()) override;
-  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
-                                        const c10d::GatherOptions& opts = c10d::GatherOptions()) override;
-  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
-                                         const c10d::ScatterOptions& opts = c10d::ScatterOptions()) override;
-  c10::intrusive_ptr<c10d::Work> reduce_scatter(
-      std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
-      const c10d::ReduceScatterOptions& opts = c10d::ReduceScatterOptions()) override;
-  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(
-      at::Tensor& output, at::Tensor& input,
-      const c10d::ReduceScatterOptions& opts = c10d::ReduceScatterOptions()) override;
-  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
-                                               std::vector<std::int64_t>& output_splits,
-                                               std::vector<std::int64_t>& input_splits,
-                                               const c10d::AllToAllOptions& opts = c10d::AllToAllOptions()) override;
-  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
-                                          const c10d::AllToAllOptions& opts = c10d::AllToAllOptions()) override;
-  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts = c10d::BarrierOptions()) override;
-  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst, int tag) override;
-  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src, int tag) override;
+  SHMEM_TORCH_COLLECTIVES
 
  private:
   // In place over every rank: `flat` is a contiguous 1-D tensor.
   void allreduce_flat(const at::Tensor& flat, const c10d::ReduceOp& op, const char* who);
   // In place over every rank, any layout.
-  void allreduce_tensor(const at::Tensor& t, const c10d::ReduceOp& op, const char* who);
-  // Every rank's `bytes` bytes at `src` land at dst + rank * bytes (through the staging buffers).
-  void gather_bytes(const void* src, void* dst, std::size_t bytes);
-  void exchange_blocks(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs);
-
-  void init_mailboxes();
+  void reduce_in_place(const at::Tensor& t, const c10d::ReduceOp& op, const char* who) override;
+  // Every rank's `bytes` bytes at `src`, gathered in rank order in the staging buffer returned
+  // (valid until the next operation).
+  const char* gather_staged(const void* src, std::size_t bytes);
+  // Block j of `inputs` to rank j, into its outputs[me]; `even`: every block of every rank has
+  // the size of this rank's first (no agreement on the largest needed).
+  void exchange_blocks(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs, bool even);
 
   Staging in_, out_;
   // A root pushes small broadcasts into the members' buffers up to two calls ahead of their
   // copying out (docs/design.md, collectives): broadcasts rotate over three.
   Staging bcast_[3];
   int bcast_next_ = 0;
-  // send/recv (p2p.cpp): per sender a slot at every receiver, its sequence word, and per
-  // receiver the acknowledgement word at the sender.
-  struct Mailboxes {
-    char* slots = nullptr;
-    std::uint64_t* seq = nullptr;
-    std::uint64_t* ack = nullptr;
-    std::vector<std::uint64_t> sent, received;
-  };
-  Mailboxes mail_;
 };
 
 }  // namespace shmem_torch

@@ -1,4 +1,5 @@
 #include "bootstrap/launch_env.hpp"
+#include "bootstrap/torch_store.hpp"
 
 #include <openssl/evp.h>
 
@@ -127,7 +128,7 @@ LaunchSpec launch_spec_from_env(const Config& cfg) {
       // torchrun hands out no secret: derive one from the rendezvous values, which every rank
       // knows, and say plainly that this authenticates nothing against a local attacker.
       s.tls.secret = sha256_hex("shmem-derived-secret/" + where);
-      if (s.pe == 0)
+      if (s.pe == 0 && !torch_agent_store(s))  // (there rank 0 makes a random secret: torch_store.hpp)
         SHMEM_WARN("init", "no SHMEM_JOB_SECRET under torchrun-style launch: the bootstrap store's secret is derived "
                            "from MASTER_ADDR/MASTER_PORT; set SHMEM_JOB_SECRET (same value on every rank) or "
                            "certificates in SHMEM_BOOTSTRAP_TLS_INFO to authenticate PEs");

@@ -14,6 +14,7 @@
 #include "bootstrap/store_address.hpp"
 #include "bootstrap/plugin_mpi.hpp"
 #include "bootstrap/plugin_pmix.hpp"
+#include "bootstrap/torch_store.hpp"
 #include "base/error.hpp"
 #include "core/init_ops.hpp"
 #include "base/log.hpp"
@@ -236,6 +237,17 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
   switch (spec.mode) {
     case core::BootstrapMode::kEnvironment:
       l = bootstrap::launch_spec_from_env(st.cfg);
+      if (bootstrap::torch_agent_store(l)) {  // torchrun's agent holds MASTER_PORT: meet through its store
+        const std::string uid = bootstrap::torch_store_uid(l, st.cfg.bootstrap_timeout, [&] {
+          std::string u(core::kUniqueIdBytes, '\0');
+          make_uid(p, u.data());
+          return u;
+        });
+        if (uid.size() != core::kUniqueIdBytes) throw Error(Errc::kBootstrap, "init under torchrun: a bad unique ID");
+        join_by_uid(uid.data(), p, st);
+        l.host_store = false;  // rank 0's store runs already (made with the ID)
+        l.origin = "torchrun (agent store)";
+      }
       break;
     case core::BootstrapMode::kTcp: {
       need_ranks("ACLSHMEMX_INIT_WITH_DEFAULT");
