@@ -210,12 +210,18 @@ std::string config_raw(const char* name) {
   throw Error(Errc::kInternal, std::string("unknown configuration variable ") + name);
 }
 
-std::chrono::seconds host_timeout_from_env() {
-  const char* n = "SHMEM_HOST_TIMEOUT";
-  const double s = parse_seconds(config_raw(n), config_label(n));
+namespace {
+// SHMEM_HOST_TIMEOUT beyond its kind: whole seconds, 1 to 86400.
+std::chrono::seconds checked_host_timeout(double s) {
   if (s < 1 || s > 86400 || s != static_cast<double>(static_cast<long long>(s)))
-    bad(n, config_raw(n), "whole seconds from 1 to 86400: how long a silent link to another host is waited out");
+    bad("SHMEM_HOST_TIMEOUT", config_raw("SHMEM_HOST_TIMEOUT"),
+        "whole seconds from 1 to 86400: how long a silent link to another host is waited out");
   return std::chrono::seconds(static_cast<long long>(s));
+}
+}  // namespace
+
+std::chrono::seconds host_timeout_from_env() {
+  return checked_host_timeout(parse_seconds(config_raw("SHMEM_HOST_TIMEOUT"), config_label("SHMEM_HOST_TIMEOUT")));
 }
 
 Config Config::from_env() {
@@ -237,7 +243,7 @@ Config Config::from_env() {
         "0 (the hardware threads) or a count from 1 to 4096");
   if (c.cuda_device < -1 || c.cuda_device > 1023)
     bad("SHMEM_CUDA_DEVICE", config_raw("SHMEM_CUDA_DEVICE"), "-1 (by node-local index) or a device ordinal");
-  c.host_timeout = static_cast<double>(host_timeout_from_env().count());  // whole seconds, 1 to 86400
+  checked_host_timeout(c.host_timeout);
   return c;
 }
 
