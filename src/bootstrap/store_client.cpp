@@ -7,6 +7,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <mutex>
+#include <random>
 #include <thread>
 
 #include "bootstrap/frame.hpp"
@@ -26,10 +27,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// Bound on the TLS handshake and the hello round trip.
+// Least time given to the TLS handshake and the hello round trip (more when the connect
+// deadline is further away: a busy store queues connections).
 constexpr Millis kHandshakeTimeout{10000};
-// How long a client retries a store that closes new connections before answering (busy).
-constexpr Millis kBusyRetry{5000};
 
 std::string seconds_text(Millis ms) {
   char buf[32];
@@ -184,16 +184,35 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
   m.host_timeout = host_timeout_from_env();
 
   // The store may not be listening yet (launcher still starting): retry with short sleeps.
-  // A store that closes a new connection before answering anything is full of connections
-  // that have not said hello yet (it limits them): that is retried too, for a while.
+  // A store that closes a new connection before answering anything is busy (it limits the
+  // handshakes in progress, or ran out of descriptors): retried until the deadline too. A wrong
+  // key or certificate is a TLS alert or a refused hello, never a bare close.
   const Clock::time_point deadline = Clock::now() + connect_timeout;
-  const Clock::time_point busy_deadline = std::min(deadline, Clock::now() + kBusyRetry);
   Millis backoff{5};
   std::string err;
+  int closed_attempts = 0;
+  std::string last_close;
   auto pause = [&] {
     Clock::time_point now = Clock::now();
-    std::this_thread::sleep_for(std::min<Clock::duration>(backoff, deadline > now ? deadline - now : Millis{0}));
-    backoff = std::min(backoff * 2, Millis{200});
+    // Jittered, so that a host's PEs turned away together do not all come back together.
+    const Millis step{backoff.count() / 2 + static_cast<long>(std::random_device{}() % (backoff.count() / 2 + 1))};
+    std::this_thread::sleep_for(std::min<Clock::duration>(step, deadline > now ? deadline - now : Millis{0}));
+    backoff = std::min(backoff * 2, Millis{500});
+  };
+  auto turned_away = [&](const std::string& why) {
+    ++closed_attempts;
+    last_close = why;
+    m.ch = Channel();
+    m.fd.reset();
+    if (Clock::now() >= deadline)
+      throw Error(Errc::kBootstrap,
+                  "the bootstrap store at " + m.where + " closed the connection during the handshake on each of " +
+                      std::to_string(closed_attempts) + " attempts in " + seconds_text(connect_timeout) +
+                      " s (last: " + why +
+                      "): it is turning connections away (too many handshakes at once, or out of file descriptors: "
+                      "the launcher's warnings say which) or it is exiting; SHMEM_BOOTSTRAP_TIMEOUT sets how long to "
+                      "keep trying");
+    pause();
   };
   for (;;) {
     for (;;) {
@@ -215,8 +234,11 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
                         "): " + err);
       pause();
     }
-    const bool may_retry = Clock::now() < busy_deadline;
-    util::set_io_timeouts(m.fd.get(), kHandshakeTimeout, kHandshakeTimeout);
+    // A connection may wait in the store's listen queue while it serves others' handshakes
+    // (it admits a bounded number at once): the handshake may take until the deadline.
+    const Millis handshake_wait =
+        std::max(kHandshakeTimeout, std::chrono::duration_cast<Millis>(deadline - Clock::now()));
+    util::set_io_timeouts(m.fd.get(), handshake_wait, handshake_wait);
     m.ch = Channel(m.fd.get());
     if (m.tls) {
       std::string why;
@@ -225,21 +247,17 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
       if (!m.ch.start_tls(*m.tls, &why, rank >= 0 ? "rank-" + std::to_string(rank) + ".shmem" : std::string())) {
         if (why == "timed out")
           throw Error(Errc::kBootstrap, "the bootstrap store at " + m.where +
-                                            " did not complete the TLS handshake within " +
-                                            seconds_text(kHandshakeTimeout) + " s");
+                                            " accepted the connection but did not complete the TLS handshake within " +
+                                            seconds_text(handshake_wait) +
+                                            " s (SHMEM_BOOTSTRAP_TIMEOUT): it is stalled or far too busy");
         // A socket-level end (reset, closed) mid-handshake is a busy store or one going away,
         // not a refusal: a refused key or certificate shows up as a TLS alert.
         const bool closed = why == "connection closed by the peer" || why.find("reset by peer") != std::string::npos ||
                             why.find("Broken pipe") != std::string::npos;
-        if (closed && may_retry) {
-          m.ch = Channel();
-          m.fd.reset();
-          pause();
+        if (closed) {
+          turned_away(why);
           continue;
         }
-        if (closed && why != "connection closed by the peer")
-          throw Error(Errc::kBootstrap, "the bootstrap store at " + m.where + " closed the connection during the TLS "
-                                        "handshake (" + why + "): has the process hosting it (rank 0) ended?");
         throw Error(Errc::kAuth, (rank >= 0 ? "rank " + std::to_string(rank) + " failed authentication" :
                                               std::string("authentication failed")) +
                                      (m.certs ? "" : " (wrong SHMEM_JOB_SECRET?)") +
@@ -247,6 +265,7 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
                                      "): " + m.auth_hint());
       }
     }
+    bool answered = false;  // the store has replied on this connection
     try {
       // Plain TCP: the secret itself never crosses the network, only a proof of it that
       // answers this connection's challenge (hello_proof.hpp).
@@ -256,17 +275,18 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
         const Impl::Reply rep = m.request(Op::kChallenge, ask);
         const std::string nonce =
             m.parse(Op::kChallenge, rep, [](PayloadReader& in) { return std::string(in.bytes(kNonceBytes, "nonce")); });
+        answered = true;
         proof = hello_proof(tls.secret, nonce, rank, world_size);
       }
       FrameWriter w;
       w.i64(rank).bytes(proof).i64(world_size);
       m.request(Op::kHello, w);
     } catch (const Error&) {
-      if (m.tls || m.broken != "connection closed" || !may_retry) throw;
-      m.broken.clear();  // plain TCP: closed before any reply, i.e. busy
-      m.ch = Channel();
-      m.fd.reset();
-      pause();
+      // Plain TCP closed before any reply: busy, as above. (Under TLS the handshake has
+      // succeeded, so the store knows us: a close now is an answer.)
+      if (m.tls || m.broken != "connection closed" || answered) throw;
+      m.broken.clear();
+      turned_away("connection closed");
       continue;
     }
     break;

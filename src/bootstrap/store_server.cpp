@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <system_error>
 #include <vector>
 
+#include "bootstrap/store_mismatch.hpp"
 #include "bootstrap/store_server_impl.hpp"
 #include "base/config.hpp"
 #include "base/error.hpp"
@@ -46,6 +48,8 @@ constexpr std::size_t kMaxUnreadOutput = 1 << 20;
 // A connection that has not said hello after this long may be closed to make room for a new
 // one from the same source (an honest handshake takes milliseconds).
 constexpr auto kEvictAfter = std::chrono::seconds(1);
+// A listener paused this long (every handshake slot busy) is worth a warning.
+constexpr auto kPausedWarnAfter = std::chrono::seconds(5);
 
 // "rank-3.shmem" (the client's server name) -> 3; -1 for anything else.
 int claimed_rank(const std::string& sni) {
@@ -221,8 +225,69 @@ void StoreServer::Impl::update_interest(Conn& c) {
   if (::epoll_ctl(epoll_fd.get(), EPOLL_CTL_MOD, c.fd.get(), &ev) == 0) c.events = want;
 }
 
+// A connection without hello that has sent nothing at all for kEvictAfter (of `source` when
+// given; the oldest first). One that has sent its first bytes is progressing, however slowly
+// the loop gets to it, and is never closed to make room: that turned load into failures.
+Conn* StoreServer::Impl::evictable(const std::string* source, Clock::time_point now) {
+  Conn* oldest = nullptr;
+  for (auto& [id, cp] : conns) {
+    Conn& c = *cp;
+    if (!c.pending() || c.heard || now - c.accepted < kEvictAfter) continue;
+    if (source && c.source != *source) continue;
+    if (oldest && c.accepted >= oldest->accepted) continue;
+    int waiting = 0;
+    if (::ioctl(c.fd.get(), FIONREAD, &waiting) == 0 && waiting > 0) {
+      c.heard = true;  // its bytes are in the socket: the loop just has not read them yet
+      continue;
+    }
+    oldest = &c;
+  }
+  return oldest;
+}
+
+void StoreServer::Impl::pause_listen(bool pause) {
+  if (pause == listen_paused) return;
+  epoll_event ev{};
+  ev.events = pause ? 0u : static_cast<unsigned>(EPOLLIN);
+  ev.data.fd = listen_fd.get();
+  if (::epoll_ctl(epoll_fd.get(), EPOLL_CTL_MOD, listen_fd.get(), &ev) != 0) return;
+  listen_paused = pause;
+  if (pause) {
+    paused_since = Clock::now();
+    paused_warned = false;
+  }
+  SHMEM_DEBUG_LOG("store", "%s accepting: %zu handshakes in progress (at most %zu)", pause ? "paused" : "resumed",
+                  pending_total, max_pending_total);
+}
+
+void StoreServer::Impl::resume_or_warn(Clock::time_point now) {
+  if (pending_total < max_pending_total || evictable(nullptr, now)) {
+    pause_listen(false);  // level-triggered: the queue's connections are reported at once
+    return;
+  }
+  if (!paused_warned && now - paused_since >= kPausedWarnAfter) {
+    paused_warned = true;
+    warnings.warn("any", "handshake slots full", false,
+                  "new connections have waited " + ms_text(now - paused_since) + ": all " +
+                      std::to_string(max_pending_total) +
+                      " handshake slots (half the open-file limit, at most 512) are taken by clients still in "
+                      "their handshake; they wait in the listen queue, none is refused (raise ulimit -n for more "
+                      "at once; a store short of CPU is slower)");
+  }
+}
+
 void StoreServer::Impl::on_listen() {
   for (int k = 0; k < kAcceptsPerWakeup; ++k) {
+    if (pending_total >= max_pending_total) {
+      // Every handshake slot is taken. Close an idle one if there is one; otherwise leave the
+      // rest in the listen queue until a handshake ends (the clients wait; none is refused).
+      if (Conn* idle = evictable(nullptr, Clock::now()))
+        drop(*idle, "closed to make room: it sent nothing", "open for " + ms_text(Clock::now() - idle->accepted));
+      else {
+        pause_listen(true);
+        return;
+      }
+    }
     sockaddr_storage sa{};
     socklen_t len = sizeof sa;
     int fd = ::accept4(listen_fd.get(), reinterpret_cast<sockaddr*>(&sa), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -232,14 +297,14 @@ void StoreServer::Impl::on_listen() {
       if (e == EINTR || e == ECONNABORTED) continue;
       if ((e == EMFILE || e == ENFILE) && spare_fd) {
         // Out of descriptors: use the spare one to take the connection off the queue and close
-        // it, rather than leave the listener readable forever.
+        // it, rather than leave the listener readable forever. The client retries.
         spare_fd.reset();
         int victim = ::accept4(listen_fd.get(), nullptr, nullptr, SOCK_CLOEXEC);
         if (victim >= 0) ::close(victim);
         spare_fd.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
         warnings.warn("any", "out of file descriptors", false,
-                      std::string("refused a connection: the process is out of file descriptors (") + std::strerror(e) +
-                          ")");
+                      std::string("turned a connection away: the process is out of file descriptors (") +
+                          std::strerror(e) + "; raise the open-file limit, ulimit -n); the client retries");
         continue;
       }
       warnings.warn("any", "accept failed", false, std::string("cannot accept a connection: ") + std::strerror(e));
@@ -249,24 +314,15 @@ void StoreServer::Impl::on_listen() {
     const auto now = Clock::now();
     std::string peer = util::format_address(reinterpret_cast<sockaddr*>(&sa), len);
     std::string source = source_of(peer);
-    std::size_t& from_source = pending_by_source[source];
-    if (from_source >= max_pending_per_source || pending_total >= max_pending_total) {
-      // Make room by closing the oldest connection still without hello (of this source when
-      // its own limit is hit), if it has had its chance; otherwise refuse the new one.
-      const bool per_source = from_source >= max_pending_per_source;
-      Conn* oldest = nullptr;
-      for (auto& [id, cp] : conns)
-        if (cp->pending() && (!per_source || cp->source == source) && (!oldest || cp->accepted < oldest->accepted))
-          oldest = cp.get();
-      if (oldest && now - oldest->accepted >= kEvictAfter) {
-        drop(*oldest, "closed to make room: too many connections without hello",
-             "open for " + ms_text(now - oldest->accepted));
+    if (auto it = pending_by_source.find(source);
+        it != pending_by_source.end() && it->second >= max_pending_per_source) {
+      // One source may hold only so many handshakes: close its oldest idle one, or turn this
+      // one away (its client retries: an honest client sees a busy store, never an error).
+      if (Conn* idle = evictable(&source, now)) {
+        drop(*idle, "closed to make room: it sent nothing", "open for " + ms_text(now - idle->accepted));
       } else {
-        if (from_source == 0) pending_by_source.erase(source);
-        warnings.warn(source, "too many connections without hello", false,
-                      "refused a connection from " + peer + ": too many connections without hello (" +
-                          std::to_string(per_source ? max_pending_per_source : max_pending_total) +
-                          (per_source ? " from " + source : std::string(" in all")) + ")");
+        SHMEM_DEBUG_LOG("store", "turned away a connection from %s: %zu handshakes from %s in progress", peer.c_str(),
+                        max_pending_per_source, source.c_str());
         continue;  // owned closes it
       }
     }
@@ -350,6 +406,16 @@ bool StoreServer::Impl::read_available(Conn& c) {
 void StoreServer::Impl::handle_frames(Conn& c) {
   std::size_t off = 0;
   while (!c.parked && c.phase != Phase::kClosing && c.out.size() - c.out_off < kMaxUnreadOutput) {
+    if (c.phase == Phase::kHello && off == 0 && !tls &&
+        mismatch::tls_record(reinterpret_cast<const unsigned char*>(c.in.data()), c.in.size())) {
+      // A TLS client at a plain-TCP store: a TLS alert makes its handshake fail at once.
+      mismatch::answer_and_drain(c.fd.get(), mismatch::tls_alert());
+      warnings.warn(c.source, "TLS client at a plain store", false,
+                    "authentication failed from " + c.peer +
+                        ": it speaks TLS and this store plain TCP (is SHMEM_BOOTSTRAP_TLS the same everywhere?)");
+      close_conn(c, true);
+      return;
+    }
     if (c.in.size() - off < kHeaderSize) break;
     Header h;
     std::string detail;
@@ -424,8 +490,28 @@ void StoreServer::Impl::flush(Conn& c) {
   if (c.out.capacity() > (std::size_t{1} << 20)) std::string().swap(c.out);
 }
 
+// A plain-TCP client at a TLS store (SHMEM_BOOTSTRAP_TLS differs): answered in its own
+// protocol, so that it fails at once naming the variable instead of retrying a busy store.
+bool StoreServer::Impl::refuse_plain_client(Conn& c) {
+  unsigned char head[kHeaderSize];
+  const ssize_t n = ::recv(c.fd.get(), head, sizeof head, MSG_PEEK | MSG_DONTWAIT);
+  if (n <= 0) return false;  // nothing yet: look again when it arrives
+  c.looked = true;
+  Header h;
+  if (static_cast<std::size_t>(n) < kHeaderSize || !mismatch::plain_request(head, kHeaderSize) ||
+      decode_header(head, false, &h, nullptr) != nullptr)
+    return false;
+  mismatch::answer_and_drain(c.fd.get(), mismatch::plain_refusal(h.op, h.id));
+  warnings.warn(c.source, "plain client at a TLS store", false,
+                "authentication failed from " + c.peer +
+                    ": it speaks plain TCP and this store TLS (is SHMEM_BOOTSTRAP_TLS the same everywhere?)");
+  close_conn(c, true);
+  return true;
+}
+
 void StoreServer::Impl::advance(Conn& c) {
   if (c.phase == Phase::kTls) {
+    if (!c.looked && refuse_plain_client(c)) return;
     std::string why;
     Channel::Nb r = c.ch.accept_step(*tls, &why);
     if (r == Channel::Nb::kWantRead || r == Channel::Nb::kWantWrite) {
@@ -457,6 +543,7 @@ void StoreServer::Impl::advance(Conn& c) {
 
 void StoreServer::Impl::on_conn(Conn& c, unsigned events) {
   if (c.phase == Phase::kClosing) return;
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) c.heard = true;
   if (events & EPOLLOUT) flush(c);
   if (c.phase == Phase::kClosing) return;
   advance(c);
@@ -521,6 +608,7 @@ std::optional<Clock::time_point> StoreServer::Impl::next_deadline() const {
     const Conn& c = *cp;
     if (c.phase == Phase::kClosing) continue;
     if (c.pending()) consider(c.handshake_deadline);
+    if (listen_paused && c.pending() && !c.heard) consider(c.accepted + kEvictAfter);
     consider(c.frame_deadline);
     consider(c.write_deadline);
     if (c.parked) consider(c.parked->deadline);
@@ -574,6 +662,7 @@ void StoreServer::Impl::run() noexcept {
     // Closed connections go now (their fds may be reused by the next accept).
     for (auto it = conns.begin(); it != conns.end();)
       it = it->second->phase == Phase::kClosing ? conns.erase(it) : std::next(it);
+    if (listen_paused) resume_or_warn(now);
     bool stop;
     {
       std::lock_guard<std::mutex> g(mu);

@@ -62,6 +62,8 @@ struct Conn {
   std::string out;      // reply bytes not yet written
   std::size_t out_off = 0;
   bool want_write = false;  // TLS wants the socket writable to go on
+  bool heard = false;       // the client has sent something (an idle one may be evicted)
+  bool looked = false;      // its first bytes were checked for the other protocol
   unsigned events = 0;      // epoll interest registered now
   std::optional<Parked> parked;
   // Protocol state.
@@ -128,6 +130,9 @@ struct StoreServer::Impl {
   std::unordered_map<int, std::unique_ptr<Conn>> conns;  // by fd
   std::size_t pending_total = 0;
   std::unordered_map<std::string, std::size_t> pending_by_source;
+  bool listen_paused = false;  // every handshake slot is taken: new connections wait in the queue
+  Clock::time_point paused_since;
+  bool paused_warned = false;
   std::unordered_set<std::string> changed_keys;  // since the parked requests were last looked at
   bool wake_all = false;                        // failure or stop: look at every parked request
   WarnLimiter warnings;
@@ -137,6 +142,7 @@ struct StoreServer::Impl {
   void on_listen();
   void on_conn(Conn& c, unsigned events);
   void advance(Conn& c);  // handshake, reads, requests, writes as far as they go
+  bool refuse_plain_client(Conn& c);  // true: it was one, and is closed
   bool read_available(Conn& c);
   void handle_frames(Conn& c);
   void flush(Conn& c);
@@ -147,6 +153,11 @@ struct StoreServer::Impl {
   std::optional<Clock::time_point> next_deadline() const;
   void drop(Conn& c, const char* reason, const std::string& detail);
   void note_pending_end(Conn& c);
+  // Admission (store_server.cpp): an idle handshake may be closed to make room; when none may,
+  // the listener pauses and new connections wait in the kernel's queue.
+  Conn* evictable(const std::string* source, Clock::time_point now);
+  void pause_listen(bool pause);
+  void resume_or_warn(Clock::time_point now);
 
   // store_server_ops.cpp: requests. handle() returns false to close the connection (after the
   // queued reply is written).

@@ -156,6 +156,62 @@ TEST(StoreLoop, FloodOfIdleConnectionsNeitherExhaustsDescriptorsNorKeepsRanksOut
   r1->goodbye();
 }
 
+// Connections of one source that are in their handshake (they sent a first byte) and stall.
+std::vector<std::unique_ptr<RawConn>> stalled_handshakes(std::uint16_t port, int n) {
+  std::vector<std::unique_ptr<RawConn>> v;
+  for (int i = 0; i < n; ++i) {
+    v.push_back(std::make_unique<RawConn>(port));
+    EXPECT_TRUE(v.back()->send(std::string("\x16", 1)));  // the first byte of a ClientHello
+  }
+  return v;
+}
+
+TEST(StoreLoop, HandshakesInProgressAreNotClosedToMakeRoom) {
+  // 128 handshakes from one source are in progress (the limit per source) and stall; the
+  // server's handshake timeout is long. A client that comes now is turned away again and
+  // again, and after its deadline says so: a busy store, not a wrong secret.
+  auto server = make_server(psk_tls(), Millis{30000});
+  auto stalled = stalled_handshakes(server->port(), 128);
+  expect_error([&] { StoreClient("127.0.0.1", server->port(), psk_tls(), 0, Millis{2500}, 1); }, Errc::kBootstrap,
+               "turning connections away");
+  for (auto& r : stalled) EXPECT_TRUE(r->send(std::string("\x03", 1))) << "closed to make room";
+}
+
+TEST(StoreLoop, AClientTurnedAwayGetsInWhenHandshakesEnd) {
+  // The same, but the stalled handshakes reach the server's handshake timeout (1.5 s) while the
+  // client keeps trying: it gets in then.
+  auto server = make_server(psk_tls(), Millis{1500});
+  auto stalled = stalled_handshakes(server->port(), 128);
+  auto c = std::make_unique<StoreClient>("127.0.0.1", server->port(), psk_tls(), 0, Millis{20000}, 1);
+  c->set("k", "in");
+  EXPECT_EQ(c->get("k", Millis{2000}), "in");
+  c->goodbye();
+}
+
+TEST(StoreLoop, ManyClientsAtOnceAllGetIn) {
+  // 300 ranks connect at once (more than one source may have in its handshake): some are
+  // turned away and come back; every one gets in.
+  constexpr int kRanks = 300;
+  auto server = make_server(psk_tls(), Millis{10000});
+  std::atomic<int> ok{0};
+  std::vector<std::string> errors(kRanks);
+  std::vector<std::thread> ts;
+  for (int r = 0; r < kRanks; ++r)
+    ts.emplace_back([&, r] {
+      try {
+        StoreClient c("127.0.0.1", server->port(), psk_tls(), r, Millis{60000}, kRanks);
+        c.set("k" + std::to_string(r), "v");
+        c.goodbye();
+        ++ok;
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+      }
+    });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(ok.load(), kRanks);
+  for (int r = 0; r < kRanks; ++r) EXPECT_EQ(errors[r], "") << "rank " << r;
+}
+
 TEST(StoreLoop, MemoryIsBoundedByWhatArrived) {
   // Authenticated clients announce 60 MiB frames and send ten bytes: the server must not
   // reserve the announced size (16 x 60 MiB would be close to 1 GiB).
