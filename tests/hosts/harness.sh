@@ -12,6 +12,10 @@
 #   harness_addr hI   the address of host hI
 #   harness_ns hI     its network namespace name
 #   harness_link hI up|down  connects or cuts host hI's cable (its port on the switch)
+#   harness_impair hI LOSS% JITTER_MS [SEED]  puts a userspace impairment relay
+#                     ($IMPAIR_RELAY, impair_relay.c) between host hI's port and the bridge:
+#                     LOSS% of the frames both ways are dropped, each is delayed 0-JITTER_MS
+#                     (the kernel has no netem); its report goes to $HARNESS_RELAY_LOG
 #   harness_pids      the pids of every process in any of this run's hosts
 #   harness_clean_stale  removes what earlier runs that were killed left behind
 #
@@ -43,6 +47,27 @@ harness_addr() { echo "$HARNESS_SUBNET.$((10 + ${1#h}))"; }
 harness_ns() { echo "shx-$SHX_HARNESS_ID-$1"; }
 _harness_sw() { echo "shx-$SHX_HARNESS_ID-sw"; }
 harness_link() { ip -n "$(_harness_sw)" link set "shxv${SHX_HARNESS_ID}x${1#h}" "$2"; }
+
+# Host hI's port leaves the bridge for a relay process in the switch namespace, which forwards
+# frames between it and a new veth pair whose other end joins the bridge. The relay runs in the
+# switch namespace, so harness_down ends it with everything else; it also ends by itself after
+# HARNESS_JOB_TIMEOUT + 60 s.
+harness_impair() {
+  local i=${1#h} sw port ra rb out
+  sw=$(_harness_sw)
+  port=shxv${SHX_HARNESS_ID}x$i
+  ra=shxr${SHX_HARNESS_ID}x$i
+  rb=shxq${SHX_HARNESS_ID}x$i
+  [ -x "${IMPAIR_RELAY:-}" ] || harness_die "harness_impair: IMPAIR_RELAY (the impair_relay program) is not set"
+  out=$(ip -n "$sw" link add "$ra" type veth peer name "$rb" 2>&1) ||
+    harness_die "harness_impair: cannot create the relay's veth pair: $out"
+  if ! { ip -n "$sw" link set "$port" nomaster && ip -n "$sw" link set "$rb" master "shxb$SHX_HARNESS_ID" &&
+    ip -n "$sw" link set "$ra" up && ip -n "$sw" link set "$rb" up; }; then
+    harness_die "harness_impair: cannot put the relay between h$i and the switch"
+  fi
+  ip netns exec "$sw" "$IMPAIR_RELAY" "$port" "$ra" "$2" "$3" "${4:-1}" $((HARNESS_JOB_TIMEOUT + 60)) \
+    >>"${HARNESS_RELAY_LOG:-/dev/null}" 2>&1 &
+}
 
 # Every pid in this run's namespaces (ip netns pids), one a line.
 harness_pids() {
