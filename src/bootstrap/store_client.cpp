@@ -30,6 +30,9 @@ namespace {
 // Least time given to the TLS handshake and the hello round trip (more when the connect
 // deadline is further away: a busy store queues connections).
 constexpr Millis kHandshakeTimeout{10000};
+// A store not reachable yet is reported after kFirstReport, then every kReportEvery.
+constexpr Millis kFirstReport{5000};
+constexpr Millis kReportEvery{15000};
 
 std::string seconds_text(Millis ms) {
   char buf[32];
@@ -64,7 +67,7 @@ struct StoreClient::Impl {
   Channel ch;
   std::uint32_t next_id = 1;
   bool in_handshake = true;
-  std::string broken;  // non-empty once the connection is unusable
+  std::string broken;                     // non-empty once the connection is unusable
   std::chrono::seconds host_timeout{60};  // SHMEM_HOST_TIMEOUT: the connection's keepalive
 
   struct Reply {
@@ -84,8 +87,7 @@ struct StoreClient::Impl {
                                         seconds_text(kHandshakeTimeout) + " s");
     if (in_handshake) {
       throw Error(Errc::kAuth, "the bootstrap store at " + where + " refused the connection during the " +
-                                   (ch.tls() ? "TLS handshake" : "handshake") + " (" + detail + "): " +
-                                   auth_hint());
+                                   (ch.tls() ? "TLS handshake" : "handshake") + " (" + detail + "): " + auth_hint());
     }
     throw Error(Errc::kStore, "lost the connection to the bootstrap store at " + where + " during " + op_name(op) +
                                   " (" + detail + "); has the launcher or the store exited?");
@@ -102,8 +104,8 @@ struct StoreClient::Impl {
   // Sends one request and reads its reply; the caller holds mu.
   Reply call(Op op, FrameWriter& w) {
     if (!broken.empty())
-      throw Error(Errc::kStore, "the connection to the bootstrap store at " + where + " was lost earlier (" +
-                                    broken + ")");
+      throw Error(Errc::kStore,
+                  "the connection to the bootstrap store at " + where + " was lost earlier (" + broken + ")");
     std::uint32_t id = next_id++;
     std::string frame = w.finish(static_cast<std::uint16_t>(op), id);
     util::IoResult r = ch.write(frame.data(), frame.size());
@@ -113,7 +115,8 @@ struct StoreClient::Impl {
     if (!r.ok()) lost(op, ch.describe(r), r.status == util::IoResult::kTimeout, r.err);
     Header h;
     std::string detail;
-    if (const char* bad = decode_header(hdr, true, &h, &detail)) lost(op, std::string("invalid reply: ") + bad + " " + detail);
+    if (const char* bad = decode_header(hdr, true, &h, &detail))
+      lost(op, std::string("invalid reply: ") + bad + " " + detail);
     if (h.op != (static_cast<std::uint16_t>(op) | kReplyBit) || h.id != id)
       lost(op, "invalid reply: it answers another request");
     Reply rep;
@@ -143,7 +146,8 @@ struct StoreClient::Impl {
     switch (rep.status) {
       case Status::kFailed: throw Error(Errc::kPeerLost, msg);
       case Status::kTimeout: throw Error(Errc::kTimeout, msg);
-      case Status::kAuth: throw Error(Errc::kAuth, "the bootstrap store at " + where + " refused the hello: " + auth_hint());
+      case Status::kAuth:
+        throw Error(Errc::kAuth, "the bootstrap store at " + where + " refused the hello: " + auth_hint());
       case Status::kBadRequest: throw Error(Errc::kInvalidValue, msg);
       case Status::kShutdown: throw Error(Errc::kStore, msg + " (store at " + where + ")");
       default: throw Error(Errc::kStore, msg);
@@ -166,8 +170,8 @@ struct StoreClient::Impl {
       in.expect_end();
       return v;
     } catch (const FrameError& e) {
-      throw Error(Errc::kStore, "the bootstrap store at " + where + " sent a malformed " + op_name(op) +
-                                    " reply: " + e.what());
+      throw Error(Errc::kStore,
+                  "the bootstrap store at " + where + " sent a malformed " + op_name(op) + " reply: " + e.what());
     }
   }
 };
@@ -187,7 +191,9 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
   // A store that closes a new connection before answering anything is busy (it limits the
   // handshakes in progress, or ran out of descriptors): retried until the deadline too. A wrong
   // key or certificate is a TLS alert or a refused hello, never a bare close.
-  const Clock::time_point deadline = Clock::now() + connect_timeout;
+  const Clock::time_point started = Clock::now();
+  const Clock::time_point deadline = started + connect_timeout;
+  Clock::time_point next_report = started + kFirstReport;
   Millis backoff{5};
   std::string err;
   int closed_attempts = 0;
@@ -226,6 +232,16 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
         break;
       }
       if (err.empty() || why != std::strerror(ETIMEDOUT)) err = why;
+      if (Clock::now() >= next_report && Clock::now() < deadline) {
+        // Silence is the worst answer: say early that the store is not there yet, and why.
+        SHMEM_WARN(
+            "store", "%s cannot reach the bootstrap store at %s yet (%s, for %lld s; %s); trying until %s s",
+            rank >= 0 ? ("rank " + std::to_string(rank)).c_str() : "this process", m.where.c_str(), err.c_str(),
+            static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - started).count()),
+            unreachable.empty() ? "is the launcher running?" : unreachable.c_str(),
+            seconds_text(connect_timeout).c_str());
+        next_report = Clock::now() + kReportEvery;
+      }
       if (Clock::now() >= deadline)
         throw Error(Errc::kBootstrap,
                     "cannot reach the bootstrap store at " + m.where + " after " + seconds_text(connect_timeout) +
@@ -258,8 +274,8 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
           turned_away(why);
           continue;
         }
-        throw Error(Errc::kAuth, (rank >= 0 ? "rank " + std::to_string(rank) + " failed authentication" :
-                                              std::string("authentication failed")) +
+        throw Error(Errc::kAuth, (rank >= 0 ? "rank " + std::to_string(rank) + " failed authentication"
+                                            : std::string("authentication failed")) +
                                      (m.certs ? "" : " (wrong SHMEM_JOB_SECRET?)") +
                                      ": TLS handshake with the bootstrap store at " + m.where + " failed (" + why +
                                      "): " + m.auth_hint());
