@@ -21,6 +21,7 @@ void UcxTransport::am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, 
   if (p.batch.empty()) batched_.push_back(p.pe);
   p.batch.add(static_cast<std::uint8_t>(seg), off, src, bytes);
   p.am_owed = ++p.am_sent;
+  touch(p);
 }
 
 void UcxTransport::am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t value, std::size_t width,
@@ -32,7 +33,10 @@ void UcxTransport::am_add(Peer& p, Seg seg, std::uint64_t off, std::uint64_t val
   p.batch.add(static_cast<std::uint8_t>(seg), off, width == 8 ? static_cast<const void*>(&value) : &value32, width,
               kRecordAdd);
   ++p.am_sent;
-  if (owed) p.am_owed = p.am_sent;
+  if (owed) {
+    p.am_owed = p.am_sent;
+    touch(p);
+  }
   send_batch(p);  // with the puts before it, in one message
 }
 
@@ -51,8 +55,10 @@ void UcxTransport::am_ask(Peer& p, Seg seg, std::uint64_t off, const void* args,
   p.batch.add(static_cast<std::uint8_t>(seg), off, args, args_bytes, kind);
   p.batch.asks(answer_bytes(get, bytes));
   p.am_owed = ++p.am_sent;
+  touch(p);
   p.ask_slots.push_back(Peer::AskSlot{to, static_cast<std::uint32_t>(bytes), get});
   ++p.ask_sent;
+  touch(p);
 }
 
 void UcxTransport::am_fetch(Peer& p, Seg seg, std::uint64_t off, AmoOp op, std::size_t width, std::uint64_t value,

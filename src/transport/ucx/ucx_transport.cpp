@@ -188,7 +188,10 @@ std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op
   std::unique_lock<std::mutex> lk(mu_);
   issued();
   send_batch(p);  // our puts to this PE go first
-  if (!wants_reply) p.dirty = dirty_ = true;  // complete once the target answers (a flush)
+  if (!wants_reply) {
+    p.dirty = dirty_ = true;  // complete once the target answers (a flush)
+    touch(p);
+  }
   ucs_status_ptr_t r = ucp_atomic_op_nbx(p.ep, code, wide ? static_cast<void*>(&f.operand) : static_cast<void*>(&f.operand32),
                                          1, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
   if (later && r != nullptr && !UCS_PTR_IS_ERR(r)) {
@@ -257,7 +260,8 @@ void UcxTransport::quiet(int pe) noexcept {
     std::uint64_t sent, fetches;
   };
   std::vector<Owed> owed;
-  for (Peer& p : peers_) {
+  for (const int t : touched_) {
+    Peer& p = peers_[static_cast<std::size_t>(t)];
     if (pe >= 0 && p.pe != pe) continue;
     if (p.am_acked < p.am_owed || p.ask_done < p.ask_sent) {
       send_batch(p, true);
@@ -276,13 +280,28 @@ void UcxTransport::quiet(int pe) noexcept {
   if (pe < 0 && dirty_) {
     r = ucp_worker_flush_nbx(worker_.get(), &prm);
     dirty_ = false;
-    for (Peer& p : peers_) p.dirty = false;
+    for (const int t : touched_) peers_[static_cast<std::size_t>(t)].dirty = false;
   } else if (pe >= 0 && peers_[static_cast<std::size_t>(pe)].dirty) {
     r = ucp_ep_flush_nbx(peers_[static_cast<std::size_t>(pe)].ep, &prm);
     peers_[static_cast<std::size_t>(pe)].dirty = false;
   }
   complete(lk, r, false, "shmem_quiet", pe);
   if (!fetches_.empty()) reap_fetches(lk, pe, true);  // nonblocking fetching atomics: their values
+  if (pe < 0) settle_touched();
+}
+
+// After a quiet: the peers with nothing left to complete leave the list (others' threads may
+// have issued more meanwhile: those stay).
+void UcxTransport::settle_touched() noexcept {
+  std::size_t keep = 0;
+  for (const int t : touched_) {
+    Peer& p = peers_[static_cast<std::size_t>(t)];
+    if (p.dirty || p.am_acked < p.am_owed || p.ask_done < p.ask_sent)
+      touched_[keep++] = t;
+    else
+      p.touched = false;
+  }
+  touched_.resize(keep);
 }
 
 void UcxTransport::progress(bool continual) noexcept {
@@ -365,7 +384,10 @@ void UcxTransport::rma(Call call, int pe, Seg seg, std::uint64_t off, void* buf,
   std::unique_lock<std::mutex> lk(mu_);
   issued();
   send_batch(p);  // our puts to this PE go first
-  if (nbi || !std::is_same_v<Call, decltype(&ucp_get_nbx)>) p.dirty = dirty_ = true;
+  if (nbi || !std::is_same_v<Call, decltype(&ucp_get_nbx)>) {
+    p.dirty = dirty_ = true;
+    touch(p);
+  }
   ucs_status_ptr_t r = call(p.ep, buf, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
   complete(lk, r, nbi, op, pe);
 }

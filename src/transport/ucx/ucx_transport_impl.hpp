@@ -44,6 +44,7 @@ struct Peer {
   bool ack_due = false;          // am_applied grew since the last acknowledgement
   ucp_ep_h ack_ep = nullptr;     // ... and the endpoint the puts came by
   bool dirty = false;            // a UCP operation to it since the last quiet needs a flush
+  bool touched = false;          // in UcxTransport::touched_ (quiet looks only at those)
   PutBatch batch;                // small puts to it not yet sent (am_put.hpp)
   // Records that ask it for an answer (am_put.hpp: nonblocking fetching atomics and small
   // nonblocking gets): where each answer goes, oldest first, and how many were issued and
@@ -224,6 +225,15 @@ class UcxTransport final : public RemoteTransport {
   bool dirty_ = false;  // some peer's `dirty` is set (under mu_)
   std::vector<int> ack_due_;  // PEs whose `ack_due` is set (under mu_)
   std::vector<int> batched_;  // PEs whose `batch` is not empty (under mu_)
+  // PEs with operations a quiet may have to complete (under mu_): quiet's cost follows the
+  // peers a PE talks to, not the job's size.
+  std::vector<int> touched_;
+  void settle_touched() noexcept;
+  void touch(Peer& p) noexcept {
+    if (p.touched) return;
+    p.touched = true;
+    touched_.push_back(p.pe);
+  }
   bool tearing_down_ = false;  // the destructor runs: acknowledgements are no longer sent
   static constexpr unsigned kAckDeferCalls = 16;
   unsigned ack_deferred_ = 0;  // busy progress calls since acknowledgements became due
