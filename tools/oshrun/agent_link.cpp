@@ -54,6 +54,8 @@ std::string agent_status_text(int st) {
     s += " (it could not reach the host or start the PE there; its message, if any, is above)";
   else if (code == 127)
     s += " (no oshrun at the same path on that host? its message, if any, is above)";
+  else if (code > 128 && code < 128 + NSIG)
+    s += " (as a shell reports a command killed by " + signal_name(code - 128) + ")";
   else if (code == 0)
     s += " before reporting the PE's end";
   return s;

@@ -325,13 +325,13 @@ int HostAgent::run() {
         " (PEs on other hosts run in the same directory: a shared filesystem is assumed)");
     return kExitAgentFailed;
   }
-  // Per PE its two output pipes (and its exec-status pipe while starting); per agent it
-  // starts its stdin and stdout; a margin.
+  // Per PE its two output pipes (its exec-status pipe is closed before the next starts); per
+  // agent it starts its stdin, stdout and exec-status pipe; a margin.
   const std::uint64_t direct = std::min<std::uint64_t>(job.subtree.size(), static_cast<std::uint64_t>(job.fanout));
-  const std::uint64_t need = job.ranks.size() * 3 + direct * 3 + 32;
+  const std::uint64_t need = job.ranks.size() * 2 + direct * 3 + 32;
   const auto lim = shmem::util::raise_fd_limit(need);
   std::string advice = shmem::util::fd_limit_advice(lim, need, "oshrun on host " + host_,
-                                                    "3 per PE of this host and per host it starts");
+                                                    "2 per PE of this host, 3 per host it starts");
   if (!advice.empty()) say("warning: " + advice);
 
   sigset_t handled, original;
