@@ -330,8 +330,8 @@ int HostAgent::run() {
   const std::uint64_t direct = std::min<std::uint64_t>(job.subtree.size(), static_cast<std::uint64_t>(job.fanout));
   const std::uint64_t need = job.ranks.size() * 2 + direct * 3 + 32;
   const auto lim = shmem::util::raise_fd_limit(need);
-  std::string advice = shmem::util::fd_limit_advice(lim, need, "oshrun on host " + host_,
-                                                    "2 per PE of this host, 3 per host it starts");
+  std::string advice =
+      shmem::util::fd_limit_advice(lim, need, "oshrun on host " + host_, "2 per PE of this host, 3 per host it starts");
   if (!advice.empty()) say("warning: " + advice);
 
   sigset_t handled, original;
