@@ -80,11 +80,12 @@ int Supervisor::run() {
         if (agents_done()) break;
         if (!agents_wait_until_) agents_wait_until_ = Clock::now() + kGiveUpDelay;
         if (Clock::now() >= *agents_wait_until_) break;
-      }
-      if (!finalize_wait_until_) finalize_wait_until_ = Clock::now() + kFinalizeGrace;
-      if (Clock::now() >= *finalize_wait_until_) {
-        fail(describe(*it) + " lost before shmem_finalize: exited with status 0 without finalizing", 1);
-        break;
+      } else {
+        if (!finalize_wait_until_) finalize_wait_until_ = Clock::now() + kFinalizeGrace;
+        if (Clock::now() >= *finalize_wait_until_) {
+          fail(describe(*it) + " lost before shmem_finalize: exited with status 0 without finalizing", 1);
+          break;
+        }
       }
     }
     if (give_up_at_ && Clock::now() >= *give_up_at_) break;
