@@ -189,6 +189,10 @@ void Supervisor::on_frame(const Frame& f) {
     case FrameType::kStderrEnd: pe.err_fwd.finish(); break;
     case FrameType::kExit:
     case FrameType::kLost:
+      // What the store heard from this PE before it ended (shmem_global_exit, a departure)
+      // comes first, as for a local PE, whose SIGCHLD is handled after the store's events.
+      on_store_events();
+      if (pe.exited) break;
       pe.exited = true;
       pe.wait_status = f.type == FrameType::kExit ? f.value : 0;
       if (f.type == FrameType::kLost) {
