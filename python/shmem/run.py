@@ -16,8 +16,8 @@ oshrun options:
   -x NAME[=VALUE]       set NAME for every PE (NAME alone: this environment's value)
   --tag-output          prefix every output line with "[PE n] "
 
-Across hosts, oshrun starts each remote PE as AGENT HOST '<oshrun>' --remote-exec ...
-'<this python>' program...: oshrun, this interpreter, this package and the program must
+Across hosts, oshrun starts one agent per host, AGENT HOST '<oshrun>' --host-agent ...
+'<this python>' program... (--fanout K: at most K directly, the rest through them): oshrun, this interpreter, this package and the program must
 have the same paths on every host (a shared filesystem), and the PEs run in this working
 directory. The PEs get this environment (with a PYTHONPATH that finds this package) on
 every host. oshrun checks the host list and names a bad entry (exit status 2); see
@@ -31,7 +31,7 @@ from pathlib import Path
 # oshrun's options that take the next word as their value (tools/oshrun/args.cpp). Every other
 # word starting with "--" is an oshrun option too (--tag-output, --hosts=LIST, ...); the first
 # other word starts the Python command line (script.py, -m module, -c code, -u, ...).
-_VALUE_OPTIONS = {"-n", "-np", "--np", "--n", "--hosts", "--host", "-H", "--hostfile", "--rsh", "-x"}
+_VALUE_OPTIONS = {"-n", "-np", "--np", "--n", "--hosts", "--host", "-H", "--hostfile", "--rsh", "--fanout", "-x"}
 
 USAGE = """usage: python3 -m shmem.run -n N [oshrun options] script.py [args...]
        python3 -m shmem.run [-n N] --hosts H1[:n1],H2[:n2],... [oshrun options] script.py [args...]

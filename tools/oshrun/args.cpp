@@ -59,6 +59,8 @@ const char* usage_text() {
          "                        be smaller than the slots (default: all of them), never larger\n"
          "  --rsh AGENT           how PEs on other hosts are started, called as ssh is:\n"
          "                        AGENT HOST COMMAND-LINE (default: SHMEM_RSH, else ssh)\n"
+         "  --fanout K            start at most K host agents directly; the other hosts\n"
+         "                        are started through them, as a tree (default 32)\n"
          "  -x NAME[=VALUE]       set NAME for every PE (NAME alone: oshrun's own value);\n"
          "                        PEs on other hosts get oshrun's environment either way\n"
          "  --tag-output          prefix every output line with \"[PE n] \"\n"
@@ -67,10 +69,11 @@ const char* usage_text() {
          "\n"
          "Each PE gets SHMEM_PE, SHMEM_NPES, SHMEM_STORE_ADDR, SHMEM_JOB_ID and\n"
          "SHMEM_JOB_SECRET. PE 0 reads oshrun's standard input when it runs on this host;\n"
-         "the others read /dev/null. A PE on another host is started as\n"
-         "  AGENT HOST 'oshrun' --remote-exec --pe R --host HOST -- '/abs/program' 'args'...\n"
-         "(same paths and working directory there); its environment and the secret travel\n"
-         "on the agent's stdin, never on a command line. With such a PE the store listens on\n"
+         "the others read /dev/null. Each other host gets one agent, started as\n"
+         "  AGENT HOST 'oshrun' --host-agent --host HOST -- '/abs/program' 'args'...\n"
+         "(same paths and working directory there), which starts and watches that host's\n"
+         "PEs and forwards their output and exit status; the environment and the secret\n"
+         "travel on the agent's stdin, never on a command line. With such a PE the store listens on\n"
          "SHMEM_BOOTSTRAP_ADDR, else SHMEM_BOOTSTRAP_IFACE's address, else the first up,\n"
          "non-loopback IPv4 address (docs/launchers.md, \"Several hosts\").\n"
          "SIGINT, SIGTERM and SIGHUP are forwarded to every PE, followed by SIGKILL after 1 s.\n"
@@ -123,6 +126,15 @@ Args parse_args(int argc, const char* const* argv) {
       a.rsh = arg.substr(arg.find('=') + 1);
       if (a.rsh.find_first_not_of(" \t") == std::string::npos)
         throw UsageError("option --rsh needs an agent program");
+    } else if (arg == "--fanout" || arg.starts_with("--fanout=")) {
+      std::string_view v = arg == "--fanout" ? take_value(arg) : arg.substr(arg.find('=') + 1);
+      std::string t(v);
+      char* end = nullptr;
+      errno = 0;
+      long k = t.empty() ? 0 : std::strtol(t.c_str(), &end, 10);
+      if (t.empty() || errno != 0 || *end != '\0' || k < 1 || k > 1024)
+        throw UsageError("invalid fan-out '" + t + "' for --fanout: expected an integer from 1 to 1024");
+      a.fanout = static_cast<int>(k);
     } else if (arg == "-x") {
       a.exports.push_back(parse_export(take_value(arg)));
     } else if (arg == "--tag-output") {

@@ -12,6 +12,7 @@ struct Args {
   std::string hosts;      // --hosts H1[:n1],H2[:n2],...
   std::string hostfile;   // --hostfile FILE
   std::string rsh;        // --rsh AGENT ("" = SHMEM_RSH, default ssh)
+  int fanout = 32;        // --fanout K: hosts oshrun (and each agent) starts itself
   std::vector<std::string> exports;  // -x NAME=VALUE, resolved (NAME alone takes our value)
   bool help = false;
   bool version = false;

@@ -1,13 +1,14 @@
 // oshrun / shmemrun: starts N PEs of a program on this host (or on several hosts, through an
 // ssh-compatible agent) around an in-process bootstrap store, forwards their output and
-// signals, and ends the job as soon as one PE fails. `oshrun --remote-exec` is the stub that
-// runs a PE on another host (remote.hpp).
+// signals, and ends the job as soon as one PE fails. `oshrun --host-agent` is the agent that
+// runs one host's PEs for it (host_agent.hpp, agent_protocol.hpp).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -20,8 +21,11 @@
 #include "bootstrap/store.hpp"
 #include "base/config.hpp"
 #include "base/error.hpp"
+#include "oshrun/agent_link.hpp"
+#include "oshrun/agent_protocol.hpp"
 #include "oshrun/args.hpp"
 #include "oshrun/events.hpp"
+#include "oshrun/host_agent.hpp"
 #include "oshrun/hosts.hpp"
 #include "oshrun/job.hpp"
 #include "oshrun/output.hpp"
@@ -64,14 +68,16 @@ void ensure_std_fds() {
   }
 }
 
-// oshrun's descriptors: per PE the pipes of its output (an agent's stdin too, for a PE on
-// another host: three) and two store connections (its client and its job watcher), plus a
-// margin. Raised before the store starts, which sizes its admission limits from the limit.
-void ensure_fd_limit(int npes) {
-  const std::uint64_t need = static_cast<std::uint64_t>(npes) * 5 + 64;
+// oshrun's descriptors: per local PE its output pipes (and an exec-status pipe while
+// starting), per host agent it starts itself its stdin and stdout (and the exec-status pipe),
+// per PE anywhere two store connections (its client and its job watcher), plus a margin.
+// Raised before the store starts, which sizes its admission limits from the limit.
+void ensure_fd_limit(int local_pes, int agents, int npes) {
+  const std::uint64_t need = static_cast<std::uint64_t>(local_pes) * 3 + static_cast<std::uint64_t>(agents) * 3 +
+                             static_cast<std::uint64_t>(npes) * 2 + 32;
   const shmem::util::FdLimit l = shmem::util::raise_fd_limit(need);
-  const std::string advice =
-      shmem::util::fd_limit_advice(l, need, "oshrun", "5 per PE: output pipes and store connections");
+  const std::string advice = shmem::util::fd_limit_advice(
+      l, need, "oshrun", "3 per PE on this host and per host agent it starts, 2 store connections per PE");
   if (!advice.empty()) say("warning: " + advice);
 }
 
@@ -138,34 +144,18 @@ std::string self_executable() {
   return std::string(buf, static_cast<std::size_t>(n));
 }
 
-// How PEs on other hosts are started (all ranks share it).
-struct RemoteLaunch {
-  std::vector<std::string> agent;  // the agent's words (--rsh / SHMEM_RSH)
-  std::string agent_path;          // agent[0] resolved
-  std::string oshrun_path;         // this program, for the stub on the other side
-  std::string program;             // absolute path of the PE program
-  std::string cwd;
-  std::unique_ptr<CStringArray> agent_env;
-};
-
-// The agent's stdin: the environment block (written now; the pipe is sized to hold it, so
-// this never blocks), then control lines from the supervisor.
-std::pair<UniqueFd, UniqueFd> control_pipe(const std::string& block) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0)
-    throw shmem::Error(shmem::Errc::kInternal, std::string("pipe2: ") + std::strerror(errno));
-  UniqueFd r(fds[0]), w(fds[1]);
-  int cap = ::fcntl(w.get(), F_GETPIPE_SZ);
-  if (cap >= 0 && static_cast<std::size_t>(cap) < block.size() + 4096)
-    cap = ::fcntl(w.get(), F_SETPIPE_SZ, static_cast<int>(block.size() + 4096));
-  if (cap < 0 || static_cast<std::size_t>(cap) < block.size())
-    throw shmem::Error(shmem::Errc::kInvalidValue,
-                       "the environment for PEs on other hosts is too large (" + std::to_string(block.size()) +
-                           " bytes; it must fit a pipe: /proc/sys/fs/pipe-max-size)");
-  ::fcntl(w.get(), F_SETFL, O_NONBLOCK);
-  if (::write(w.get(), block.data(), block.size()) != static_cast<ssize_t>(block.size()))
-    throw shmem::Error(shmem::Errc::kInternal, std::string("writing the environment block: ") + std::strerror(errno));
-  return {std::move(r), std::move(w)};
+// The remote hosts in the order listed, each with its ranks (a host listed twice gets one
+// agent for both groups).
+std::vector<HostPlan> remote_hosts(const Placement& place) {
+  std::vector<HostPlan> hosts;
+  for (int r = 0; r < place.npes; ++r) {
+    const std::string& h = place.host_of_rank[static_cast<std::size_t>(r)];
+    if (h.empty()) continue;
+    auto it = std::find_if(hosts.begin(), hosts.end(), [&](const HostPlan& p) { return p.host == h; });
+    if (it == hosts.end()) it = hosts.insert(hosts.end(), HostPlan{h, {}});
+    it->ranks.push_back(r);
+  }
+  return hosts;
 }
 
 int launch(const Args& args, const Placement& place) {
@@ -176,27 +166,35 @@ int launch(const Args& args, const Placement& place) {
     return kExitCannotExec;
   }
   const int npes = place.npes;
+  const std::vector<HostPlan> remote = remote_hosts(place);
+  const std::vector<TreeBranch> tree = split_tree(remote, args.fanout);
 
-  RemoteLaunch remote;
+  AgentStart how;
+  AgentJob agent_job;
+  std::unique_ptr<CStringArray> agent_env;
   if (place.multi_host) {
     std::string setting = args.rsh.empty() ? shmem::config_raw("SHMEM_RSH") : args.rsh;
     const char* knob = args.rsh.empty() ? "SHMEM_RSH" : "--rsh";
-    remote.agent = split_agent(setting);
-    if (remote.agent.empty()) {
+    how.rsh = split_agent(setting);
+    if (how.rsh.empty()) {
       say(std::string(knob) + " is empty: it names the agent that starts PEs on other hosts (e.g. ssh)");
       return kExitUsage;
     }
     int e = 0;
-    remote.agent_path = resolve_program(remote.agent[0], &e);
-    if (remote.agent_path.empty()) {
-      say("cannot start the agent for PEs on other hosts: '" + remote.agent[0] + "' (" + knob + "=" + setting +
+    how.rsh_path = resolve_program(how.rsh[0], &e);
+    if (how.rsh_path.empty()) {
+      say("cannot start the agent for PEs on other hosts: '" + how.rsh[0] + "' (" + knob + "=" + setting +
           "): " + std::strerror(e));
       return kExitCannotExec;
     }
-    remote.oshrun_path = self_executable();
-    remote.program = absolute_path(path);
-    remote.cwd = working_directory();
-    remote.agent_env = std::make_unique<CStringArray>(agent_environment(environ));
+    how.command = args.command;
+    how.command[0] = absolute_path(path);
+    agent_env = std::make_unique<CStringArray>(agent_environment(environ));
+    how.env = agent_env.get();
+    agent_job.cwd = working_directory();
+    agent_job.fanout = args.fanout;
+    agent_job.rsh = how.rsh;
+    agent_job.oshrun_path = self_executable();
   }
 
   // Signals become events on a signalfd. They are blocked before any store thread exists,
@@ -216,6 +214,7 @@ int launch(const Args& args, const Placement& place) {
     say(std::string("signalfd: ") + std::strerror(errno));
     return kExitLaunchFailed;
   }
+  how.child_sigmask = original;
   // A reader of our output going away must not kill the launcher (and orphan the job).
   ::signal(SIGPIPE, SIG_IGN);
 
@@ -229,7 +228,9 @@ int launch(const Args& args, const Placement& place) {
     say(std::string("cannot choose where the bootstrap store listens: ") + e.what());
     return kExitLaunchFailed;
   }
-  ensure_fd_limit(npes);
+  int local_pes = 0;
+  for (const auto& h : place.host_of_rank) local_pes += h.empty() ? 1 : 0;
+  ensure_fd_limit(local_pes, static_cast<int>(tree.size()), npes);
   try {
     job = make_job_identity();
     shmem::bootstrap::StoreServer::Options opts;
@@ -252,80 +253,73 @@ int launch(const Args& args, const Placement& place) {
 
   UniqueFd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   CStringArray argv(args.command);
-  std::vector<CStringArray> envs;  // local PEs: what they exec with; remote: agent argv
-  std::vector<std::string> blocks(static_cast<std::size_t>(npes));
+  std::vector<CStringArray> envs;  // local PEs: what they exec with
   envs.reserve(static_cast<std::size_t>(npes));
-  std::vector<CStringArray> agent_argvs;
-  agent_argvs.reserve(static_cast<std::size_t>(npes));
   for (int r = 0; r < npes; ++r) {
-    auto env = pe_environment(environ, r, npes, store_addr, job, args.exports);
-    const std::string& host = place.host_of_rank[static_cast<std::size_t>(r)];
-    if (host.empty()) {
-      envs.emplace_back(std::move(env));
-      agent_argvs.emplace_back(std::vector<std::string>{});
-      continue;
-    }
-    blocks[static_cast<std::size_t>(r)] = encode_remote_block(remote.cwd, env);
-    envs.emplace_back(std::vector<std::string>{});
-    std::vector<std::string> words = remote.agent;
-    std::vector<std::string> cmd = args.command;
-    cmd[0] = remote.program;
-    words.push_back(host);
-    words.push_back(remote_command_line(remote.oshrun_path, r, host, cmd));
-    agent_argvs.emplace_back(std::move(words));
+    const bool local = place.host_of_rank[static_cast<std::size_t>(r)].empty();
+    envs.emplace_back(local ? pe_environment(environ, r, npes, store_addr, job, args.exports)
+                            : std::vector<std::string>{});
+  }
+  if (!remote.empty()) {
+    // Every remote PE's environment but SHMEM_PE, which its agent adds.
+    for (auto& e : pe_environment(environ, 0, npes, store_addr, job, args.exports))
+      if (!e.starts_with("SHMEM_PE=")) agent_job.env.push_back(std::move(e));
   }
 
   // PEs print to a terminal as to one (line by line, so a crash loses no whole line), as under
   // Open MPI's launcher; on pipes the library line-buffers their stdout (core/stdio.cpp).
   const bool pe_pty = ::isatty(1) == 1;
-  std::vector<SpawnedChild> children;
-  std::vector<UniqueFd> controls(static_cast<std::size_t>(npes));
-  children.reserve(static_cast<std::size_t>(npes));
+  std::vector<SpawnedChild> children(static_cast<std::size_t>(npes));
+  std::vector<std::unique_ptr<AgentLink>> agents;
+  auto abandon = [&]() {
+    for (auto& a : agents) a->kill(SIGKILL);
+    std::vector<SpawnedChild> started;
+    for (auto& c : children)
+      if (c.pid > 0) started.push_back(std::move(c));
+    for (auto& a : agents) started.push_back(SpawnedChild{a->pid(), {}, {}, {}});
+    kill_and_reap(started);
+  };
+  int started = 0;
   try {
-    for (int r = 0; r < npes; ++r) {
+    for (int r = 0; r < npes; ++r, ++started) {
       const auto ur = static_cast<std::size_t>(r);
+      if (!place.host_of_rank[ur].empty()) continue;
       SpawnRequest req;
       req.child_sigmask = original;
-      if (place.host_of_rank[ur].empty()) {
-        req.path = path;
-        req.argv = &argv;
-        req.envp = &envs[ur];
-        req.stdin_fd = r == 0 ? -1 : dev_null.get();  // only PE 0 reads our stdin
-        req.stdout_pty = pe_pty;
-        children.push_back(spawn_child(req));
-        continue;
-      }
-      auto [ctl_r, ctl_w] = control_pipe(blocks[ur]);
-      std::memset(blocks[ur].data(), 0, blocks[ur].size());  // it held the secret
-      req.path = remote.agent_path;
-      req.argv = &agent_argvs[ur];
-      req.envp = remote.agent_env.get();
-      req.stdin_fd = ctl_r.get();
-      req.new_process_group = true;
-      children.push_back(spawn_child(req));
-      controls[ur] = std::move(ctl_w);
+      req.path = path;
+      req.argv = &argv;
+      req.envp = &envs[ur];
+      req.stdin_fd = r == 0 ? -1 : dev_null.get();  // only PE 0 reads our stdin
+      req.stdout_pty = pe_pty;
+      children[ur] = spawn_child(req);
+    }
+    for (const TreeBranch& b : tree) {
+      started = b.host.ranks.front();
+      agents.push_back(std::make_unique<AgentLink>(how, b, agent_job));
     }
   } catch (const std::exception& e) {
-    say(std::string("cannot start PE ") + std::to_string(children.size()) + ": " + e.what());
-    kill_and_reap(children);
+    say(std::string("cannot start PE ") + std::to_string(started) + ": " + e.what());
+    abandon();
     return kExitLaunchFailed;
   }
+  for (auto& e : agent_job.env) std::memset(e.data(), 0, e.size());  // it held the secret
   int agent_err = 0;
   for (int r = 0; r < npes; ++r) {
-    int e = wait_exec_result(children[static_cast<std::size_t>(r)]);
-    if (!e) continue;
-    if (place.host_of_rank[static_cast<std::size_t>(r)].empty()) exec_err = exec_err ? exec_err : e;
-    else agent_err = agent_err ? agent_err : e;
+    auto& c = children[static_cast<std::size_t>(r)];
+    if (c.pid <= 0) continue;
+    if (int e = wait_exec_result(c)) exec_err = exec_err ? exec_err : e;
   }
+  for (auto& a : agents)
+    if (int e = a->wait_exec()) agent_err = agent_err ? agent_err : e;
   if (exec_err || agent_err) {
     int err = exec_err ? exec_err : agent_err;
-    std::string name = exec_err ? args.command[0] : remote.agent_path;
+    std::string name = exec_err ? args.command[0] : how.rsh_path;
     std::string why = std::strerror(err);
     // The file exists (we checked), so ENOENT from execve means its #! interpreter does not.
     if (err == ENOENT) why += " (the interpreter named on its #! line?)";
     say(std::string("cannot execute ") + (exec_err ? "" : "the agent for PEs on other hosts ") + "'" + name +
         "': " + why);
-    kill_and_reap(children);
+    abandon();
     return kExitCannotExec;
   }
 
@@ -336,15 +330,23 @@ int launch(const Args& args, const Placement& place) {
   pes.reserve(children.size());
   for (std::size_t r = 0; r < children.size(); ++r) {
     std::string prefix = args.tag_output ? "[PE " + std::to_string(r) + "] " : "";
-    pes.push_back(PeProcess{static_cast<int>(r), children[r].pid, std::move(children[r].out),
-                            std::move(children[r].err), LineForwarder(1, prefix, terminate_partial),
-                            LineForwarder(2, prefix, terminate_partial), false, 0, place.host_of_rank[r],
-                            std::move(controls[r])});
+    PeProcess pe{static_cast<int>(r),
+                 children[r].pid,
+                 std::move(children[r].out),
+                 std::move(children[r].err),
+                 LineForwarder(1, prefix, terminate_partial),
+                 LineForwarder(2, prefix, terminate_partial),
+                 false,
+                 0,
+                 place.host_of_rank[r],
+                 {},
+                 0};
+    pes.push_back(std::move(pe));
   }
   auto* srv = store.get();
   StoreHooks hooks;
   hooks.unfinished = [srv](int rank) { return srv->rank_connected(rank) && !srv->rank_finalized(rank); };
-  Supervisor sup(std::move(pes), sigfd.get(), events, std::move(hooks));
+  Supervisor sup(std::move(pes), std::move(agents), sigfd.get(), events, std::move(hooks));
   int code = sup.run();
   store.reset();
   return code;
@@ -356,7 +358,7 @@ int launch(const Args& args, const Placement& place) {
 int main(int argc, char** argv) {
   using namespace oshrun;
   ensure_std_fds();
-  if (argc > 1 && std::string_view(argv[1]) == kRemoteExecOption) return remote_exec_main(argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) == kHostAgentOption) return host_agent_main(argc, argv);
   Args args;
   try {
     args = parse_args(argc, argv);

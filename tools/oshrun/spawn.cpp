@@ -75,7 +75,8 @@ std::pair<UniqueFd, UniqueFd> make_pty() {
   if (::getppid() != launcher) ::_exit(137);
   if (req.new_process_group && ::setpgid(0, 0) != 0) fail(errno);
   if (req.stdin_fd >= 0 && ::dup2(req.stdin_fd, 0) < 0) fail(errno);
-  if (out_w >= 0 && (::dup2(out_w, 1) < 0 || ::dup2(err_w, 2) < 0)) fail(errno);
+  if (out_w >= 0 && ::dup2(out_w, 1) < 0) fail(errno);
+  if (err_w >= 0 && ::dup2(err_w, 2) < 0) fail(errno);
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   ::sigaction(SIGPIPE, &dfl, nullptr);
@@ -124,7 +125,7 @@ SpawnedChild spawn_child(const SpawnRequest& req) {
   UniqueFd out_r, out_w, err_r, err_w;
   if (req.capture_output) {
     std::tie(out_r, out_w) = req.stdout_pty ? make_pty() : make_pipe();
-    std::tie(err_r, err_w) = make_pipe();
+    if (req.capture_stderr) std::tie(err_r, err_w) = make_pipe();
   }
   auto [st_r, st_w] = make_pipe();
   pid_t launcher = ::getpid();
@@ -134,7 +135,7 @@ SpawnedChild spawn_child(const SpawnRequest& req) {
   if (pid == 0) exec_child(req, launcher, out_w.get(), err_w.get(), st_w.get());
   if (out_r) {
     ::fcntl(out_r.get(), F_SETFL, O_NONBLOCK);
-    ::fcntl(err_r.get(), F_SETFL, O_NONBLOCK);
+    if (err_r) ::fcntl(err_r.get(), F_SETFL, O_NONBLOCK);
   }
   SpawnedChild c;
   c.pid = pid;

@@ -34,6 +34,7 @@ struct SpawnRequest {
   int stdin_fd = -1;     // dup'ed onto 0 in the child (-1: inherit)
   sigset_t child_sigmask;  // the mask the program starts with
   bool capture_output = true;      // false: the child inherits our stdout/stderr
+  bool capture_stderr = true;      // with capture_output, false: only stdout is captured
   // With capture_output: the child's stdout is a pseudo-terminal rather than a pipe, so that
   // its C library line-buffers it as on a terminal (oshrun's own stdout is one).
   bool stdout_pty = false;

@@ -10,8 +10,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "oshrun/remote.hpp"
-
 namespace oshrun {
 
 std::string describe_wait_status(int st) {
@@ -47,9 +45,13 @@ int exit_code_for(int st) {
   return 1;
 }
 
-Supervisor::Supervisor(std::vector<PeProcess> pes, int signal_fd, StoreEventQueue& events,
-                       StoreHooks hooks)
-    : pes_(std::move(pes)), signal_fd_(signal_fd), events_(events), hooks_(std::move(hooks)) {}
+Supervisor::Supervisor(std::vector<PeProcess> pes, std::vector<std::unique_ptr<AgentLink>> agents, int signal_fd,
+                       StoreEventQueue& events, StoreHooks hooks)
+    : pes_(std::move(pes)),
+      agents_(std::move(agents)),
+      signal_fd_(signal_fd),
+      events_(events),
+      hooks_(std::move(hooks)) {}
 
 std::string Supervisor::describe(const PeProcess& pe) const {
   if (!pe.host.empty()) return "PE " + std::to_string(pe.rank) + " (host " + pe.host + ")";
@@ -58,6 +60,10 @@ std::string Supervisor::describe(const PeProcess& pe) const {
 
 bool Supervisor::all_exited() const {
   return std::all_of(pes_.begin(), pes_.end(), [](const PeProcess& p) { return p.exited; });
+}
+
+bool Supervisor::agents_done() const {
+  return std::all_of(agents_.begin(), agents_.end(), [](const auto& a) { return a->done(); });
 }
 
 int Supervisor::run() {
@@ -69,11 +75,17 @@ int Supervisor::run() {
       // the store may still be processing a goodbye sent just before exit, so allow a moment.
       auto it = std::find_if(pes_.begin(), pes_.end(),
                              [&](const PeProcess& p) { return hooks_.unfinished(p.rank); });
-      if (it == pes_.end()) break;
-      if (!finalize_wait_until_) finalize_wait_until_ = Clock::now() + kFinalizeGrace;
-      if (Clock::now() >= *finalize_wait_until_) {
-        fail(describe(*it) + " lost before shmem_finalize: exited with status 0 without finalizing", 1);
-        break;
+      if (it == pes_.end()) {
+        // The agents end once they reported their PEs; a moment for them to go.
+        if (agents_done()) break;
+        if (!agents_wait_until_) agents_wait_until_ = Clock::now() + kGiveUpDelay;
+        if (Clock::now() >= *agents_wait_until_) break;
+      } else {
+        if (!finalize_wait_until_) finalize_wait_until_ = Clock::now() + kFinalizeGrace;
+        if (Clock::now() >= *finalize_wait_until_) {
+          fail(describe(*it) + " lost before shmem_finalize: exited with status 0 without finalizing", 1);
+          break;
+        }
       }
     }
     if (give_up_at_ && Clock::now() >= *give_up_at_) break;
@@ -95,6 +107,7 @@ std::optional<Supervisor::Clock::time_point> Supervisor::next_deadline() const {
   };
   consider(kill_at_);
   consider(give_up_at_);
+  consider(agents_wait_until_);
   if (all_exited()) {
     // Waiting for a goodbye to land: re-check the store every few milliseconds.
     if (finalize_wait_until_) consider(Clock::now() + std::chrono::milliseconds(5));
@@ -118,11 +131,19 @@ void Supervisor::poll_once(int timeout_ms) {
       owners.emplace_back(i, true);
     }
   }
+  std::vector<AgentLink*> agent_owners;
+  for (auto& a : agents_) {
+    if (a->out_fd() < 0) continue;
+    fds.push_back({a->out_fd(), POLLIN, 0});
+    agent_owners.push_back(a.get());
+  }
   int n = ::poll(fds.data(), fds.size(), timeout_ms);
   if (n <= 0) return;  // timeout or EINTR: timers are checked by the caller
   // Output first: a PE's last lines should appear before the message about its exit.
   for (std::size_t k = 0; k < owners.size(); ++k)
     if (fds[k + 2].revents) read_pipe(pes_[owners[k].first], owners[k].second, false);
+  for (std::size_t k = 0; k < agent_owners.size(); ++k)
+    if (fds[k + 2 + owners.size()].revents) read_agent(*agent_owners[k], false);
   if (fds[1].revents) on_store_events();
   if (fds[0].revents) on_signalfd();
 }
@@ -148,6 +169,40 @@ void Supervisor::read_pipe(PeProcess& pe, bool is_err, bool drain) {
     // may still hold the pipe, but the PE itself is done and we do not wait for it.
     fwd.finish();
     fd.reset();
+  }
+}
+
+void Supervisor::read_agent(AgentLink& agent, bool drain) {
+  std::vector<Frame> frames;
+  agent.read(frames, drain);
+  for (const auto& f : frames) on_frame(f);
+}
+
+void Supervisor::on_frame(const Frame& f) {
+  if (f.rank < 0 || f.rank >= static_cast<int>(pes_.size())) return;
+  PeProcess& pe = pes_[static_cast<std::size_t>(f.rank)];
+  if (pe.host.empty() || pe.exited) return;
+  switch (f.type) {
+    case FrameType::kStdout: pe.out_fwd.feed(f.data.data(), f.data.size()); break;
+    case FrameType::kStderr: pe.err_fwd.feed(f.data.data(), f.data.size()); break;
+    case FrameType::kStdoutEnd: pe.out_fwd.finish(); break;
+    case FrameType::kStderrEnd: pe.err_fwd.finish(); break;
+    case FrameType::kExit:
+    case FrameType::kLost:
+      // What the store heard from this PE before it ended (shmem_global_exit, a departure)
+      // comes first, as for a local PE, whose SIGCHLD is handled after the store's events.
+      on_store_events();
+      if (pe.exited) break;
+      pe.exited = true;
+      pe.wait_status = f.type == FrameType::kExit ? f.value : 0;
+      if (f.type == FrameType::kLost) {
+        pe.lost = f.data;
+        pe.lost_code = f.value ? f.value : 1;
+      }
+      pe.out_fwd.finish();
+      pe.err_fwd.finish();
+      on_pe_exit(pe);
+      break;
   }
 }
 
@@ -181,7 +236,16 @@ void Supervisor::reap_children() {
     int st = 0;
     pid_t pid = ::waitpid(-1, &st, WNOHANG);
     if (pid <= 0) return;
-    auto it = std::find_if(pes_.begin(), pes_.end(), [&](const PeProcess& p) { return p.pid == pid; });
+    auto agent = std::find_if(agents_.begin(), agents_.end(), [&](const auto& a) { return a->pid() == pid; });
+    if (agent != agents_.end()) {
+      // What it sent before it ended, then the PEs below it it never reported.
+      (*agent)->on_exit(st);
+      read_agent(**agent, true);
+      for (const auto& f : (*agent)->unreported_losses()) on_frame(f);
+      continue;
+    }
+    auto it = std::find_if(pes_.begin(), pes_.end(),
+                           [&](const PeProcess& p) { return !p.host.empty() ? false : p.pid == pid; });
     if (it == pes_.end() || it->exited) continue;
     it->exited = true;
     it->wait_status = st;
@@ -202,6 +266,10 @@ void Supervisor::on_pe_exit(PeProcess& pe) {
     lost_.erase(lost);
   }
   if (stopping_) return;
+  if (!pe.lost.empty()) {  // its agent (or one between) died before reporting its end
+    fail(describe(pe) + " " + pe.lost, pe.lost_code);
+    return;
+  }
   int st = pe.wait_status;
   if (departed) {  // it said why it left before exiting
     fail(lost_reason, exit_code_for(st) ? exit_code_for(st) : 1);
@@ -217,12 +285,9 @@ void Supervisor::on_pe_exit(PeProcess& pe) {
     // most likely a consequence. Name the root cause once its grace period settles it.
     return;
   }
-  // An exit status (a remote PE's stub reports a signal as 128 + n) before goodbye.
-  const bool exited = WIFEXITED(st) && (pe.host.empty() || WEXITSTATUS(st) < 128);
-  const bool unfinished = exited && hooks_.unfinished && hooks_.unfinished(pe.rank);
-  fail(describe(pe) + " " + (pe.host.empty() ? describe_wait_status(st) : describe_remote_status(st)) +
-           (unfinished ? " before shmem_finalize" : ""),
-       exit_code_for(st));
+  // An exit status before goodbye.
+  const bool unfinished = WIFEXITED(st) && hooks_.unfinished && hooks_.unfinished(pe.rank);
+  fail(describe(pe) + " " + describe_wait_status(st) + (unfinished ? " before shmem_finalize" : ""), exit_code_for(st));
 }
 
 void Supervisor::on_store_events() {
@@ -291,24 +356,20 @@ void Supervisor::stop_all(int sig) {
 
 void Supervisor::signal_running(int sig, int except_rank) {
   // Unreaped PEs keep their pid (zombies at worst), so these pids cannot have been reused.
-  for (auto& pe : pes_) {
-    if (pe.exited || pe.rank == except_rank) continue;
-    if (!pe.control) {
-      ::kill(pe.pid, sig);
-      continue;
-    }
-    // A remote PE: the stub there signals it. Should the line not fit (the agent stopped
-    // reading), ending the agent closes the stub's stdin, which ends the PE as well.
-    std::string line = "signal " + std::to_string(sig) + "\n";
-    if (::write(pe.control.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size()))
-      ::kill(pe.pid, SIGKILL);
-  }
+  for (auto& pe : pes_)
+    if (pe.host.empty() && !pe.exited && pe.rank != except_rank) ::kill(pe.pid, sig);
+  // Remote PEs: one line per agent, which signals its PEs and passes it on to the agents it
+  // started. Should the line not fit (it stopped reading), the link kills the agent, which
+  // closes the far side's stdin and ends the PEs there as well.
+  for (auto& a : agents_) a->send_signal(sig, except_rank);
 }
 
 void Supervisor::finish_outputs() {
   for (auto& pe : pes_) {
     read_pipe(pe, false, true);
     read_pipe(pe, true, true);
+    pe.out_fwd.finish();
+    pe.err_fwd.finish();
   }
 }
 

@@ -5,10 +5,12 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "oshrun/agent_link.hpp"
 #include "oshrun/events.hpp"
 #include "oshrun/output.hpp"
 #include "util/unique_fd.hpp"
@@ -24,10 +26,13 @@ struct PeProcess {
   LineForwarder err_fwd;
   bool exited = false;
   int wait_status = 0;
-  // A PE on another host: `pid` is its agent, and signals go as "signal N" lines down
-  // `control` (the agent's stdin) to the stub there (see remote.hpp). Empty for local PEs.
+  // A PE on another host: no pid or pipes here; its output, exit status and signals travel
+  // through its host's agent (AgentLink). Empty for local PEs.
   std::string host;
-  shmem::util::UniqueFd control;
+  // Its agent (or one between) died before it reported this PE's end: why, and the status
+  // the job ends with.
+  std::string lost;
+  int lost_code = 0;
 };
 
 // What the supervisor needs from the store (kept abstract so the loop does not own it).
@@ -43,7 +48,9 @@ class Supervisor {
   using Clock = std::chrono::steady_clock;
 
   // `signal_fd`: a signalfd for SIGCHLD/SIGINT/SIGTERM/SIGHUP (blocked in every thread).
-  Supervisor(std::vector<PeProcess> pes, int signal_fd, StoreEventQueue& events, StoreHooks hooks);
+  // `agents`: the host agents oshrun started itself (each reports the PEs below it).
+  Supervisor(std::vector<PeProcess> pes, std::vector<std::unique_ptr<AgentLink>> agents, int signal_fd,
+             StoreEventQueue& events, StoreHooks hooks);
 
   // Runs until every PE is gone (or, after a failure, at most ~1.5 s); returns the exit status.
   int run();
@@ -64,6 +71,9 @@ class Supervisor {
   bool all_exited() const;
   void poll_once(int timeout_ms);
   void read_pipe(PeProcess& pe, bool is_err, bool drain);
+  void read_agent(AgentLink& agent, bool drain);
+  void on_frame(const Frame& f);
+  bool agents_done() const;
   void on_signalfd();
   void reap_children();
   void on_pe_exit(PeProcess& pe);
@@ -78,6 +88,7 @@ class Supervisor {
   std::string describe(const PeProcess& pe) const;
 
   std::vector<PeProcess> pes_;
+  std::vector<std::unique_ptr<AgentLink>> agents_;
   int signal_fd_;
   StoreEventQueue& events_;
   StoreHooks hooks_;
@@ -87,6 +98,7 @@ class Supervisor {
   std::optional<Clock::time_point> kill_at_;
   std::optional<Clock::time_point> give_up_at_;
   std::optional<Clock::time_point> finalize_wait_until_;
+  std::optional<Clock::time_point> agents_wait_until_;  // every PE is done; agents are ending
   struct Lost {
     Clock::time_point deadline;
     std::string reason;     // the store's words, without what our message adds
