@@ -257,6 +257,7 @@ constexpr const char* kKnownOutsideTable[] = {
     "SHMEM_CC",              // oshcc's back-end compiler
     "SHMEM_CXX",             // oshc++'s back-end compiler
     "SHMEM_PY_OSHRUN",       // the oshrun that python3 -m shmem.run starts
+    "SHMEM_TEST_SYSTEM_INSTALL",  // tests/tools/system_install.sh runs (CI: .ci/run)
 };
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
