@@ -5,8 +5,9 @@
 // other PEs' lines (node-local ones through the shared mapping, others through the transport)
 // and, where they cannot meet, ends the job naming each PE's call ("PE 0 is in
 // shmem_long_sum_reduce(team=WORLD, nreduce=4) while PE 1 is in shmem_barrier_all()").
-// SHMEM_DEBUG=1 compares on every call. The data path pays four stores on entry and one on exit,
-// all to this PE's own line (what is and is not detected: core/coll_check.cpp).
+// SHMEM_DEBUG=1 compares on every call. The data path pays an increment and two to four plain
+// stores on entry, one on exit, all to this PE's own line (what is and is not detected:
+// core/coll_check.cpp).
 #include <atomic>
 #include <chrono>
 #include <cstdint>
