@@ -6,8 +6,8 @@ shmem-info (also on PATH as console scripts). Only the CMake target shmem_pip is
 (cmake/pip.cmake: no tests, examples or benchmarks).
 
 Environment:
-  SHMEM_CMAKE_BUILD_DIR   reuse this configured CMake build tree (build only shmem_pip there)
-                          instead of configuring build-pip/cmake
+  SHMEM_CMAKE_BUILD_DIR   build in this CMake build tree instead of build-pip/cmake: reused
+                          (only shmem_pip built) when configured, configured first when empty
   SHMEM_CMAKE_ARGS        extra configure arguments (e.g. -DCMAKE_BUILD_TYPE=RelWithDebInfo)
   CMAKE_C_COMPILER_LAUNCHER, CMAKE_CXX_COMPILER_LAUNCHER
                           passed to the configure step (ccache: a rebuild costs seconds)
@@ -46,13 +46,11 @@ class CMakeBuild(build_ext):
     out in the package (build_lib/shmem)."""
 
     def run(self):
-        build = os.environ.get("SHMEM_CMAKE_BUILD_DIR")
-        if build:
-            build = Path(build).resolve()
-            if not (build / "CMakeCache.txt").is_file():
-                sys.exit(f"setup.py: SHMEM_CMAKE_BUILD_DIR={build} is not a configured CMake build tree")
-        else:
-            build = ROOT / "build-pip" / "cmake"
+        given = os.environ.get("SHMEM_CMAKE_BUILD_DIR")
+        build = Path(given).resolve() if given else ROOT / "build-pip" / "cmake"
+        if given and not (build / "CMakeCache.txt").is_file() and build.is_dir() and any(build.iterdir()):
+            sys.exit(f"setup.py: SHMEM_CMAKE_BUILD_DIR={build} is neither empty nor a configured CMake build tree")
+        if not (given and (build / "CMakeCache.txt").is_file()):
             args = ["-DCMAKE_BUILD_TYPE=Release", "-DSHMEM_BUILD_TESTS=OFF", "-DSHMEM_BUILD_BENCH=OFF",
                     "-DSHMEM_BUILD_EXAMPLES=OFF", "-DSHMEM_BUILD_TORCH_BACKEND=OFF",
                     f"-DPython3_EXECUTABLE={os.path.realpath(sys.executable)}"]

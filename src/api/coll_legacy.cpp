@@ -33,7 +33,7 @@ void aset_broadcast(const char* f, void* dest, const void* source, size_t nelems
     core::fatal(f, "PE_root=%d is not an index into the active set (0..%d)", root, size - 1);
   check_buffer(f, "dest", dest, nelems, elem);
   check_buffer(f, "source", source, nelems, elem);
-  const Scope call(f, Kind::kSetNelemsRoot, start, log_stride, size, nelems, root);
+  const Scope call(f, Kind::kSetNelemsRoot, *shmem::current_runtime(), start, log_stride, size, nelems, root);
   core::broadcast(set, dest, source, nelems * elem, root);
 }
 
@@ -43,7 +43,7 @@ void aset_gather(const char* f, api::Gather kind, void* dest, const void* source
   const auto n = static_cast<std::size_t>(size);
   check_buffer(f, "dest", dest, nelems, elem, kind == api::Gather::kCollect ? 1 : n);
   check_buffer(f, "source", source, nelems, elem, kind == api::Gather::kAlltoall ? n : 1);
-  const Scope call(f, Kind::kSetNelems, start, log_stride, size, nelems);
+  const Scope call(f, Kind::kSetNelems, *shmem::current_runtime(), start, log_stride, size, nelems);
   switch (kind) {
     case api::Gather::kCollect:
       return core::collect(set, dest, source, nelems * elem);
@@ -62,7 +62,7 @@ void aset_alltoalls(const char* f, void* dest, const void* source, ptrdiff_t dst
   const std::size_t count = api::checked_bytes(f, "nelems", nelems, static_cast<std::size_t>(size));
   api::check_coll_buffer(f, "dest", dest, api::strided_extent(count, dst, elem));
   api::check_coll_buffer(f, "source", source, api::strided_extent(count, sst, elem));
-  const Scope call(f, Kind::kSetNelems, start, log_stride, size, nelems);
+  const Scope call(f, Kind::kSetNelems, *shmem::current_runtime(), start, log_stride, size, nelems);
   core::alltoalls(set, dest, source, dst, sst, nelems, elem);
 }
 
@@ -75,7 +75,7 @@ void to_all(const char* f, T* dest, const T* source, int nreduce, int start, int
   check_buffer(f, "dest", dest, n, sizeof(T));
   check_buffer(f, "source", source, n, sizeof(T));
   if (api::checking()) api::check_in_place_or_disjoint(f, dest, source, n * sizeof(T));
-  const Scope call(f, Kind::kSetNreduce, start, log_stride, size, n);
+  const Scope call(f, Kind::kSetNreduce, *shmem::current_runtime(), start, log_stride, size, n);
   core::reduce(set, dest, source, n, sizeof(T), &coll::combine<T, Op>);
 }
 
@@ -85,12 +85,12 @@ extern "C" {
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long* pSync) noexcept {
   const core::ActiveSet set = api::active_set(__func__, PE_start, logPE_stride, PE_size, pSync);
-  const Scope call(__func__, Kind::kSet, PE_start, logPE_stride, PE_size);
+  const Scope call(__func__, Kind::kSet, *shmem::current_runtime(), PE_start, logPE_stride, PE_size);
   core::barrier(set);
 }
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long* pSync) noexcept {
   const core::ActiveSet set = api::active_set(__func__, PE_start, logPE_stride, PE_size, pSync);
-  const Scope call(__func__, Kind::kSet, PE_start, logPE_stride, PE_size);
+  const Scope call(__func__, Kind::kSet, *shmem::current_runtime(), PE_start, logPE_stride, PE_size);
   core::sync(set);
 }
 

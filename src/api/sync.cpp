@@ -42,13 +42,21 @@ void shmem_pe_quiet(const int* target_pes, size_t npes) noexcept {
   pe_quiet(__func__, SHMEM_CTX_DEFAULT, target_pes, npes);
 }
 
+// Before init, the core's call reports the routine; after, the call is published for the
+// collective check (core/coll_check.hpp) and made here (core::barrier_all's two steps, without
+// looking the runtime up again).
 void shmem_barrier_all(void) noexcept {
-  const shmem::coll_check::Scope call(__func__, shmem::coll_check::Kind::kNoArgs, shmem::current_runtime());
-  shmem::core::barrier_all();
+  shmem::Runtime* r = shmem::current_runtime();
+  if (__builtin_expect(r == nullptr, 0)) return shmem::core::barrier_all();
+  const shmem::coll_check::Scope call(__func__, shmem::coll_check::Kind::kNoArgs, *r);
+  shmem::core::quiet(r->default_ctx());
+  r->barrier();
 }
 void shmem_sync_all(void) noexcept {
-  const shmem::coll_check::Scope call(__func__, shmem::coll_check::Kind::kNoArgs, shmem::current_runtime());
-  shmem::core::sync_all();
+  shmem::Runtime* r = shmem::current_runtime();
+  if (__builtin_expect(r == nullptr, 0)) return shmem::core::sync_all();
+  const shmem::coll_check::Scope call(__func__, shmem::coll_check::Kind::kNoArgs, *r);
+  r->barrier();
 }
 
 // Sessions are hints that never change completion or ordering semantics; this library applies

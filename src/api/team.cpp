@@ -104,7 +104,7 @@ void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe) noexcept {
 int shmem_team_sync(shmem_team_t team) noexcept {
   Team* t = api::coll_team(__func__, team);
   if (t == nullptr) return api::kRefused;
-  const shmem::coll_check::Scope call(__func__, shmem::coll_check::Kind::kTeam, t);
+  const shmem::coll_check::Scope call(__func__, shmem::coll_check::Kind::kTeam, *t);
   return core::team_sync(t);
 }
 

@@ -90,7 +90,7 @@ inline int broadcast(const char* f, shmem_team_t h, void* dest, const void* sour
   const std::size_t bytes = checked_bytes(f, "nelems", nelems, elem);
   check_coll_buffer(f, "dest", dest, bytes);
   check_coll_buffer(f, "source", source, bytes);
-  const coll_check::Scope call(f, coll_check::Kind::kNelemsRoot, t, nelems, root);
+  const coll_check::Scope call(f, coll_check::Kind::kNelemsRoot, *t, nelems, root);
   return core::broadcast(t, dest, source, nelems * elem, root);
 }
 
@@ -106,7 +106,7 @@ inline int gather(const char* f, Gather kind, shmem_team_t h, void* dest, const 
   const std::size_t all = checked_bytes(f, "nelems", nelems, elem, n);
   check_coll_buffer(f, "dest", dest, kind == Gather::kCollect ? bytes : all);
   check_coll_buffer(f, "source", source, kind == Gather::kAlltoall ? all : bytes);
-  const coll_check::Scope call(f, coll_check::Kind::kNelems, t, nelems);
+  const coll_check::Scope call(f, coll_check::Kind::kNelems, *t, nelems);
   switch (kind) {
     case Gather::kCollect:
       return core::collect(t, dest, source, nelems * elem);
@@ -128,7 +128,7 @@ inline int alltoalls(const char* f, shmem_team_t h, void* dest, const void* sour
   const std::size_t count = checked_bytes(f, "nelems", nelems, n);
   check_coll_buffer(f, "dest", dest, strided_extent(count, dst, elem));
   check_coll_buffer(f, "source", source, strided_extent(count, sst, elem));
-  const coll_check::Scope call(f, coll_check::Kind::kNelems, t, nelems);
+  const coll_check::Scope call(f, coll_check::Kind::kNelems, *t, nelems);
   return core::alltoalls(t, dest, source, dst, sst, nelems, elem);
 }
 
@@ -141,7 +141,7 @@ inline int reduce(const char* f, shmem_team_t h, void* dest, const void* source,
   check_coll_buffer(f, "dest", dest, bytes);
   check_coll_buffer(f, "source", source, bytes);
   check_in_place_or_disjoint(f, dest, source, bytes);
-  const coll_check::Scope call(f, coll_check::Kind::kNreduce, t, nelems);
+  const coll_check::Scope call(f, coll_check::Kind::kNreduce, *t, nelems);
   if (scan) return core::scan(t, dest, source, nelems, elem, combine, exclusive);
   return core::reduce(t, dest, source, nelems, elem, combine);
 }

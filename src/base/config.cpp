@@ -257,6 +257,8 @@ constexpr const char* kKnownOutsideTable[] = {
     "SHMEM_CC",              // oshcc's back-end compiler
     "SHMEM_CXX",             // oshc++'s back-end compiler
     "SHMEM_PY_OSHRUN",       // the oshrun that python3 -m shmem.run starts
+    // tests/tools/system_install.sh runs (CI: .ci/run)
+    "SHMEM_TEST_SYSTEM_INSTALL",
 };
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {

@@ -31,45 +31,70 @@ const char kNameAnchor[] = "shmem collective";
 
 namespace {
 
+// One PE's call as read: state with the slot's call number in its top half.
 struct Call {
-  std::uint64_t state = 0, name_root = 0, count = 0, set = 0;
+  std::uint64_t state = 0, name = 0, count_root = 0, set = 0, anchor = 0;
   std::uint32_t seq() const noexcept { return static_cast<std::uint32_t>(state >> 32); }
   int slot() const noexcept { return static_cast<int>((state >> 8) & 0xff); }
   Kind kind() const noexcept { return static_cast<Kind>(state & 0xff); }
-  int root() const noexcept { return static_cast<std::int32_t>(name_root >> 32); }
+  int root() const noexcept { return static_cast<int>(count_root >> 40); }
   bool active() const noexcept { return kind() != Kind::kNone; }
 };
 
+// Whether the call's kind publishes a count or a root (the words are stale otherwise).
+bool has_count(Kind k) noexcept {
+  return k != Kind::kNone && k != Kind::kNoArgs && k != Kind::kTeam && k != Kind::kSet;
+}
+bool has_root(Kind k) noexcept { return k == Kind::kNelemsRoot || k == Kind::kSetNelemsRoot; }
+std::uint64_t count_of(const Call& c) noexcept {
+  if (!has_count(c.kind())) return 0;
+  return has_root(c.kind()) ? c.count_root & ((std::uint64_t{1} << 40) - 1) : c.count_root;
+}
+// The routine's name as an address in this process.
+std::uintptr_t name_here(const Call& c) noexcept {
+  return static_cast<std::uintptr_t>(c.name - c.anchor) + reinterpret_cast<std::uintptr_t>(kNameAnchor);
+}
+
 // Peer `pe`'s line: node-local through the mapping, otherwise through the transport. A line
-// that changed while it was read counts as "in no call" (the peer is moving).
+// that changed while it was read (its state or its slot's call number) counts as "in no call":
+// the peer is moving.
 bool read_line(Runtime& r, int pe, Call* c, std::uint32_t* calls) noexcept {
   if (char* p = r.heap_at(pe, kCallLineOffset)) {
     auto* l = reinterpret_cast<CallLine*>(p);
-    c->state = std::atomic_ref<std::uint64_t>(l->state).load(std::memory_order_acquire);
-    c->name_root = std::atomic_ref<std::uint64_t>(l->name_root).load(std::memory_order_relaxed);
-    c->count = std::atomic_ref<std::uint64_t>(l->count).load(std::memory_order_relaxed);
-    c->set = std::atomic_ref<std::uint64_t>(l->set).load(std::memory_order_relaxed);
+    auto load = [](std::uint64_t& w) { return std::atomic_ref<std::uint64_t>(w).load(std::memory_order_acquire); };
+    c->state = load(l->state);
+    const int slot = c->slot();
+    auto seq = [&] {
+      return slot == kSetSlot ? 0 : std::atomic_ref<std::uint32_t>(l->calls[slot]).load(std::memory_order_acquire);
+    };
+    const std::uint32_t seq_before = seq();
+    c->name = load(l->name);
+    c->count_root = load(l->count_root);
+    c->set = load(l->set);
+    c->anchor = load(l->anchor);
     if (calls != nullptr)
       for (int s = 0; s < kMaxTeams; ++s)
         calls[s] = std::atomic_ref<std::uint32_t>(l->calls[s]).load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (std::atomic_ref<std::uint64_t>(l->state).load(std::memory_order_relaxed) != c->state) c->state = 0;
+    if (seq() != seq_before || std::atomic_ref<std::uint64_t>(l->state).load(std::memory_order_relaxed) != c->state)
+      c->state = 0;
+    if (c->state != 0) c->state |= static_cast<std::uint64_t>(seq_before) << 32;
     return true;
   }
   if (r.remote() == nullptr) return false;
   CallLine copy;
   core::get(r.default_ctx(), &copy, r.heap_at(r.my_pe(), kCallLineOffset), sizeof(CallLine), pe,
             "the collective check (SHMEM_COLL_CHECK_AFTER)");
-  *c = Call{copy.state, copy.name_root, copy.count, copy.set};
+  *c = Call{copy.state, copy.name, copy.count_root, copy.set, copy.anchor};
+  const int slot = c->slot();
+  if (c->state != 0 && slot != kSetSlot) c->state |= static_cast<std::uint64_t>(copy.calls[slot]) << 32;
   if (calls != nullptr) std::memcpy(calls, copy.calls, sizeof(copy.calls));
   return true;
 }
 
-// The routine's name, if the offset leads to a routine name of this library.
+// The routine's name, if the address leads to a routine name of this library.
 std::string name_of(const Call& c) {
-  const auto at = reinterpret_cast<std::uintptr_t>(kNameAnchor) +
-                  static_cast<std::uintptr_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(c.name_root)));
-  const char* p = reinterpret_cast<const char*>(at);
+  const char* p = reinterpret_cast<const char*>(name_here(c));
   Dl_info here{}, there{};
   if (dladdr(kNameAnchor, &here) == 0 || dladdr(p, &there) == 0 || here.dli_fbase != there.dli_fbase)
     return "a collective";
@@ -85,7 +110,7 @@ std::string team_name(Runtime& r, int slot) {
 
 std::string describe(Runtime& r, const Call& c) {
   char args[200];
-  const unsigned long long n = c.count;
+  const unsigned long long n = count_of(c);
   const int start = static_cast<std::int32_t>(c.set & 0xffffffffu);
   const int stride = static_cast<int>((c.set >> 32) & 0xff);
   const int size = static_cast<int>(c.set >> 40);
@@ -118,8 +143,8 @@ std::string describe(Runtime& r, const Call& c) {
 }
 
 bool same_call(const Call& a, const Call& b) noexcept {
-  return a.kind() == b.kind() && a.name_root == b.name_root && a.count == b.count &&
-         (a.slot() != kSetSlot || a.set == b.set);
+  return a.kind() == b.kind() && name_here(a) == name_here(b) && count_of(a) == count_of(b) &&
+         (!has_root(a.kind()) || a.root() == b.root()) && (a.slot() != kSetSlot || a.set == b.set);
 }
 
 [[noreturn]] void report(Runtime& r, int pe, const Call& mine, const Call& theirs, const char* when) {
@@ -157,7 +182,7 @@ void compare_all(Runtime& r, const Call& mine, const char* when) {
     }
     // The peer waits in a WORLD call this PE has not made, this PE in a team call that waits for the peer.
     if (c.slot() == world_slot && mine.slot() != kSetSlot && my_calls[world_slot] < c.seq()) {
-      Team* team = reinterpret_cast<Team*>(static_cast<std::uintptr_t>(mine.set));
+      Team* team = mine.slot() == kWorldSlot ? nullptr : reinterpret_cast<Team*>(static_cast<std::uintptr_t>(mine.set));
       if (waits_for(mine, team, pe) && waits_for(c, nullptr, r.my_pe())) report(r, pe, mine, c, when);
     }
   }
@@ -218,6 +243,16 @@ void check_now(Runtime& r, Team* team) noexcept {
 void forget_slot(Runtime& r, int slot) noexcept {
   if (slot < 0 || slot >= kMaxTeams) return;
   std::atomic_ref<std::uint32_t>(my_line(r)->calls[slot]).store(0, std::memory_order_relaxed);
+}
+
+void attach(WaitPolicy& pol, Runtime* r, double after_s) noexcept {
+  static_assert(sizeof(CallLine) % 64 == 0);
+  std::atomic_ref<std::uint64_t>(my_line(*r)->anchor)
+      .store(reinterpret_cast<std::uintptr_t>(kNameAnchor), std::memory_order_release);
+  if (after_s <= 0) return;
+  pol.long_wait = &on_long_wait;
+  pol.long_wait_arg = r;
+  pol.long_wait_after_s = after_s;
 }
 
 }  // namespace shmem::coll_check

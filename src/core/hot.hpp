@@ -64,6 +64,7 @@ inline void p(Ctx* c, T* dest, T value, int pe, const char* func) noexcept {
   if (__builtin_expect(t.local != nullptr, 1)) {
     std::memcpy(t.local, &value, sizeof(T));
     op_counters::write(c, true);
+    op_counters::target(c, t.pe, func);
     return;
   }
   core::put(c, dest, &value, sizeof(T), pe, func);

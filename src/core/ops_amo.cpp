@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/access.hpp"
+#include "core/op_counters.hpp"
 #include "core/ops.hpp"
 
 namespace shmem::core {
@@ -29,9 +30,16 @@ template <class U>
   if (t.local) {
     const U old = amo_apply<U>(op, reinterpret_cast<U*>(t.local), value, cond);
     if (fetch_to) std::memcpy(fetch_to, &old, sizeof old);  // the caller's object may be a float
+    op_counters::amo(ctx, op, true);
+    if (op != AmoOp::kFetch) op_counters::target(ctx, t.pe, func);
     return old;
   }
-  return static_cast<U>(ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, fetch_to, func));
+  // Complete on return: a blocking fetch. At the next quiet: the others.
+  op_counters::amo(ctx, op, amo_fetches(op) && fetch_to == nullptr);
+  const auto old =
+      static_cast<U>(ctx->rt->remote()->amo(t.pe, t.seg, t.off, op, sizeof(U), value, cond, fetch_to, func));
+  if (op != AmoOp::kFetch) op_counters::target(ctx, t.pe, func);
+  return old;
 }
 
 // Node-local (a world-context PE whose segment is mapped): a CPU atomic on the mapped word;
@@ -43,7 +51,10 @@ template <class U>
   if (__builtin_expect(ctx->world == nullptr && static_cast<unsigned>(pe) < static_cast<unsigned>(ctx->rt->n_pes()), 1)) {
     if (char* p = ctx->rt->translate(dest, pe); __builtin_expect(p != nullptr, 1)) {
       if (__builtin_expect(reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0, 0)) misaligned<U>(ctx, dest, func);
-      return amo_apply<U>(op, reinterpret_cast<U*>(p), value, cond);
+      const U old = amo_apply<U>(op, reinterpret_cast<U*>(p), value, cond);
+      op_counters::amo(ctx, op, true);
+      if (op != AmoOp::kFetch) op_counters::target(ctx, pe, func);
+      return old;
     }
   }
   return amo_far<U>(ctx, op, dest, value, cond, pe, func);

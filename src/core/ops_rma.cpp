@@ -43,18 +43,29 @@ inline std::ptrdiff_t pitch(std::size_t elem) { return static_cast<std::ptrdiff_
 void put(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
   const detail::Target t = detail::target<true>(ctx, dest, bytes, pe, func, "dest");
-  op_counters::write(ctx, t.local != nullptr);
-  if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(t.local, src, bytes);
-  else if (t.gpu)
+  if (__builtin_expect(t.local != nullptr, 1)) {
+    op_counters::write(ctx, true);
+    if (__builtin_expect(op_counters::counts_target(ctx), 0)) {
+      std::memcpy(t.local, src, bytes);
+      return op_counters::count_target(ctx, t.pe, func);
+    }
+    std::memcpy(t.local, src, bytes);
+    return;
+  }
+  op_counters::write(ctx, t.gpu != nullptr);
+  if (t.gpu)
     gpu_transfer(*ctx->rt, true, dest, t.gpu, const_cast<void*>(src), bytes, func);
-  else ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, false, func);
+  else
+    ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, false, func);
+  op_counters::target(ctx, t.pe, func);
 }
 
 void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
   const detail::Target t = detail::target<true>(ctx, src, bytes, pe, func, "source");
-  op_counters::read(ctx, true);
-  if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(dest, t.local, bytes);
+  op_counters::read(ctx, true);  // blocking: complete on return
+  if (__builtin_expect(t.local != nullptr, 1))
+    std::memcpy(dest, t.local, bytes);
   else if (t.gpu)
     gpu_transfer(*ctx->rt, false, src, t.gpu, dest, bytes, func);
   else ctx->rt->remote()->get(t.pe, t.seg, t.off, dest, bytes, false, func);
@@ -64,19 +75,33 @@ void get(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const
 void put_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
   const detail::Target t = detail::target<true>(ctx, dest, bytes, pe, func, "dest");
-  op_counters::write(ctx, t.local != nullptr);
-  if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(t.local, src, bytes);
-  else if (t.gpu)
+  if (__builtin_expect(t.local != nullptr, 1)) {
+    op_counters::write(ctx, true);
+    if (__builtin_expect(op_counters::counts_target(ctx), 0)) {
+      std::memcpy(t.local, src, bytes);
+      return op_counters::count_target(ctx, t.pe, func);
+    }
+    std::memcpy(t.local, src, bytes);
+    return;
+  }
+  op_counters::write(ctx, t.gpu != nullptr);
+  if (t.gpu)
     gpu_transfer(*ctx->rt, true, dest, t.gpu, const_cast<void*>(src), bytes, func);
-  else ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, true, func);
+  else
+    ctx->rt->remote()->put(t.pe, t.seg, t.off, src, bytes, true, func);
+  op_counters::target(ctx, t.pe, func);
 }
 
 void get_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* func) noexcept {
   if (bytes == 0) return;
   const detail::Target t = detail::target<true>(ctx, src, bytes, pe, func, "source");
-  op_counters::read(ctx, t.local != nullptr);
-  if (__builtin_expect(t.local != nullptr, 1)) std::memcpy(dest, t.local, bytes);
-  else if (t.gpu)
+  if (__builtin_expect(t.local != nullptr, 1)) {
+    op_counters::read(ctx, true);
+    std::memcpy(dest, t.local, bytes);
+    return;
+  }
+  op_counters::read(ctx, t.gpu != nullptr);
+  if (t.gpu)
     gpu_transfer(*ctx->rt, false, src, t.gpu, dest, bytes, func);
   else ctx->rt->remote()->get(t.pe, t.seg, t.off, dest, bytes, true, func);
 }
@@ -107,13 +132,16 @@ void iput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std:
   if (nelems == 0) return;
   const detail::Target t =
       detail::target<true>(ctx, dest, detail::strided_extent(nelems, dst_stride, elem_size), pe, func, "dest");
-  op_counters::write(ctx, t.local != nullptr);
-  if (t.local) strided(t.local, static_cast<const char*>(src), dst_stride, src_stride, nelems, elem_size);
+  op_counters::write(ctx, t.local != nullptr || t.gpu != nullptr);
+  if (t.local)
+    strided(t.local, static_cast<const char*>(src), dst_stride, src_stride, nelems, elem_size);
   else if (t.gpu)
     gpu_transfer_2d(*ctx->rt, true, dest, t.gpu, dst_stride * pitch(elem_size), const_cast<void*>(src),
                     src_stride * pitch(elem_size), elem_size, nelems, func);
-  else remote_blocks(ctx, t, true, const_cast<char*>(static_cast<const char*>(src)), dst_stride, src_stride, elem_size,
-                     nelems, elem_size, func);
+  else
+    remote_blocks(ctx, t, true, const_cast<char*>(static_cast<const char*>(src)), dst_stride, src_stride, elem_size,
+                  nelems, elem_size, func);
+  op_counters::target(ctx, t.pe, func);
 }
 
 void iget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
@@ -135,13 +163,16 @@ void ibput(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std
   if (nblocks == 0 || bsize == 0) return;
   const detail::Target t =
       detail::target<true>(ctx, dest, detail::blocked_extent(bsize, nblocks, dst_stride, elem_size), pe, func, "dest");
-  op_counters::write(ctx, t.local != nullptr);
-  if (t.local) blocked(t.local, static_cast<const char*>(src), dst_stride, src_stride, bsize, nblocks, elem_size);
+  op_counters::write(ctx, t.local != nullptr || t.gpu != nullptr);
+  if (t.local)
+    blocked(t.local, static_cast<const char*>(src), dst_stride, src_stride, bsize, nblocks, elem_size);
   else if (t.gpu)
     gpu_transfer_2d(*ctx->rt, true, dest, t.gpu, dst_stride * pitch(elem_size), const_cast<void*>(src),
                     src_stride * pitch(elem_size), bsize * elem_size, nblocks, func);
-  else remote_blocks(ctx, t, true, const_cast<char*>(static_cast<const char*>(src)), dst_stride, src_stride,
-                     bsize * elem_size, nblocks, elem_size, func);
+  else
+    remote_blocks(ctx, t, true, const_cast<char*>(static_cast<const char*>(src)), dst_stride, src_stride,
+                  bsize * elem_size, nblocks, elem_size, func);
+  op_counters::target(ctx, t.pe, func);
 }
 
 void ibget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
@@ -162,8 +193,10 @@ void ibget(Ctx* ctx, void* dest, const void* src, std::ptrdiff_t dst_stride, std
 // completes the operations of all contexts: more than the spec asks, never less.
 void quiet(Ctx* ctx) noexcept {
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (transport::RemoteTransport* tr = ctx->rt->remote()) tr->quiet();
-  op_counters::quiet(ctx);
+  if (transport::RemoteTransport* tr = ctx->rt->remote()) {
+    op_counters::quiet(ctx);  // only remote operations complete later; counted done as the quiet starts
+    tr->quiet();
+  }
 }
 
 void fence(Ctx* ctx) noexcept {

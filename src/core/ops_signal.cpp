@@ -39,10 +39,14 @@ void put_signal(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::u
                 std::uint64_t signal, int sig_op, int pe, const char* func) noexcept {
   const detail::Target sig = detail::target(ctx, sig_addr, sizeof(std::uint64_t), pe, func, "sig_addr");
   op_counters::write(ctx, sig.local != nullptr);
-  if (!sig.local) return remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, false, func);
+  if (!sig.local) {
+    remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, false, func);
+    return op_counters::target(ctx, sig.pe, func);
+  }
   if (bytes) std::memcpy(detail::local_target(ctx, dest, bytes, pe, func, "dest"), src, bytes);
   detail::store_fence();  // the data is visible before the signal
   signal_update(sig.local, signal, sig_op);
+  op_counters::target(ctx, sig.pe, func);
 }
 
 void put_signal_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig_addr,
@@ -50,15 +54,20 @@ void put_signal_nbi(Ctx* ctx, void* dest, const void* src, std::size_t bytes, st
   const detail::Target sig = detail::target(ctx, sig_addr, sizeof(std::uint64_t), pe, func, "sig_addr");
   if (!sig.local) {
     op_counters::write(ctx, false);
-    return remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, true, func);
+    remote_put_signal(ctx, sig, dest, src, bytes, signal, sig_op, pe, true, func);
+    return op_counters::target(ctx, sig.pe, func);
   }
   put_signal(ctx, dest, src, bytes, sig_addr, signal, sig_op, pe, func);
 }
 
 void signal_op(Ctx* ctx, std::uint64_t* sig_addr, std::uint64_t signal, int sig_op, int pe, const char* func) noexcept {
   const detail::Target sig = detail::target(ctx, sig_addr, sizeof(std::uint64_t), pe, func, "sig_addr");
-  if (!sig.local) return remote_signal(ctx, sig, signal, sig_op, func);
-  signal_update(sig.local, signal, sig_op);
+  op_counters::write(ctx, sig.local != nullptr);  // an AMO on the signal word
+  if (!sig.local)
+    remote_signal(ctx, sig, signal, sig_op, func);
+  else
+    signal_update(sig.local, signal, sig_op);
+  op_counters::target(ctx, sig.pe, func);
 }
 
 std::uint64_t signal_fetch(const std::uint64_t* sig_addr) noexcept {

@@ -83,7 +83,7 @@ Runtime::Runtime(RuntimeSetup setup)
   wait_.oversubscribed = cpus::pes_outnumber_cpus(npes_);
   wait_.configure_spin(cfg_.wait_spin);
   wait_.timeout_s = cfg_.wait_timeout;
-  if (cfg_.coll_check_after > 0) coll_check::attach(wait_, this, cfg_.coll_check_after);
+  coll_check::attach(wait_, this, cfg_.coll_check_after);
   wait_.threads_share = thread_level_ == 3;  // SHMEM_THREAD_MULTIPLE (core/wait.hpp)
 
   if (npes_ > 1) {

@@ -138,6 +138,7 @@ class Runtime {
   std::size_t x_slot_off(int slot) const noexcept { return x_off_ + x_slot_start(slot); }
   std::size_t x_set_off() const noexcept { return x_off_ + x_slot_start(kMaxTeams); }
   char* heap_at(int pe, std::size_t off) const noexcept { return routes_[pe].heap ? routes_[pe].heap + off : nullptr; }
+  char* my_heap() const noexcept { return reinterpret_cast<char*>(heap_lo_); }  // heap_at(my_pe(), 0)
   // This PE's sides of the active-set channel: bytes sent to / taken from each world PE.
   std::vector<XPair>& x_set_pairs() noexcept { return x_set_pairs_; }
   RingBook& ring_book() noexcept { return ring_book_; }
