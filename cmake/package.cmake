@@ -6,7 +6,8 @@
 #
 # Installed under /usr with the same relative layout as `cmake --install`, so `apt install
 # ./*.deb` gives /usr/bin/oshrun, /usr/lib/libshmem.so.N and a Python package that Debian's
-# python3 finds without PYTHONPATH. Dependencies come from dpkg-shlibdeps (the plugins' libraries:
+# python3 finds without PYTHONPATH. Open MPI's oshrun, shmemrun, oshcc and oshc++ (openmpi-bin)
+# are diverted to NAME.distrib while ours are installed. Dependencies come from dpkg-shlibdeps (the plugins' libraries:
 # UCX, Open MPI, PMIx where they were built) plus python3-numpy for the Python package.
 set(CPACK_PACKAGE_NAME shmem)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -32,4 +33,20 @@ set(CPACK_DEBIAN_DEVEL_PACKAGE_DEPENDS "shmem (= ${PROJECT_VERSION})")
 set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-shmem)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "shmem (= ${PROJECT_VERSION}), python3, python3-numpy")
+# Names Debian's openmpi-bin also ships (its OpenSHMEM launcher and wrappers, with their man
+# pages): diverted while our package is installed (cmake/deb/divert.sh.in), restored on removal.
+function(shmem_deb_divert component package)
+  string(REPLACE ";" " " DIVERT_FILES "${ARGN}")
+  set(DIVERT_PACKAGE ${package})
+  foreach(script preinst postrm)
+    configure_file(${CMAKE_SOURCE_DIR}/cmake/deb/divert.sh.in ${CMAKE_BINARY_DIR}/deb/${component}/${script} @ONLY
+      FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+  endforeach()
+  string(TOUPPER ${component} _c)
+  set(CPACK_DEBIAN_${_c}_PACKAGE_CONTROL_EXTRA
+    "${CMAKE_BINARY_DIR}/deb/${component}/preinst;${CMAKE_BINARY_DIR}/deb/${component}/postrm" PARENT_SCOPE)
+endfunction()
+set(_man /usr/share/man/man1)
+shmem_deb_divert(runtime shmem /usr/bin/oshrun /usr/bin/shmemrun ${_man}/oshrun.1.gz ${_man}/shmemrun.1.gz)
+shmem_deb_divert(devel shmem-dev /usr/bin/oshcc /usr/bin/oshc++ ${_man}/oshcc.1.gz ${_man}/oshc++.1.gz)
 include(CPack)
