@@ -129,10 +129,12 @@ constexpr std::size_t x_set_header_bytes(int n) noexcept {
   return (2 * static_cast<std::size_t>(n) * sizeof(std::uint64_t) + 4095) & ~std::size_t{4095};
 }
 // Its ring per sender: 256 KiB up to 256 PEs, then shrinking so that the rings of a job take
-// 64 MiB at most (never under 64 KiB).
+// 64 MiB at most (never under 4 KiB: 64 KiB up to 1024 PEs, 4 KiB at 16384).
 constexpr std::size_t x_set_ring_bytes(int n) noexcept {
   const std::size_t fair = ((std::size_t{64} << 20) / static_cast<std::size_t>(n < 1 ? 1 : n)) & ~std::size_t{4095};
-  return fair > (std::size_t{256} << 10) ? (std::size_t{256} << 10) : fair < (std::size_t{64} << 10) ? (std::size_t{64} << 10) : fair;
+  return fair > (std::size_t{256} << 10) ? (std::size_t{256} << 10)
+         : fair < (std::size_t{4} << 10) ? (std::size_t{4} << 10)
+                                         : fair;
 }
 constexpr std::size_t x_set_bytes(int n) noexcept {
   return x_set_header_bytes(n) + static_cast<std::size_t>(n) * x_set_ring_bytes(n);
