@@ -8,7 +8,7 @@
 #include "check.h"
 
 static long counter;
-static long pe_src, pe_sum, bcast_src, bcast_dst, set_src, set_dst;
+static long pe_src, pe_sum, team_sum, bcast_src, bcast_dst, set_src, set_dst;
 static long psync[SHMEM_REDUCE_SYNC_SIZE];
 static long pwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 
@@ -36,9 +36,8 @@ int main(void) {
   const int n_evens = (n + 1) / 2;
   CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, n_evens, NULL, 0, &evens), 0);
   if (me % 2 == 0) {
-    long sum = 0;
-    CHECK_EQ(shmem_long_sum_reduce(evens, &sum, &pe_src, 1), 0);
-    CHECK_EQ(sum, (long)n_evens * n_evens); /* 1 + 3 + 5 + ... */
+    CHECK_EQ(shmem_long_sum_reduce(evens, &team_sum, &pe_src, 1), 0);
+    CHECK_EQ(team_sum, (long)n_evens * n_evens); /* 1 + 3 + 5 + ... */
     shmem_team_destroy(evens);
   }
 
