@@ -3,7 +3,7 @@
 // active-set channel (core/xhost_area.hpp), keyed by world PE: both ends of a pair count the bytes
 // between them, whichever sets they were for, which stays consistent because the members of
 // overlapping sets call their collectives in the same order (the specification's rule).
-// collect's sizes pass through pSync[2..3], pushed broadcasts count in pSync[4]; the barriers use the caller's pSync: [16..23] for this host's members, [32..39] for the host
+// collect's sizes pass through pSync[2..3], pushed broadcasts count in pSync[4]; the barriers use the caller's pSync: [16..31] for this host's members, [32..47] for the host
 // leaders (counting flags, back at SHMEM_SYNC_VALUE once everyone is through).
 #include "coll/xhost_set.hpp"
 
@@ -15,7 +15,9 @@ namespace shmem::xhost_set {
 namespace {
 
 constexpr std::size_t kPushWord = 4, kNodeRounds = 16, kLeaderRounds = 32;
-static_assert(kLeaderRounds + kXRounds <= core::kSyncSize);
+// Dissemination rounds the pSync holds for each barrier: hosts and PEs per host up to 65536.
+constexpr int kSetRounds = 16;
+static_assert(kNodeRounds + kSetRounds <= kLeaderRounds && kLeaderRounds + kSetRounds <= core::kSyncSize);
 
 class SetChan {
  public:
@@ -48,9 +50,11 @@ struct Group {
   Group(Runtime& rt, const core::ActiveSet& s, int me, const char* f)
       : r(rt), set(s), func(f), self(me), held(rt.set_layouts().get(rt, s.start, s.log_stride, s.size, me)),
         worlds(held->worlds), l(held->layout) {
-    if (l.hosts() > (1 << kXRounds) || l.mine().size() > (1u << kXRounds))
-      core::fatal(func, "an active set spanning %d hosts with %zu PEs on this host: this version supports up to %d of "
-                  "each", l.hosts(), l.mine().size(), 1 << kXRounds);
+    if (l.hosts() > (1 << kSetRounds) || l.mine().size() > (1u << kSetRounds))
+      core::fatal(func,
+                  "an active set spanning %d hosts with %zu PEs on this host: this version supports up to %d of "
+                  "each",
+                  l.hosts(), l.mine().size(), 1 << kSetRounds);
   }
   Runtime& rt() const noexcept { return r; }
   int size() const noexcept { return set.size; }

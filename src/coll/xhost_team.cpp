@@ -17,14 +17,14 @@ namespace {
 class TeamChan {
  public:
   explicit TeamChan(Team& t) noexcept
-      : t_(t), base_(t.rt().x_slot_off(t.slot())), hosts_(t.layout().hosts()), ring_(x_ring_bytes(hosts_ - 1, x_slot_bytes(t.slot()))) {}
+      : t_(t), base_(t.rt().x_slot_off(t.slot())), hosts_(t.layout().hosts()), ring_(t.x_map().ring) {}
   int my_key() const noexcept { return t_.layout().my_host; }
   std::size_t ring_bytes() const noexcept { return ring_; }
-  std::size_t seq_off(int key) const noexcept { return base_ + offsetof(XHeader, seq) + 8 * static_cast<std::size_t>(key); }
-  std::size_t ack_off(int key) const noexcept { return base_ + offsetof(XHeader, ack) + 8 * static_cast<std::size_t>(key); }
+  std::size_t seq_off(int key) const noexcept { return base_ + t_.x_map().seq + 8 * static_cast<std::size_t>(key); }
+  std::size_t ack_off(int key) const noexcept { return base_ + t_.x_map().ack + 8 * static_cast<std::size_t>(key); }
   std::size_t ring_off(int receiver, int sender) const noexcept {
     const auto rel = static_cast<std::size_t>(((sender - receiver - 1) % hosts_ + hosts_) % hosts_);
-    return base_ + kXHeaderBytes + rel * ring_;
+    return base_ + t_.x_map().header + rel * ring_;
   }
   XPair& pair(int key) noexcept { return t_.x_pairs()[static_cast<std::size_t>(key)]; }
 

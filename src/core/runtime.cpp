@@ -67,8 +67,8 @@ Runtime::Runtime(RuntimeSetup setup)
   // alignment up to it a property of the (symmetric) offset alone.
   // After the user heap, the cross-host collective area (core/xhost_area.hpp), sparse like the rest.
   x_off_ = (kInternalBytes + cfg_.symmetric_size + 4095) & ~std::size_t{4095};
-  const std::size_t x_bytes =
-      npes_ > 1 ? x_slot_start(kMaxTeams) + x_set_bytes(npes_) : 0;
+  x_plan_ = x_area_plan(npes_);
+  const std::size_t x_bytes = npes_ > 1 ? x_plan_.slot_start(kMaxTeams) + x_set_bytes(npes_) : 0;
   heap_ = Segment::create("shmem-heap", x_off_ + x_bytes, kMaxHeapAlign, kInternalBytes);
   heap_lo_ = reinterpret_cast<std::uintptr_t>(heap_.map.data());
   heap_size_ = heap_.size;
@@ -179,8 +179,8 @@ void Runtime::create_predefined_teams() {
   }
   slots_->take(0);
   slots_->take(1);
-  world_team_ = add_team(std::make_unique<Team>(*this, 0, std::move(all), true));
-  shared_team_ = add_team(std::make_unique<Team>(*this, 1, std::move(local), true));
+  world_team_ = add_team(std::make_unique<Team>(*this, 0, std::move(all), true, "shmem_init"));
+  shared_team_ = add_team(std::make_unique<Team>(*this, 1, std::move(local), true, "shmem_init"));
   default_ctx_.team = world_team_;
 }
 

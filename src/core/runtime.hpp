@@ -135,8 +135,9 @@ class Runtime {
   int node_of(int pe) const noexcept { return node_of_.empty() ? 0 : node_of_[static_cast<std::size_t>(pe)]; }
   // The cross-host collective area (core/xhost_area.hpp), as offsets from the heap's base (the same
   // on every PE), and as mapped here for node-local PEs (nullptr otherwise).
-  std::size_t x_slot_off(int slot) const noexcept { return x_off_ + x_slot_start(slot); }
-  std::size_t x_set_off() const noexcept { return x_off_ + x_slot_start(kMaxTeams); }
+  std::size_t x_slot_off(int slot) const noexcept { return x_off_ + x_plan_.slot_start(slot); }
+  std::size_t x_slot_bytes(int slot) const noexcept { return x_plan_.slot_bytes(slot); }
+  std::size_t x_set_off() const noexcept { return x_off_ + x_plan_.slot_start(kMaxTeams); }
   char* heap_at(int pe, std::size_t off) const noexcept { return routes_[pe].heap ? routes_[pe].heap + off : nullptr; }
   char* my_heap() const noexcept { return reinterpret_cast<char*>(heap_lo_); }  // heap_at(my_pe(), 0)
   // This PE's sides of the active-set channel: bytes sent to / taken from each world PE.
@@ -244,6 +245,7 @@ class Runtime {
   RingBook ring_book_;
   std::vector<int> node_of_;
   std::size_t x_off_ = 0;
+  XAreaPlan x_plan_;
   std::vector<XPair> x_set_pairs_;
   std::unique_ptr<core::GpuHeap> gpu_;
   LockTickets lock_tickets_;

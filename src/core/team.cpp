@@ -36,18 +36,25 @@ long futex(std::uint32_t* addr, int op, std::uint32_t val, const timespec* ts) {
 
 }  // namespace
 
-Team::Team(Runtime& rt, int slot, std::vector<int> world_pes, bool predefined)
+Team::Team(Runtime& rt, int slot, std::vector<int> world_pes, bool predefined, const char* routine)
     : rt_(&rt), slot_(slot), world_(std::move(world_pes)), predefined_(predefined), seen_ack_(world_.size(), 0) {
   me_ = index_of(rt.my_pe());
   for (int pe : world_) spans_hosts_ = spans_hosts_ || !rt.is_local(pe);
   if (!spans_hosts_ || me_ < 0) return;
   layout_ = HostLayout::make(rt, world_, me_);
-  if (layout_.hosts() > kXMaxHosts || layout_.mine().size() > (1u << kXRounds))
-    core::fatal("shmem_team_split", "a team spanning %d hosts with %zu PEs on this host: this version supports up to %d "
-                "hosts and %d PEs per host in one team", layout_.hosts(), layout_.mine().size(), kXMaxHosts,
-                1 << kXRounds);
+  std::size_t max_local = 0;
+  for (const auto& m : layout_.members) max_local = std::max(max_local, m.size());
+  x_map_ = x_slot_map(layout_.hosts(), static_cast<int>(max_local), rt.x_slot_bytes(slot));
+  if (!x_map_.fits())
+    core::fatal(routine,
+                "a team of %d PEs spanning %d hosts (up to %zu PEs on one) does not fit its cross-host "
+                "area: a team slot of this %d-PE job holds %zu bytes, which leaves %zu bytes per ring for each "
+                "of the %d other hosts (at least %zu needed; slots are sized for up to %d hosts): run the job "
+                "on fewer hosts",
+                size(), layout_.hosts(), max_local, rt.n_pes(), rt.x_slot_bytes(slot), x_map_.ring, layout_.hosts() - 1,
+                kXMinRingBytes, kXMaxHosts);
   x_pairs_.assign(static_cast<std::size_t>(layout_.hosts()), XPair{});
-  x_push_seen_.assign(layout_.mine().size(), 0);
+  x_push_seen_.assign(max_local, 0);
 }
 
 // A word of the slot's cross-host area (core/xhost_area.hpp) of member team_pe, as mapped here (a
@@ -59,7 +66,7 @@ std::uint64_t* Team::x_word(int team_pe, std::size_t off_in_slot) const noexcept
 void Team::node_sync() noexcept {
   const std::vector<int>& local = layout_.mine();
   dissemination<std::uint64_t>(*rt_, static_cast<int>(local.size()), layout_.my_local, [&](int i, int r) {
-    return x_word(local[static_cast<std::size_t>(i)], offsetof(XHeader, node_rounds) + sizeof(std::uint64_t) * r);
+    return x_word(local[static_cast<std::size_t>(i)], x_map_.node_rounds + sizeof(std::uint64_t) * r);
   });
 }
 
@@ -67,11 +74,11 @@ void Team::node_sync() noexcept {
 void Team::leader_sync() noexcept {
   dissemination<std::uint64_t>(
       *rt_, layout_.hosts(), layout_.my_host,
-      [&](int, int r) { return x_word(me_, offsetof(XHeader, leader_rounds) + sizeof(std::uint64_t) * r); },
+      [&](int, int r) { return x_word(me_, x_map_.leader_rounds + sizeof(std::uint64_t) * r); },
       [&](int h, int r) {
         rt_->remote()->signal_add(world_pe(layout_.leader(h)), transport::Seg::kHeap,
-                                  rt_->x_slot_off(slot_) + offsetof(XHeader, leader_rounds) + sizeof(std::uint64_t) * r,
-                                  1, "team barrier");
+                                  rt_->x_slot_off(slot_) + x_map_.leader_rounds + sizeof(std::uint64_t) * r, 1,
+                                  "team barrier");
       });
 }
 
@@ -176,7 +183,7 @@ void Team::clear_my_cell() noexcept {
       for (auto& line : parity) std::atomic_ref<std::uint64_t>(line.head).store(0, std::memory_order_relaxed);
   std::atomic_ref<std::uint64_t>(c.bcast_ack).store(0, std::memory_order_release);
   // The slot's cross-host counters (the last remote adds completed before team_destroy's sync).
-  if (spans_hosts_) std::memset(x_word(me_, 0), 0, sizeof(XHeader));
+  if (spans_hosts_) std::memset(x_word(me_, 0), 0, x_map_.header);
   coll_check::forget_slot(*rt_, slot_);
 }
 

@@ -14,7 +14,9 @@ namespace shmem {
 // its slot, because slots are chosen by a collective over the parent team.
 class Team {
  public:
-  Team(Runtime& rt, int slot, std::vector<int> world_pes, bool predefined);
+  // `routine` is what creates it (shmem_init, shmem_team_split_strided, ...), named when the
+  // team's layout does not fit its slot's cross-host area.
+  Team(Runtime& rt, int slot, std::vector<int> world_pes, bool predefined, const char* routine);
 
   Runtime& rt() const noexcept { return *rt_; }
   int slot() const noexcept { return slot_; }
@@ -31,14 +33,16 @@ class Team {
   // this host's members and of the host leaders (words in the slot's cross-host area), and this
   // PE's byte counters of the leader channel, per host.
   const HostLayout& layout() const noexcept { return layout_; }
+  // Where the words and rings of the slot's cross-host area are, for this team's layout.
+  const XSlotMap& x_map() const noexcept { return x_map_; }
   void node_sync() noexcept;
   void leader_sync() noexcept;
   std::vector<XPair>& x_pairs() noexcept { return x_pairs_; }
   // Pushed broadcasts across hosts: member team_pe's count of copies written into it by the
-  // member of its host with local index j (the slot's XHeader::push[j]), and this PE's count of
+  // member of its host with local index j (the slot's push word j, XSlotMap), and this PE's count of
   // those it has waited for, per local index.
   std::uint64_t* x_push_word(int team_pe, int j) const noexcept {
-    return x_word(team_pe, offsetof(XHeader, push) + sizeof(std::uint64_t) * static_cast<std::size_t>(j));
+    return x_word(team_pe, x_map_.push + sizeof(std::uint64_t) * static_cast<std::size_t>(j));
   }
   std::vector<std::uint64_t>& x_push_seen() noexcept { return x_push_seen_; }
   TeamCell& cell(int team_pe) const noexcept { return rt_->internal(world_pe(team_pe)).teams[slot_]; }
@@ -81,6 +85,7 @@ class Team {
   int last_broadcast_root_ = -1;
   std::vector<std::uint64_t> seen_ack_;
   HostLayout layout_;
+  XSlotMap x_map_;
   std::vector<XPair> x_pairs_;
   std::vector<std::uint64_t> x_push_seen_;
 

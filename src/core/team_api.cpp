@@ -35,12 +35,13 @@ bool agree_slots(Team& parent, int count, int* out) {
   return found == count;
 }
 
-Team* make_team(Team& parent, int slot, const std::vector<int>& parent_pes, const core::TeamConfig* cfg, long mask) {
+Team* make_team(Team& parent, int slot, const std::vector<int>& parent_pes, const core::TeamConfig* cfg, long mask,
+                const char* routine) {
   Runtime& r = parent.rt();
   std::vector<int> world;
   world.reserve(parent_pes.size());
   for (int p : parent_pes) world.push_back(parent.world_pe(p));
-  auto t = std::make_unique<Team>(r, slot, std::move(world), false);
+  auto t = std::make_unique<Team>(r, slot, std::move(world), false, routine);
   if (t->my_pe() < 0) return nullptr;
   if (cfg && (mask & core::kTeamNumContexts)) t->config.num_contexts = cfg->num_contexts;
   t->config_mask = mask;
@@ -101,7 +102,7 @@ int team_split_strided(Team* parent, int start, int stride, int size, const Team
   if (!agree_slots(*parent, 1, &slot))
     return split_failed(*parent, "no free team slot: destroy unused teams (the limit is 128 teams)", out);
   try {
-    *out = make_team(*parent, slot, members, config, mask);
+    *out = make_team(*parent, slot, members, config, mask, "shmem_team_split_strided");
   } catch (const std::bad_alloc&) {
     core::fatal("shmem_team_split_strided", "out of memory");
   }
@@ -131,8 +132,8 @@ int team_split_2d(Team* parent, int xrange, const TeamConfig* xconfig, long xmas
   for (int p = (me / xr) * xr; p < std::min(n, (me / xr + 1) * xr); ++p) row.push_back(p);
   for (int p = me % xr; p < n; p += xr) column.push_back(p);
   try {
-    *xteam = make_team(*parent, slots[0], row, xconfig, xmask);
-    *yteam = make_team(*parent, slots[1], column, yconfig, ymask);
+    *xteam = make_team(*parent, slots[0], row, xconfig, xmask, "shmem_team_split_2d");
+    *yteam = make_team(*parent, slots[1], column, yconfig, ymask, "shmem_team_split_2d");
   } catch (const std::bad_alloc&) {
     core::fatal("shmem_team_split_2d", "out of memory");
   }
