@@ -22,7 +22,9 @@ class LocalColl {
 
   LocalColl(int rank, int size);
   // Whether every rank of the world runs on this host (the same answer on every rank).
-  bool usable() const { return usable_; }
+  bool usable() const { return usable_ && enabled_; }
+  // Off: the library's collectives on staged tensors (bench/torch_vs_gloo.py --ab compares).
+  void enable(bool on) { enabled_ = on; }
 
   // `bytes` at `data` from `root` to every rank, in place. Pipelined: the root copies chunk k
   // into a ring of slots while the others copy chunk k - 1 out of it; no barrier.
@@ -39,6 +41,7 @@ class LocalColl {
 
   int rank_, size_;
   bool usable_;
+  bool enabled_ = true;
   Staging flags_, slots_, stage_[2];
   bool flags_zeroed_ = false;
   int next_stage_ = 0;

@@ -489,7 +489,8 @@ void ProcessGroupShmem::exchange_blocks(const std::vector<at::Tensor>& outputs, 
     // alltoall sends a host's blocks through its leader), and the copy into staging goes.
     std::vector<at::Tensor> keep(static_cast<std::size_t>(size_));
     shmem_barrier_all();  // every rank has copied out what `dst` held
-    outputs[rank_].copy_(inputs[rank_].reshape(outputs[rank_].sizes()));  // own block: not staged
+    // The own block goes straight from input to output, not through staging.
+    outputs[rank_].copy_(inputs[rank_].reshape(outputs[rank_].sizes()));
     for (int k = 1; k < size_; ++k) {
       const int j = (rank_ + k) % size_;  // not every rank at rank 0 first
       keep[j] = inputs[j].contiguous();

@@ -66,6 +66,9 @@ class ProcessGroupShmem : public GroupBase {
 
   SHMEM_TORCH_COLLECTIVES
 
+  // Whether large collectives take the one-host direct paths (local_coll.hpp) where they can.
+  void set_one_host_paths(bool on) { local_.enable(on); }
+
  private:
   // In place over every rank: `flat` is a contiguous 1-D tensor.
   void allreduce_flat(const at::Tensor& flat, const c10d::ReduceOp& op, const char* who);
