@@ -9,8 +9,8 @@ faster). Rank 0 prints the table.
 
 Options: --min BYTES (8), --max BYTES (64M), --ops (all_reduce,all_gather,all_to_all,broadcast),
 --rounds N (5), --stat median|min (of the rounds; min is steadier on a loaded machine), --budget SECONDS (target time per size and backend per round, 0.05), --ab (a third
-column, interleaved too: a second "shmem" group with the one-host direct paths of
-python/torch_backend/local_coll.hpp off, i.e. the library's collectives on staged tensors).
+column, interleaved too: a second "shmem" group with the direct paths of python/torch_backend/
+local_coll.hpp and pipe_broadcast.hpp off, i.e. the library's collectives on staged tensors).
 """
 import argparse
 import statistics
@@ -43,7 +43,7 @@ me, n = dist.get_rank(), dist.get_world_size()
 staged = None
 if args.ab:  # called directly (torch 1.13's dist.* take registered groups only)
     staged = shmem.torch._c10d.ProcessGroupShmem(me, n)
-    staged._set_one_host_paths(False)
+    staged._set_direct_paths(False)
     bcast_opts = dist.BroadcastOptions()
     bcast_opts.rootRank, bcast_opts.rootTensor = 0, 0
 

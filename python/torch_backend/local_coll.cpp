@@ -4,16 +4,12 @@
 #include <shmem.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 
 namespace shmem_torch {
 
 namespace {
 
-// Broadcast: a ring of slots in the root's staging; the root runs up to kSlots chunks ahead.
-constexpr std::size_t kSlotBytes = std::size_t{256} << 10;
-constexpr std::size_t kSlots = 8;
 // Allgather and allreduce: staged in steps of this much per rank, alternating two buffers so one
 // barrier per step orders every reuse (a rank writes buffer b at step s only after every rank
 // passed step s - 1's barrier, so finished reading b at step s - 2).
@@ -55,50 +51,7 @@ bool supported(c10d::ReduceOp::RedOpType op) {
 }  // namespace
 
 LocalColl::LocalColl(int rank, int size)
-    : rank_(rank),
-      size_(size),
-      usable_(size > 1 && shmem_team_n_pes(SHMEM_TEAM_SHARED) == size),
-      published_(static_cast<std::size_t>(size), 0) {}
-
-std::uint64_t* LocalColl::flags() {
-  // Collective on first use (every rank's first large broadcast); zeroed, then kept.
-  const std::size_t bytes = 2 * static_cast<std::size_t>(size_) * sizeof(std::uint64_t);
-  auto* words = reinterpret_cast<std::uint64_t*>(flags_.ensure(bytes));
-  if (!flags_zeroed_) {
-    std::memset(words, 0, bytes);
-    shmem_barrier_all();  // every rank's words are zero before any root raises one
-    flags_zeroed_ = true;
-  }
-  return words;
-}
-
-void LocalColl::broadcast(char* data, std::size_t bytes, int root) {
-  std::uint64_t* words = flags();
-  std::uint64_t* ready = words + root;  // on each rank: chunks `root` has published to it
-  std::uint64_t* done = words + size_;  // on the root, per rank: its chunks that rank has copied
-  char* slots = slots_.ensure(kSlots * kSlotBytes);
-  std::uint64_t& pub = published_[static_cast<std::size_t>(root)];
-  if (rank_ == root) {
-    for (std::size_t off = 0; off < bytes; off += kSlotBytes, ++pub) {
-      const std::size_t m = std::min(kSlotBytes, bytes - off);
-      for (int r = 0; r < size_ && pub >= kSlots; ++r) {  // every rank has copied this slot's last chunk
-        if (r != rank_) shmem_uint64_wait_until(done + r, SHMEM_CMP_GE, pub - kSlots + 1);
-      }
-      std::memcpy(slots + (pub % kSlots) * kSlotBytes, data + off, m);
-      std::atomic_thread_fence(std::memory_order_release);
-      for (int k = 1; k < size_; ++k) shmem_uint64_atomic_set(ready, pub + 1, (rank_ + k) % size_);
-    }
-    return;
-  }
-  const char* from = static_cast<const char*>(shmem_ptr(slots, root));
-  TORCH_CHECK(from != nullptr, "shmem backend: broadcast: rank ", root, "'s staging is not mapped here");
-  for (std::size_t off = 0; off < bytes; off += kSlotBytes, ++pub) {
-    const std::size_t m = std::min(kSlotBytes, bytes - off);
-    shmem_uint64_wait_until(ready, SHMEM_CMP_GE, pub + 1);
-    std::memcpy(data + off, from + (pub % kSlots) * kSlotBytes, m);
-    shmem_uint64_atomic_set(done + rank_, pub + 1, root);
-  }
-}
+    : rank_(rank), size_(size), usable_(size > 1 && shmem_team_n_pes(SHMEM_TEAM_SHARED) == size) {}
 
 void LocalColl::allgather(const void* src, std::size_t bytes, const std::vector<at::Tensor>& outs) {
   const std::size_t step = std::min(std::max<std::size_t>(bytes, 1), kStepBytes);

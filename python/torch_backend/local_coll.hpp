@@ -1,10 +1,11 @@
 #pragma once
-// Large collectives of the default group when every rank runs on one host: each rank reads its
-// peers' symmetric staging through shmem_ptr straight into its own tensors, so a byte is copied
-// once into staging and once out of it (as gloo's send and receive copies over TCP loopback),
-// where the library's collectives on staged tensors copy it three to five times
-// (docs/performance.md, "PyTorch"). Used from kLocalMinBytes on; smaller calls keep the library's
-// collectives (pushed, one hand-off), whose latency this cannot beat.
+// Large all_gather and all_reduce of the default group when every rank runs on one host: each
+// rank reads its peers' symmetric staging through shmem_ptr straight into its own tensors, so a
+// byte is copied once into staging and once out of it (as gloo's send and receive copies over
+// TCP loopback), where the library's collectives on staged tensors copy it three to five times
+// (docs/performance.md, "PyTorch"). Used from kLocalMinBytes on (broadcast too, through
+// pipe_broadcast.hpp); smaller calls keep the library's collectives (pushed, one hand-off),
+// whose latency this cannot beat.
 #include <ATen/ATen.h>
 #include <torch/csrc/distributed/c10d/Types.hpp>
 
@@ -25,10 +26,8 @@ class LocalColl {
   bool usable() const { return usable_ && enabled_; }
   // Off: the library's collectives on staged tensors (bench/torch_vs_gloo.py --ab compares).
   void enable(bool on) { enabled_ = on; }
+  bool enabled() const { return enabled_; }
 
-  // `bytes` at `data` from `root` to every rank, in place. Pipelined: the root copies chunk k
-  // into a ring of slots while the others copy chunk k - 1 out of it; no barrier.
-  void broadcast(char* data, std::size_t bytes, int root);
   // Every rank's `bytes` at `src` into outs[r] (contiguous, `bytes` each).
   void allgather(const void* src, std::size_t bytes, const std::vector<at::Tensor>& outs);
   // `flat` (contiguous 1-D, a dtype the library reduces natively) reduced in place: each rank
@@ -37,16 +36,11 @@ class LocalColl {
   bool allreduce(const at::Tensor& flat, c10d::ReduceOp::RedOpType op);
 
  private:
-  std::uint64_t* flags();  // ready[size] (one word per root), then done[size] (one per reader)
-
   int rank_, size_;
   bool usable_;
   bool enabled_ = true;
-  Staging flags_, slots_, stage_[2];
-  bool flags_zeroed_ = false;
+  Staging stage_[2];
   int next_stage_ = 0;
-  // Broadcast chunks each rank published as root so far (every rank counts every call).
-  std::vector<std::uint64_t> published_;
 };
 
 }  // namespace shmem_torch

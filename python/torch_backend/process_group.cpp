@@ -273,7 +273,7 @@ char* Staging::ensure(std::size_t bytes) {
 
 // ---- the process group ------------------------------------------------------------------------
 ProcessGroupShmem::ProcessGroupShmem(int rank, int size, int group_id)
-    : GroupBase(rank, size, p2p_engine(true), p2p_channel(group_id)), local_(rank, size) {
+    : GroupBase(rank, size, p2p_engine(true), p2p_channel(group_id)), local_(rank, size), pipe_(rank, size) {
   TORCH_CHECK(shmem_my_pe() == rank && shmem_n_pes() == size, "shmem backend: rank ", rank, " of ", size,
               " does not match shmem's PE ", shmem_my_pe(), " of ", shmem_n_pes(),
               " (a group of every PE must number them as shmem does)");
@@ -334,8 +334,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::broadcast(std::vector<at::Tens
   at::Tensor flat = flat_of(t, back);
   const std::size_t bytes = static_cast<std::size_t>(flat.numel()) * flat.element_size();
   auto* data = static_cast<char*>(flat.data_ptr());
-  if (local_.usable() && bytes >= LocalColl::kLocalMinBytes) {
-    local_.broadcast(data, bytes, static_cast<int>(opts.rootRank));
+  if (size_ > 1 && local_.enabled() && bytes >= LocalColl::kLocalMinBytes) {
+    pipe_.run(data, bytes, static_cast<int>(opts.rootRank));
     if (back) t.copy_(flat.view(t.sizes()));
     return done(c10d::OpType::BROADCAST, tensors);
   }

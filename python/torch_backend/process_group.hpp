@@ -17,6 +17,7 @@
 
 #include "group_base.hpp"
 #include "local_coll.hpp"
+#include "pipe_broadcast.hpp"
 #include "staging.hpp"
 #include "p2p.hpp"
 
@@ -66,8 +67,9 @@ class ProcessGroupShmem : public GroupBase {
 
   SHMEM_TORCH_COLLECTIVES
 
-  // Whether large collectives take the one-host direct paths (local_coll.hpp) where they can.
-  void set_one_host_paths(bool on) { local_.enable(on); }
+  // Whether large collectives take the direct paths (local_coll.hpp, pipe_broadcast.hpp) where
+  // they can; off, the library's collectives on staged tensors.
+  void set_direct_paths(bool on) { local_.enable(on); }
 
  private:
   // In place over every rank: `flat` is a contiguous 1-D tensor.
@@ -84,6 +86,7 @@ class ProcessGroupShmem : public GroupBase {
   Staging in_, out_;
   // Large collectives when every rank is on this host (local_coll.hpp).
   LocalColl local_;
+  PipeBroadcast pipe_;
   // A root pushes small broadcasts into the members' buffers up to two calls ahead of their
   // copying out (docs/design.md, collectives): broadcasts rotate over three.
   Staging bcast_[3];
