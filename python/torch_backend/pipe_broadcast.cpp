@@ -12,7 +12,10 @@
 namespace shmem_torch {
 
 namespace {
+// Slots: 256 KiB on one host (a copy in, a copy out); 1 MiB when the job spans hosts, where each
+// chunk costs a forwarder one get and its round trip.
 constexpr std::size_t kSlotBytes = std::size_t{256} << 10;
+constexpr std::size_t kSlotBytesHosts = std::size_t{1} << 20;
 constexpr std::int64_t kSlots = 8;
 }  // namespace
 
@@ -33,7 +36,9 @@ void PipeBroadcast::setup() {
   TORCH_CHECK(shmem_fcollectmem(SHMEM_TEAM_WORLD, w + 2 * n + 1, w + 2 * n, sizeof(std::int64_t)) == 0,
               "shmem backend: broadcast: gathering the ranks' hosts failed");
   for (std::size_t r = 0; r < n; ++r) host_[r] = static_cast<int>(w[2 * n + 1 + r]);
-  slots_.ensure(kSlots * kSlotBytes);
+  const bool hosts = std::any_of(host_.begin(), host_.end(), [&](int h) { return h != host_[0]; });
+  slot_bytes_ = hosts ? kSlotBytesHosts : kSlotBytes;
+  slots_.ensure(kSlots * slot_bytes_);
   shmem_barrier_all();  // every rank's words are zero before any source raises one
   ready_setup_ = true;
 }
@@ -49,8 +54,9 @@ void PipeBroadcast::run(char* data, std::size_t bytes, int root) {
   auto* words = reinterpret_cast<std::int64_t*>(words_.ensure(1));
   std::int64_t* ready = words;         // ready[s]: chunks source s has published to this rank
   std::int64_t* done = words + size_;  // done[q]: on a source, its chunks rank q has copied
-  char* slots = slots_.ensure(kSlots * kSlotBytes);
-  const auto chunks = static_cast<std::int64_t>((bytes + kSlotBytes - 1) / kSlotBytes);
+  const std::size_t step = slot_bytes_;
+  char* slots = slots_.ensure(kSlots * step);
+  const auto chunks = static_cast<std::int64_t>((bytes + step - 1) / step);
   const int src = rank_ == root ? -1 : source_of(rank_, root);
   const bool forwarder = rank_ != root && src == root && host_[static_cast<std::size_t>(rank_)] == rank_ &&
                          host_[static_cast<std::size_t>(root)] != rank_;
@@ -66,8 +72,8 @@ void PipeBroadcast::run(char* data, std::size_t bytes, int root) {
     TORCH_CHECK(from != nullptr, "shmem backend: broadcast: rank ", src, "'s staging is not mapped here");
   }
   for (std::int64_t c = 0; c < chunks; ++c) {
-    const std::size_t off = static_cast<std::size_t>(c) * kSlotBytes;
-    const std::size_t m = std::min(kSlotBytes, bytes - off);
+    const std::size_t off = static_cast<std::size_t>(c) * step;
+    const std::size_t m = std::min(step, bytes - off);
     if (publishes) {
       const std::int64_t j = base + c, old = j - kSlots;  // the slot's previous chunk
       if (old >= 0) {
@@ -79,11 +85,11 @@ void PipeBroadcast::run(char* data, std::size_t bytes, int root) {
           if (need > 0) shmem_int64_wait_until(done + q, SHMEM_CMP_GE, need);
         }
       }
-      char* slot = slots + static_cast<std::size_t>(j % kSlots) * kSlotBytes;
+      char* slot = slots + static_cast<std::size_t>(j % kSlots) * step;
       if (forwarder) {  // from the root's slot on its host: the one transfer between hosts
         const std::int64_t k = from_base + c;
         shmem_int64_wait_until(ready + root, SHMEM_CMP_GE, k + 1);
-        shmem_getmem(slot, slots + static_cast<std::size_t>(k % kSlots) * kSlotBytes, m, root);
+        shmem_getmem(slot, slots + static_cast<std::size_t>(k % kSlots) * step, m, root);
         shmem_int64_atomic_set(done + rank_, k + 1, root);
       } else {
         std::memcpy(slot, data + off, m);
@@ -94,7 +100,7 @@ void PipeBroadcast::run(char* data, std::size_t bytes, int root) {
     } else {
       const std::int64_t k = from_base + c;
       shmem_int64_wait_until(ready + src, SHMEM_CMP_GE, k + 1);
-      std::memcpy(data + off, from + static_cast<std::size_t>(k % kSlots) * kSlotBytes, m);
+      std::memcpy(data + off, from + static_cast<std::size_t>(k % kSlots) * step, m);
       shmem_int64_atomic_set(done + rank_, k + 1, src);
     }
   }

@@ -31,6 +31,7 @@ class PipeBroadcast {
   int rank_, size_;
   bool ready_setup_ = false;
   Staging words_, slots_;
+  std::size_t slot_bytes_ = 0;
   std::vector<int> host_;  // per rank: the lowest world rank on its host
   // Every rank keeps, for every rank as a source, what it published so far and the last of
   // those each rank read (-1: none): a source reuses a slot only once every rank that read an
