@@ -57,7 +57,7 @@ for dtype in (torch.float32, torch.float64, torch.int32, torch.int64, torch.int8
     for opname, op in OPS.items():
         if opname.startswith("B") and dtype.is_floating_point:
             continue
-        for shape in ((7,), (3, 5), (100003,)):
+        for shape in ((7,), (3, 5), (100003,), ((3 << 18) + 7,)):  # the last: one host's direct path, 3+ steps
             x = sample(dtype, shape)
             a, b = x.clone(), x.clone()
             dist.all_reduce(a, op)
@@ -80,12 +80,17 @@ a, b = x.clone().t().contiguous().t(), x.clone().t().contiguous().t()
 dist.all_reduce(a)
 dist.all_reduce(b, group=gloo)
 same("all_reduce non-contiguous", a, b)
+x = sample(torch.float32, ((1 << 20) + 3,))  # AVG (gloo 1.13 has none): its SUM, divided
+a, b = x.clone(), x.clone()
+dist.all_reduce(a, dist.ReduceOp.AVG)
+dist.all_reduce(b, group=gloo)
+same("all_reduce AVG large", a, b / n)
 ok("all_reduce non-contiguous")
 
 # ---- broadcast, reduce, all_gather, gather, scatter ------------------------------------------------
 for root in range(n):
     for dtype in (torch.float32, torch.int64, torch.bfloat16):
-        for shape in ((5,), (2, 1000), (3 << 20,)):
+        for shape in ((5,), (2, 1000), (100003,), (3 << 20,)):
             x = sample(dtype, shape)
             a, b = x.clone(), x.clone()
             dist.broadcast(a, root)
@@ -116,14 +121,15 @@ for root in range(n):
     same(f"scatter root {root}", a, b)
 ok("broadcast, reduce, gather, scatter at every root")
 
-for dtype in (torch.float32, torch.int32, torch.float16):
-    x = sample(dtype, (6,))
-    outs = [torch.zeros(6, dtype=dtype) for _ in range(n)]
+for dtype, numel in ((torch.float32, 6), (torch.int32, 6), (torch.float16, 6), (torch.float32, 70001),
+                     (torch.int8, (5 << 20) + 3)):  # large: one host's direct path, in steps
+    x = sample(dtype, (numel,))
+    outs = [torch.zeros(numel, dtype=dtype) for _ in range(n)]
     dist.all_gather(outs, x)
-    same(f"all_gather {dtype}", outs, gathered(x))
-    flat = torch.zeros(n * 6, dtype=dtype)
+    same(f"all_gather {dtype} {numel}", outs, gathered(x))
+    flat = torch.zeros(n * numel, dtype=dtype)
     dist._all_gather_base(flat, x)
-    same(f"_all_gather_base {dtype}", flat, torch.cat(gathered(x)))
+    same(f"_all_gather_base {dtype} {numel}", flat, torch.cat(gathered(x)))
 ok("all_gather, _all_gather_base")
 
 # ---- reduce_scatter (gloo 1.13 has none): the reference is gloo's all_reduce, sliced -----------------

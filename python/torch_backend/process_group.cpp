@@ -273,7 +273,7 @@ char* Staging::ensure(std::size_t bytes) {
 
 // ---- the process group ------------------------------------------------------------------------
 ProcessGroupShmem::ProcessGroupShmem(int rank, int size, int group_id)
-    : GroupBase(rank, size, p2p_engine(true), p2p_channel(group_id)) {
+    : GroupBase(rank, size, p2p_engine(true), p2p_channel(group_id)), local_(rank, size), pipe_(rank, size) {
   TORCH_CHECK(shmem_my_pe() == rank && shmem_n_pes() == size, "shmem backend: rank ", rank, " of ", size,
               " does not match shmem's PE ", shmem_my_pe(), " of ", shmem_n_pes(),
               " (a group of every PE must number them as shmem does)");
@@ -291,6 +291,11 @@ void ProcessGroupShmem::allreduce_flat(const at::Tensor& flat, const c10d::Reduc
               "BOR, BXOR on integers)");
   const std::int64_t n = flat.numel();
   const std::size_t wsize = at::elementSize(wt);
+  if (wt == st && local_.usable() && static_cast<std::size_t>(n) * wsize >= LocalColl::kLocalMinBytes &&
+      local_.allreduce(flat, op.op_)) {
+    if (avg) divide(flat, size_);
+    return;
+  }
   const std::int64_t chunk = static_cast<std::int64_t>(std::max<std::size_t>(kChunkBytes / wsize, 1));
   const std::int64_t step = std::min<std::int64_t>(std::max<std::int64_t>(n, 1), chunk);
   char* src = in_.ensure(static_cast<std::size_t>(step) * wsize);
@@ -328,9 +333,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::broadcast(std::vector<at::Tens
   bool back = false;
   at::Tensor flat = flat_of(t, back);
   const std::size_t bytes = static_cast<std::size_t>(flat.numel()) * flat.element_size();
+  auto* data = static_cast<char*>(flat.data_ptr());
+  if (size_ > 1 && local_.enabled() && bytes >= LocalColl::kLocalMinBytes) {
+    pipe_.run(data, bytes, static_cast<int>(opts.rootRank));
+    if (back) t.copy_(flat.view(t.sizes()));
+    return done(c10d::OpType::BROADCAST, tensors);
+  }
   const std::size_t step = std::max<std::size_t>(std::min(bytes, kChunkBytes), 1);
   char* src = in_.ensure(step);
-  auto* data = static_cast<char*>(flat.data_ptr());
   for (std::size_t off = 0; off < bytes; off += step) {
     const std::size_t m = std::min(step, bytes - off);
     char* dst = bcast_[bcast_next_].ensure(step);
@@ -352,9 +362,10 @@ const char* ProcessGroupShmem::gather_staged(const void* src, std::size_t bytes)
 }
 
 namespace {
-// outs[r] from the staged result at r * stride (straight from the staging buffer).
-void scatter_blocks(const char* staged, std::size_t stride, const std::vector<at::Tensor>& outs) {
+// outs[r] from the staged result at r * stride (straight from the staging buffer), but outs[skip].
+void scatter_blocks(const char* staged, std::size_t stride, const std::vector<at::Tensor>& outs, int skip = -1) {
   for (std::size_t r = 0; r < outs.size(); ++r) {
+    if (static_cast<int>(r) == skip) continue;
     const at::Tensor& o = outs[r];
     if (o.is_contiguous()) {
       std::memcpy(o.data_ptr(), staged + r * stride, static_cast<std::size_t>(o.numel()) * o.element_size());
@@ -372,7 +383,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::allgather(std::vector<std::vec
   check_list(outputs, size_, "allgather", "output", &in);
   const at::Tensor src = in.contiguous();
   const std::size_t bytes = static_cast<std::size_t>(in.numel()) * in.element_size();
-  scatter_blocks(gather_staged(src.data_ptr(), bytes), bytes, outputs[0]);
+  const std::vector<at::Tensor>& outs = outputs[0];
+  if (local_.usable() && bytes >= LocalColl::kLocalMinBytes &&
+      std::all_of(outs.begin(), outs.end(), [](const at::Tensor& o) { return o.is_contiguous(); })) {
+    local_.allgather(src.data_ptr(), bytes, outs);
+    return done(c10d::OpType::ALLGATHER, outputs[0]);
+  }
+  scatter_blocks(gather_staged(src.data_ptr(), bytes), bytes, outs);
   return done(c10d::OpType::ALLGATHER, outputs[0]);
 }
 
@@ -383,7 +400,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::_allgather_base(at::Tensor& ou
   bool back = false;
   at::Tensor flat = flat_of(output, back);
   const std::size_t bytes = static_cast<std::size_t>(input.numel()) * input.element_size();
-  std::memcpy(flat.data_ptr(), gather_staged(src.data_ptr(), bytes), bytes * static_cast<std::size_t>(size_));
+  if (local_.usable() && bytes >= LocalColl::kLocalMinBytes) {
+    const at::Tensor parts = flat.view({size_, input.numel()});
+    std::vector<at::Tensor> outs;
+    for (int r = 0; r < size_; ++r) outs.push_back(parts[r]);
+    local_.allgather(src.data_ptr(), bytes, outs);
+  } else {
+    std::memcpy(flat.data_ptr(), gather_staged(src.data_ptr(), bytes), bytes * static_cast<std::size_t>(size_));
+  }
   if (back) output.copy_(flat.view(output.sizes()));
   return done(c10d::OpType::_ALLGATHER_BASE, {output});
 }
@@ -465,13 +489,17 @@ void ProcessGroupShmem::exchange_blocks(const std::vector<at::Tensor>& outputs, 
     // alltoall sends a host's blocks through its leader), and the copy into staging goes.
     std::vector<at::Tensor> keep(static_cast<std::size_t>(size_));
     shmem_barrier_all();  // every rank has copied out what `dst` held
-    for (int k = 0; k < size_; ++k) {
+    // The own block goes straight from input to output, not through staging.
+    outputs[rank_].copy_(inputs[rank_].reshape(outputs[rank_].sizes()));
+    for (int k = 1; k < size_; ++k) {
       const int j = (rank_ + k) % size_;  // not every rank at rank 0 first
       keep[j] = inputs[j].contiguous();
       shmem_putmem_nbi(dst + static_cast<std::size_t>(rank_) * block, keep[j].data_ptr(),
                        static_cast<std::size_t>(keep[j].numel()) * keep[j].element_size(), j);
     }
     shmem_barrier_all();  // completes every rank's puts
+    scatter_blocks(dst, block, outputs, rank_);
+    return;
   } else {
     char* src = in_.ensure(total);
     for (int j = 0; j < size_; ++j) {

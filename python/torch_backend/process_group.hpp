@@ -16,6 +16,9 @@
 #include <vector>
 
 #include "group_base.hpp"
+#include "local_coll.hpp"
+#include "pipe_broadcast.hpp"
+#include "staging.hpp"
 #include "p2p.hpp"
 
 namespace shmem_torch {
@@ -55,21 +58,6 @@ void check_alltoall(const std::vector<at::Tensor>& outputs, const std::vector<at
 // In place: t /= n (integers: truncated), for ReduceOp.AVG.
 void divide(const at::Tensor& t, int n);
 
-// A symmetric buffer that grows (collectively) to the largest size asked for.
-class Staging {
- public:
-  Staging() = default;
-  Staging(const Staging&) = delete;
-  Staging& operator=(const Staging&) = delete;
-  ~Staging();
-  // Collective: every rank calls it with the same `bytes`.
-  char* ensure(std::size_t bytes);
-
- private:
-  char* buf_ = nullptr;
-  std::size_t cap_ = 0;
-};
-
 class ProcessGroupShmem : public GroupBase {
  public:
   // `group_id`: torch's name of the group as a number (0: the default group), which picks its
@@ -78,6 +66,10 @@ class ProcessGroupShmem : public GroupBase {
   ~ProcessGroupShmem() override;
 
   SHMEM_TORCH_COLLECTIVES
+
+  // Whether large collectives take the direct paths (local_coll.hpp, pipe_broadcast.hpp) where
+  // they can; off, the library's collectives on staged tensors.
+  void set_direct_paths(bool on) { local_.enable(on); }
 
  private:
   // In place over every rank: `flat` is a contiguous 1-D tensor.
@@ -92,6 +84,9 @@ class ProcessGroupShmem : public GroupBase {
   void exchange_blocks(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs, bool even);
 
   Staging in_, out_;
+  // Large collectives when every rank is on this host (local_coll.hpp).
+  LocalColl local_;
+  PipeBroadcast pipe_;
   // A root pushes small broadcasts into the members' buffers up to two calls ahead of their
   // copying out (docs/design.md, collectives): broadcasts rotate over three.
   Staging bcast_[3];
