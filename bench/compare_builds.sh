@@ -9,8 +9,12 @@
 #            cmake --build /tmp/before/build --target shmem oshrun &&
 #            bench/compare_builds.sh /tmp/before/build build
 #
-# Environment: ROUNDS=5, PERF_REPS, PERF_REP_MS, PERF_WINDOW_MB (see bench/perf.c),
-#   SHMEM_SYMMETRIC_SIZE=512M, CFLAGS="-O2", RAW_DIR.
+# BENCH=coll_team runs the small team collectives instead (bench/coll_team.c: team sync,
+# broadcast, fcollect, alltoall and sum reduce at COLL_SIZES, default 8,64,512 bytes); its
+# metrics are COLL_SIZE (median) and COLL_SIZE_min (best repetition), in us.
+#
+# Environment: ROUNDS=5, BENCH=perf|coll_team, PERF_REPS, PERF_REP_MS, PERF_WINDOW_MB (see
+#   bench/perf.c), COLL_* (bench/coll.c), NPES=2, SHMEM_SYMMETRIC_SIZE=512M, CFLAGS="-O2", RAW_DIR.
 set -euo pipefail
 
 script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
@@ -26,17 +30,32 @@ read -ra cflags <<<"${CFLAGS:--O2}"
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-512M}
 
 bench_tmpdir builds
-echo "== building bench/perf.c against $before_dir (before) and $after_dir (after)"
-"$before_cc" "${cflags[@]}" -std=c11 "$root/bench/perf.c" -o "$tmp/perf.before"
-"$after_cc" "${cflags[@]}" -std=c11 "$root/bench/perf.c" -o "$tmp/perf.after"
+bench=${BENCH:-perf}
+npes=${NPES:-2}
+case $bench in
+  perf) src=("$root/bench/perf.c") ;;
+  coll_team) src=("$root/bench/coll_team.c" -I"$root/bench") && export COLL_SIZES=${COLL_SIZES:-8,64,512} ;;
+  *) echo "compare_builds.sh: BENCH=$bench: use perf or coll_team" >&2 && exit 2 ;;
+esac
+# bench/coll.c's "coll,bytes,npes,lat_us,best_us,bw" lines as perf.c's "metric,bytes,value,unit".
+to_metrics() {
+  if [[ $bench == perf ]]; then cat; else
+    awk -F, 'NF == 6 && $4 + 0 > 0 { printf "%s_%s,%s,%s,us\n%s_%s_min,%s,%s,us\n", $1, $2, $2, $4, $1, $2, $2, $5 }'
+  fi
+}
+echo "== building bench/$bench.c against $before_dir (before) and $after_dir (after)"
+"$before_cc" "${cflags[@]}" -std=c11 "${src[@]}" -o "$tmp/perf.before"
+"$after_cc" "${cflags[@]}" -std=c11 "${src[@]}" -o "$tmp/perf.after"
 
 echo "== load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 for ((r = 1; r <= rounds; r++)); do
   echo "== round $r/$rounds: before, after"
-  timeout 300 "$before_run" -n 2 "$tmp/perf.before" >"$tmp/before.$r.csv" 2>"$tmp/before.$r.err" ||
+  timeout 300 "$before_run" -n "$npes" "$tmp/perf.before" >"$tmp/before.$r.out" 2>"$tmp/before.$r.err" ||
     { echo "   before FAILED:"; tail -20 "$tmp/before.$r.err" | sed 's/^/   | /'; exit 1; }
-  timeout 300 "$after_run" -n 2 "$tmp/perf.after" >"$tmp/after.$r.csv" 2>"$tmp/after.$r.err" ||
+  timeout 300 "$after_run" -n "$npes" "$tmp/perf.after" >"$tmp/after.$r.out" 2>"$tmp/after.$r.err" ||
     { echo "   after FAILED:"; tail -20 "$tmp/after.$r.err" | sed 's/^/   | /'; exit 1; }
+  to_metrics <"$tmp/before.$r.out" >"$tmp/before.$r.csv"
+  to_metrics <"$tmp/after.$r.out" >"$tmp/after.$r.csv"
 done
 echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ -n ${RAW_DIR:-} ]]; then

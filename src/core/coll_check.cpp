@@ -8,9 +8,13 @@
 //  - this PE waits in a call on team T of which the peer is a member, while the peer waits in
 //    a WORLD call that this PE has not yet made: each waits for the other (this is what calls
 //    on different teams look like);
+//  - this PE waits in a call on team A that waits for the peer, which has not made that call,
+//    while the peer waits in a call on team B (WORLD or any other) that waits for this PE, a
+//    member of B that has not made that call: each waits for the other (calls on different
+//    teams, or the same teams in a different order).
 // A peer that is in no call, or in an earlier or later call of the same team, is not reported:
-// it may still arrive. Not compared: calls on two teams neither of which is WORLD, an active
-// set against a team, and the collectives inside other routines (shmem_malloc, team creation).
+// it may still arrive. Not compared: an active set against a team, and the collectives inside
+// other routines (shmem_malloc, team creation).
 #include "core/coll_check.hpp"
 
 #include <dlfcn.h>
@@ -180,11 +184,15 @@ void compare_all(Runtime& r, const Call& mine, const char* when) {
       if (comparable && !same_call(mine, c)) report(r, pe, mine, c, when);
       continue;
     }
-    // The peer waits in a WORLD call this PE has not made, this PE in a team call that waits for the peer.
-    if (c.slot() == world_slot && mine.slot() != kSetSlot && my_calls[world_slot] < c.seq()) {
-      Team* team = mine.slot() == kWorldSlot ? nullptr : reinterpret_cast<Team*>(static_cast<std::uintptr_t>(mine.set));
-      if (waits_for(mine, team, pe) && waits_for(c, nullptr, r.my_pe())) report(r, pe, mine, c, when);
-    }
+    // Calls on two teams: each waits for the other. The peer waits in a call on team B (its
+    // slot) that this PE, a member of B, has not made yet, while this PE waits in a call on its
+    // team that waits for the peer, which has not made that call yet.
+    if (c.slot() == kSetSlot || mine.slot() == kSetSlot) continue;
+    if (my_calls[c.slot()] >= c.seq() || calls[static_cast<std::size_t>(mine.slot())] >= mine.seq()) continue;
+    Team* theirs = c.slot() == world_slot ? nullptr : r.team_in_slot(c.slot());
+    if (c.slot() != world_slot && (theirs == nullptr || theirs->index_of(pe) < 0 || theirs->my_pe() < 0)) continue;
+    Team* team = mine.slot() == world_slot ? nullptr : reinterpret_cast<Team*>(static_cast<std::uintptr_t>(mine.set));
+    if (waits_for(mine, team, pe) && waits_for(c, theirs, r.my_pe())) report(r, pe, mine, c, when);
   }
 }
 

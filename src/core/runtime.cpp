@@ -163,10 +163,15 @@ void Runtime::agree_on_rings() {
   const bool allowed =
       thread_level_ < kThreadMultiple &&
       (cfg_.coll_rings == CollRingsMode::kOn || (cfg_.coll_rings == CollRingsMode::kAuto && !wait_.oversubscribed));
-  std::vector<std::uint64_t> votes(n);
+  // Rings are node-local: a job with another host (every PE knows alike) never votes.
+  if (npes_ == 1 || remote_) {
+    ring_book_.usable = false;
+    return;
+  }
   const std::uint64_t mine = allowed ? 1 : 0;
-  world_team_->allgather_words(&mine, 1, votes.data());
-  ring_book_.usable = npes_ > 1 && !remote_ && std::all_of(votes.begin(), votes.end(), [](std::uint64_t v) { return v == 1; });
+  std::uint64_t all = 0;
+  world_team_->and_words(&mine, 1, &all);
+  ring_book_.usable = all == 1;
 }
 
 void Runtime::create_predefined_teams() {

@@ -160,6 +160,8 @@ class Runtime {
   // Team registry (collective creation is in team.cpp).
   Team* add_team(std::unique_ptr<Team> t);
   void remove_team(Team* t) noexcept;
+  // The team this PE holds in a slot (nullptr: none).
+  Team* team_in_slot(int slot) noexcept;
   TeamSlots& team_slots() noexcept { return *slots_; }
   // The host layouts of active sets that span hosts (core/set_layouts.hpp).
   SetLayouts& set_layouts() noexcept { return *set_layouts_; }

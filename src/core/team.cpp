@@ -174,6 +174,47 @@ void Team::allgather_words(const std::uint64_t* mine, int words, std::uint64_t* 
   sync();  // nobody overwrites its scratch before everyone has read it
 }
 
+void Team::and_words(const std::uint64_t* mine, int words, std::uint64_t* out) noexcept {
+  if (!spans_hosts_) {  // one host: every member reads every cell through the mapping
+    std::vector<std::uint64_t> all(static_cast<std::size_t>(size()) * static_cast<std::size_t>(words));
+    allgather_words(mine, words, all.data());
+    for (int k = 0; k < words; ++k) out[k] = ~std::uint64_t{0};
+    for (int pe = 0; pe < size(); ++pe)
+      for (int k = 0; k < words; ++k) out[k] &= all[static_cast<std::size_t>(pe * words + k)];
+    return;
+  }
+  // Scratch words [0, w): this member's value; [w, 2w): a leader's AND over its host;
+  // [2w, 3w): a leader's AND over every host, which its host's members then read.
+  TeamCell& c = my_cell();
+  auto word = [&](int k) { return std::atomic_ref<std::uint64_t>(c.scratch[k]); };
+  std::uint64_t acc[kScratchWords / 3];
+  std::uint64_t got[kScratchWords / 3];
+  for (int k = 0; k < words; ++k) word(k).store(mine[k], std::memory_order_relaxed);
+  sync();
+  if (layout_.is_leader()) {
+    std::copy_n(mine, words, acc);
+    for (int m : layout_.mine()) {
+      if (m == me_) continue;
+      load_words(m, c.scratch, words, got);
+      for (int k = 0; k < words; ++k) acc[k] &= got[k];
+    }
+    for (int k = 0; k < words; ++k) word(words + k).store(acc[k], std::memory_order_relaxed);
+  }
+  sync();
+  if (layout_.is_leader()) {
+    for (int h = 0; h < layout_.hosts(); ++h) {
+      if (h == layout_.my_host) continue;
+      load_words(layout_.leader(h), c.scratch + words, words, got);
+      for (int k = 0; k < words; ++k) acc[k] &= got[k];
+    }
+    for (int k = 0; k < words; ++k) word(2 * words + k).store(acc[k], std::memory_order_relaxed);
+  }
+  sync();
+  if (!layout_.is_leader()) load_words(layout_.leader(layout_.my_host), c.scratch + 2 * words, words, acc);
+  std::copy_n(acc, words, out);
+  sync();  // nobody overwrites its scratch before everyone has read it
+}
+
 void Team::clear_my_cell() noexcept {
   TeamCell& c = my_cell();
   for (auto& w : c.bcast_flag) std::atomic_ref<std::uint64_t>(w).store(0, std::memory_order_relaxed);
@@ -199,6 +240,13 @@ Team* Runtime::add_team(std::unique_ptr<Team> t) {
   std::lock_guard<std::mutex> g(teams_mu_);
   teams_.push_back(std::move(t));
   return teams_.back().get();
+}
+
+Team* Runtime::team_in_slot(int slot) noexcept {
+  std::lock_guard<std::mutex> g(teams_mu_);
+  for (const auto& t : teams_)
+    if (t->slot() == slot) return t.get();
+  return nullptr;
 }
 
 void Runtime::remove_team(Team* t) noexcept {

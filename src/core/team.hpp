@@ -56,6 +56,9 @@ class Team {
   // Every member publishes `words` (<= kScratchWords) and receives all members' values,
   // ordered by team PE: out[pe * words + k]. Collective.
   void allgather_words(const std::uint64_t* mine, int words, std::uint64_t* out) noexcept;
+  // The bitwise AND of every member's `words` (<= kScratchWords / 3) into out. Collective. Across
+  // hosts only the leaders talk: O(hosts) loads per leader, not O(members) per member.
+  void and_words(const std::uint64_t* mine, int words, std::uint64_t* out) noexcept;
   // Sequence number of the next broadcast on this team (the same on every member, since
   // members call collectives in the same order); *same_root tells whether the previous
   // broadcast had the same root.

@@ -17,18 +17,15 @@ constexpr std::uintptr_t kSharedHandle = 2;
 
 // Picks `count` slots free on every member of `parent` (a collective over the parent).
 bool agree_slots(Team& parent, int count, int* out) {
+  static_assert(3 * TeamSlots::kWords <= kScratchWords, "Team::and_words holds three copies in the scratch words");
   Runtime& r = parent.rt();
   std::uint64_t mine[TeamSlots::kWords];
   {
     std::lock_guard<std::mutex> g(r.teams_mutex());
     std::copy_n(r.team_slots().free_mask(), TeamSlots::kWords, mine);
   }
-  std::vector<std::uint64_t> all(static_cast<std::size_t>(parent.size()) * TeamSlots::kWords);
-  parent.allgather_words(mine, TeamSlots::kWords, all.data());
   std::uint64_t common[TeamSlots::kWords];
-  std::fill_n(common, TeamSlots::kWords, ~0ull);
-  for (int pe = 0; pe < parent.size(); ++pe)
-    for (int k = 0; k < TeamSlots::kWords; ++k) common[k] &= all[static_cast<std::size_t>(pe) * TeamSlots::kWords + k];
+  parent.and_words(mine, TeamSlots::kWords, common);
   int found = 0;
   for (int s = 0; s < kMaxTeams && found < count; ++s)
     if (common[s / 64] & (1ull << (s % 64))) out[found++] = s;

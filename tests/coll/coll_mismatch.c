@@ -6,7 +6,9 @@
  *   count     the last PE reduces 8 elements, the others 4
  *   root      the last PE broadcasts from PE_root 1, the others from 0
  *   team      PE 0 in shmem_barrier_all, the others in shmem_team_sync of a team of every PE
+ *   teams     two copies of WORLD, A and B: PE 0 syncs A then B, the others B then A
  *   slow      agreeing calls, the last PE arrives late: must not be reported (exit 0)
+ *   teams_slow A then B on every PE, the last PE late to B: must not be reported (exit 0)
  * Each mismatch mode prints "NOT STOPPED" if the calls return.
  */
 #include <shmem.h>
@@ -43,6 +45,23 @@ int main(int argc, char** argv) {
       shmem_barrier_all();
     else
       shmem_team_sync(all);
+  } else if (strcmp(mode, "teams") == 0) {
+    shmem_team_t a = SHMEM_TEAM_INVALID, b = SHMEM_TEAM_INVALID;
+    if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &a) != 0) return 3;
+    if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &b) != 0) return 3;
+    shmem_team_sync(me == 0 ? a : b);
+    shmem_team_sync(me == 0 ? b : a);
+  } else if (strcmp(mode, "teams_slow") == 0) {
+    shmem_team_t a = SHMEM_TEAM_INVALID, b = SHMEM_TEAM_INVALID;
+    if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &a) != 0) return 3;
+    if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &b) != 0) return 3;
+    shmem_long_sum_reduce(a, dest, source, 4);
+    CHECK_EQ(dest[0], (long)last * (last + 1) / 2);
+    if (me == last) sleep(3); /* the others wait in B for it */
+    shmem_long_sum_reduce(b, dest, source, 2);
+    CHECK_EQ(dest[1], (long)(last + 1) + (long)last * (last + 1) / 2);
+    shmem_team_sync(a);
+    return check_finish("coll_mismatch teams_slow");
   } else if (strcmp(mode, "slow") == 0) {
     /* The last PE computes (sleeps) past the check's bound, then makes the same calls. */
     if (me == last) sleep(3);

@@ -10,6 +10,10 @@
  *     team slots) with a nonzero return and SHMEM_TEAM_INVALID on every PE, at the same
  *     attempt on every PE, and keep failing; split_2d must fail cleanly too. After destroying
  *     every team, creation succeeds again and the new teams work.
+ *  3. Slots taken on some PEs only: a team of the even PEs and one of the odd PEs live while
+ *     copies of WORLD are created; every copy must get a slot free on every PE (the parent's
+ *     agreement, Team::and_words, across hosts too), checked by collectives on all teams,
+ *     interleaved.
  */
 #include <shmem.h>
 
@@ -169,11 +173,37 @@ static void live_limit(void) {
   shmem_barrier_all();
 }
 
+static void partial_slots(void) {
+  if (npes < 2) return;
+  shmem_team_t evens = SHMEM_TEAM_INVALID, odds = SHMEM_TEAM_INVALID, copies[3];
+  CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &evens), 0);
+  CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, npes / 2, NULL, 0, &odds), 0);
+  shmem_team_t half = me % 2 ? odds : evens;
+  CHECKF(half != SHMEM_TEAM_INVALID, "PE %d: not in its half", me);
+  CHECKF((me % 2 ? evens : odds) == SHMEM_TEAM_INVALID, "PE %d: in the other half", me);
+  for (int i = 0; i < 3; ++i) {
+    copies[i] = SHMEM_TEAM_INVALID;
+    CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &copies[i]), 0);
+    CHECK_EQ(shmem_team_my_pe(copies[i]), me);
+  }
+  for (int round = 0; round < 4; ++round) {
+    small_collectives(half, 3000 + round, 1);
+    for (int i = 0; i < 3; ++i) {
+      ring_sync(copies[i], 4000 + 10 * round + i);
+      small_collectives(copies[i], 5000 + 10 * round + i, 2);
+    }
+  }
+  for (int i = 0; i < 3; ++i) shmem_team_destroy(copies[i]);
+  shmem_team_destroy(half);
+  shmem_barrier_all();
+}
+
 int main(void) {
   shmem_init();
   me = shmem_my_pe();
   npes = shmem_n_pes();
   cycles();
   live_limit();
+  partial_slots();
   return check_finish("coll_team_lifecycle");
 }

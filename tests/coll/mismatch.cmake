@@ -27,6 +27,13 @@ foreach(np 2 4)
                     --match "is in shmem_(barrier_all\\(\\)|team_sync\\(team=the team in slot [0-9]+\\)) while PE [0-9]+ is in shmem_(team_sync|barrier_all)"
                     --no-match "NOT STOPPED"
                     -- ${_mm} -n ${np} ${_mm_prog} team)
+  shmem_expect_test(coll_mismatch_teams_np${np} --exit nonzero --timeout 30 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "is in shmem_team_sync\\(team=the team in slot [0-9]+\\) while PE [0-9]+ is in shmem_team_sync\\(team=the team in slot [0-9]+\\)"
+                    --no-match "NOT STOPPED"
+                    -- ${_mm} -n ${np} ${_mm_prog} teams)
+  shmem_expect_test(coll_mismatch_teams_slow_np${np} --exit 0 --timeout 60 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "coll_mismatch teams_slow: OK" --no-match "mismatched collectives"
+                    -- ${_mm} -n ${np} ${_mm_prog} teams_slow)
   shmem_expect_test(coll_mismatch_slow_np${np} --exit 0 --timeout 60 --env SHMEM_COLL_CHECK_AFTER=1
                     --match "coll_mismatch slow: OK" --no-match "mismatched collectives"
                     -- ${_mm} -n ${np} ${_mm_prog} slow)
