@@ -35,10 +35,11 @@ const char kNameAnchor[] = "shmem collective";
 
 namespace {
 
-// One PE's call as read: state with the slot's call number in its top half.
+// One PE's call as read, with the number of the call on its slot.
 struct Call {
-  std::uint64_t state = 0, name = 0, count_root = 0, set = 0, anchor = 0;
-  std::uint32_t seq() const noexcept { return static_cast<std::uint32_t>(state >> 32); }
+  std::uint64_t state = 0, count_root = 0, set = 0, anchor = 0;
+  std::uint32_t number = 0;
+  std::uint32_t seq() const noexcept { return number; }
   int slot() const noexcept { return static_cast<int>((state >> 8) & 0xff); }
   Kind kind() const noexcept { return static_cast<Kind>(state & 0xff); }
   int root() const noexcept { return static_cast<int>(count_root >> 40); }
@@ -56,7 +57,7 @@ std::uint64_t count_of(const Call& c) noexcept {
 }
 // The routine's name as an address in this process.
 std::uintptr_t name_here(const Call& c) noexcept {
-  return static_cast<std::uintptr_t>(c.name - c.anchor) + reinterpret_cast<std::uintptr_t>(kNameAnchor);
+  return static_cast<std::uintptr_t>((c.state >> 16) - c.anchor) + reinterpret_cast<std::uintptr_t>(kNameAnchor);
 }
 
 // Peer `pe`'s line: node-local through the mapping, otherwise through the transport. A line
@@ -72,7 +73,6 @@ bool read_line(Runtime& r, int pe, Call* c, std::uint32_t* calls) noexcept {
       return slot == kSetSlot ? 0 : std::atomic_ref<std::uint32_t>(l->calls[slot]).load(std::memory_order_acquire);
     };
     const std::uint32_t seq_before = seq();
-    c->name = load(l->name);
     c->count_root = load(l->count_root);
     c->set = load(l->set);
     c->anchor = load(l->anchor);
@@ -82,16 +82,16 @@ bool read_line(Runtime& r, int pe, Call* c, std::uint32_t* calls) noexcept {
     std::atomic_thread_fence(std::memory_order_acquire);
     if (seq() != seq_before || std::atomic_ref<std::uint64_t>(l->state).load(std::memory_order_relaxed) != c->state)
       c->state = 0;
-    if (c->state != 0) c->state |= static_cast<std::uint64_t>(seq_before) << 32;
+    c->number = c->state != 0 ? seq_before : 0;
     return true;
   }
   if (r.remote() == nullptr) return false;
   CallLine copy;
   core::get(r.default_ctx(), &copy, r.heap_at(r.my_pe(), kCallLineOffset), sizeof(CallLine), pe,
             "the collective check (SHMEM_COLL_CHECK_AFTER)");
-  *c = Call{copy.state, copy.name, copy.count_root, copy.set, copy.anchor};
+  *c = Call{copy.state, copy.count_root, copy.set, copy.anchor, 0};
   const int slot = c->slot();
-  if (c->state != 0 && slot != kSetSlot) c->state |= static_cast<std::uint64_t>(copy.calls[slot]) << 32;
+  if (c->state != 0 && slot != kSetSlot) c->number = copy.calls[slot];
   if (calls != nullptr) std::memcpy(calls, copy.calls, sizeof(copy.calls));
   return true;
 }
@@ -191,7 +191,8 @@ void compare_all(Runtime& r, const Call& mine, const char* when) {
     if (my_calls[c.slot()] >= c.seq() || calls[static_cast<std::size_t>(mine.slot())] >= mine.seq()) continue;
     Team* theirs = c.slot() == world_slot ? nullptr : r.team_in_slot(c.slot());
     if (c.slot() != world_slot && (theirs == nullptr || theirs->index_of(pe) < 0 || theirs->my_pe() < 0)) continue;
-    Team* team = mine.slot() == world_slot ? nullptr : reinterpret_cast<Team*>(static_cast<std::uintptr_t>(mine.set));
+    Team* team = mine.slot() == world_slot ? nullptr : r.team_in_slot(mine.slot());
+    if (mine.slot() != world_slot && team == nullptr) continue;
     if (waits_for(mine, team, pe) && waits_for(c, theirs, r.my_pe())) report(r, pe, mine, c, when);
   }
 }

@@ -6,8 +6,8 @@
 // and, where they cannot meet, ends the job naming each PE's call ("PE 0 is in
 // shmem_long_sum_reduce(team=WORLD, nreduce=4) while PE 1 is in shmem_barrier_all()").
 // SHMEM_DEBUG=1 compares on every call. The data path pays an increment and two to four plain
-// stores on entry, one on exit, all to this PE's own line (what is and is not detected:
-// core/coll_check.cpp).
+// stores on entry (one for barrier_all and team_sync), one on exit, all to this PE's own line
+// (what is and is not detected: core/coll_check.cpp).
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -35,16 +35,14 @@ enum class Kind : std::uint8_t {
 constexpr int kSetSlot = 255;  // the "team" of active-set calls
 
 // One PE's current call; words written by that PE only, in this order: the call number of the
-// team slot, the words of the call's kind, then state (slot << 8 | kind; 0 between calls). The
-// other words are written only by the calls whose kind has them (the check reads them by kind):
-// a barrier_all pays one increment and two stores on entry, one store on exit.
+// team slot, the words of the call's kind, then state (0 between calls; otherwise the address
+// of the routine's name << 16 | slot << 8 | kind: user addresses have 47 bits). The other words are written
+// only by the calls whose kind has them (the check reads them by kind): a barrier_all pays one
+// increment and one store on entry, one store on exit.
 struct alignas(64) CallLine {
   std::uint64_t state;
-  std::uint64_t name;        // the routine's name (its __func__ address in the writer's process)
-  std::uint64_t count_root;  // kinds with nelems / nreduce: the count; broadcasts: Scope::with_root
-  // Active sets: start | log_stride << 32 | size << 40. Team calls other than WORLD's: the Team*
-  // of this PE (read only by this PE's own check: which team it waits in).
-  std::uint64_t set;
+  std::uint64_t count_root;        // kinds with nelems / nreduce: the count; broadcasts: Scope::with_root
+  std::uint64_t set;               // active sets: start | log_stride << 32 | size << 40
   std::uint64_t anchor;            // kNameAnchor's address in the writer's process (written at init)
   std::uint32_t calls[kMaxTeams];  // calls made on each team slot (the number of the latest)
 };
@@ -86,7 +84,7 @@ inline void after_sleep(const WaitPolicy& pol, std::chrono::steady_clock::time_p
 void forget_slot(Runtime& r, int slot) noexcept;
 
 // The call this PE is in, for its lifetime (RAII): a few plain stores on this PE's own line (a
-// barrier_all pays about 11 instructions more than without the check, counted with callgrind);
+// barrier_all pays about 9 instructions more than without the check, counted with callgrind);
 // everything else happens only in a wait that lasts SHMEM_COLL_CHECK_AFTER, or under SHMEM_DEBUG=1.
 class Scope {
  public:
@@ -102,7 +100,6 @@ class Scope {
     const int slot = t.slot();
     if (kind == Kind::kNelems || kind == Kind::kNreduce) store(line_->count_root, count);
     if (kind == Kind::kNelemsRoot) store(line_->count_root, with_root(count, root));
-    store(line_->set, reinterpret_cast<std::uintptr_t>(&t));
     enter(slot, kind, f);
     if (__builtin_expect(r.checks(), 0)) check_now(r, &t);
   }
@@ -141,8 +138,7 @@ class Scope {
       calls.store(calls.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 #endif
     }
-    store(l->name, reinterpret_cast<std::uintptr_t>(f));
-    store(l->state, static_cast<std::uint64_t>(slot) << 8 | static_cast<std::uint64_t>(kind));
+    store(l->state, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(f)) << 16 | static_cast<std::uint64_t>(slot) << 8 | static_cast<std::uint64_t>(kind));
   }
   CallLine* line_;
 };
