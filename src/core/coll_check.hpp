@@ -84,7 +84,7 @@ inline void after_sleep(const WaitPolicy& pol, std::chrono::steady_clock::time_p
 void forget_slot(Runtime& r, int slot) noexcept;
 
 // The call this PE is in, for its lifetime (RAII): a few plain stores on this PE's own line (a
-// barrier_all pays about 9 instructions more than without the check, counted with callgrind);
+// barrier_all pays about 15 instructions more than without the check, counted with callgrind);
 // everything else happens only in a wait that lasts SHMEM_COLL_CHECK_AFTER, or under SHMEM_DEBUG=1.
 class Scope {
  public:
