@@ -13,12 +13,14 @@
 //    member of B that has not made that call: each waits for the other (calls on different
 //    teams, or the same teams in a different order).
 // A peer that is in no call, or in an earlier or later call of the same team, is not reported:
-// it may still arrive. Not compared: an active set against a team, and the collectives inside
-// other routines (shmem_malloc, team creation).
+// it may still arrive. Symmetric allocations (on WORLD) and team creation and destruction (on
+// the parent, or the team) are calls like the others. Not compared: an active set against a
+// team.
 #include "core/coll_check.hpp"
 
 #include <dlfcn.h>
 
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -102,7 +104,12 @@ std::string name_of(const Call& c) {
   Dl_info here{}, there{};
   if (dladdr(kNameAnchor, &here) == 0 || dladdr(p, &there) == 0 || here.dli_fbase != there.dli_fbase)
     return "a collective";
-  if (std::strncmp(p, "shmem", 5) != 0 || strnlen(p, 96) == 96) return "a collective";
+  const std::size_t n = strnlen(p, 96);
+  if (n == 0 || n == 96) return "a collective";
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(std::islower(static_cast<unsigned char>(p[i])) || std::isdigit(static_cast<unsigned char>(p[i])) ||
+          p[i] == '_'))
+      return "a collective";
   return p;
 }
 
@@ -128,6 +135,7 @@ std::string describe(Runtime& r, const Call& c) {
       std::snprintf(args, sizeof args, "team=%s, nelems=%llu, PE_root=%d", team.c_str(), n, c.root());
       break;
     case Kind::kNreduce: std::snprintf(args, sizeof args, "team=%s, nreduce=%llu", team.c_str(), n); break;
+    case Kind::kSize: std::snprintf(args, sizeof args, "size=%llu", n); break;
     case Kind::kSet:
       std::snprintf(args, sizeof args, "PE_start=%d, logPE_stride=%d, PE_size=%d", start, stride, size);
       break;
@@ -146,9 +154,11 @@ std::string describe(Runtime& r, const Call& c) {
   return name_of(c) + "(" + args + ")";
 }
 
+// Allocation sizes are compared by the allocation itself (SHMEM_DEBUG=1), with its own message.
 bool same_call(const Call& a, const Call& b) noexcept {
-  return a.kind() == b.kind() && name_here(a) == name_here(b) && count_of(a) == count_of(b) &&
-         (!has_root(a.kind()) || a.root() == b.root()) && (a.slot() != kSetSlot || a.set == b.set);
+  return a.kind() == b.kind() && name_here(a) == name_here(b) &&
+         (a.kind() == Kind::kSize || count_of(a) == count_of(b)) && (!has_root(a.kind()) || a.root() == b.root()) &&
+         (a.slot() != kSetSlot || a.set == b.set);
 }
 
 [[noreturn]] void report(Runtime& r, int pe, const Call& mine, const Call& theirs, const char* when) {

@@ -31,6 +31,7 @@ enum class Kind : std::uint8_t {
   kSetNelems,
   kSetNelemsRoot,
   kSetNreduce,
+  kSize,  // symmetric allocations: the size in bytes
 };
 constexpr int kSetSlot = 255;  // the "team" of active-set calls
 
@@ -98,7 +99,7 @@ class Scope {
       : line_(my_line(t.rt())) {
     Runtime& r = t.rt();
     const int slot = t.slot();
-    if (kind == Kind::kNelems || kind == Kind::kNreduce) store(line_->count_root, count);
+    if (kind == Kind::kNelems || kind == Kind::kNreduce || kind == Kind::kSize) store(line_->count_root, count);
     if (kind == Kind::kNelemsRoot) store(line_->count_root, with_root(count, root));
     enter(slot, kind, f);
     if (__builtin_expect(r.checks(), 0)) check_now(r, &t);
@@ -138,7 +139,8 @@ class Scope {
       calls.store(calls.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 #endif
     }
-    store(l->state, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(f)) << 16 | static_cast<std::uint64_t>(slot) << 8 | static_cast<std::uint64_t>(kind));
+    store(l->state, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(f)) << 16 |
+                        static_cast<std::uint64_t>(slot) << 8 | static_cast<std::uint64_t>(kind));
   }
   CallLine* line_;
 };

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/access.hpp"
+#include "core/coll_check.hpp"
 #include "core/gpu_heap.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
@@ -49,12 +50,14 @@ bool allocation_ok(Runtime& r, const char* func, std::size_t size, std::size_t a
 
 void* malloc(std::size_t size, const char* func) noexcept {
   Runtime& r = rt(func);
+  const coll_check::Scope call(func, coll_check::Kind::kSize, *r.world_team(), size);
   if (!allocation_ok(r, func, size, HeapAllocator::kMinAlign)) return nullptr;
   return r.heap_alloc(size, HeapAllocator::kMinAlign, func);
 }
 
 void* calloc(std::size_t count, std::size_t size, const char* func) noexcept {
   Runtime& r = rt(func);
+  const coll_check::Scope call(func, coll_check::Kind::kSize, *r.world_team(), count * size);
   if (count != 0 && size > SIZE_MAX / count) {
     SHMEM_ERROR("heap", "%s(%zu, %zu): the size overflows", func, count, size);
     r.barrier();
@@ -69,6 +72,7 @@ void* calloc(std::size_t count, std::size_t size, const char* func) noexcept {
 
 void* align(std::size_t alignment, std::size_t size, const char* func) noexcept {
   Runtime& r = rt(func);
+  const coll_check::Scope call(func, coll_check::Kind::kSize, *r.world_team(), size);
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
     SHMEM_ERROR("heap", "%s(%zu, %zu): alignment must be a power of two", func, alignment, size);
     r.barrier();
@@ -78,11 +82,17 @@ void* align(std::size_t alignment, std::size_t size, const char* func) noexcept 
   return r.heap_alloc(size, alignment, func);
 }
 
-void* realloc(void* p, std::size_t size, const char* func) noexcept { return rt(func).heap_realloc(p, size, func); }
+void* realloc(void* p, std::size_t size, const char* func) noexcept {
+  Runtime& r = rt(func);
+  const coll_check::Scope call(func, coll_check::Kind::kSize, *r.world_team(), size);
+  return r.heap_realloc(p, size, func);
+}
 
 void free(void* p, const char* func) noexcept {
   if (!p) return;
-  rt(func).heap_free(p, func);
+  Runtime& r = rt(func);
+  const coll_check::Scope call(func, coll_check::Kind::kNoArgs, r);
+  r.heap_free(p, func);
 }
 
 bool addr_accessible(const void* addr, int pe) noexcept {

@@ -3,6 +3,7 @@
 #include <new>
 
 #include "core/access.hpp"
+#include "core/coll_check.hpp"
 #include "core/hot.hpp"
 #include "base/log.hpp"
 #include "core/team.hpp"
@@ -82,6 +83,7 @@ int team_split_strided(Team* parent, int start, int stride, int size, const Team
                        Team** out) noexcept {
   *out = nullptr;
   if (!parent) return 1;
+  const coll_check::Scope call("shmem_team_split_strided", coll_check::Kind::kTeam, *parent);
   const int n = parent->size();
   // Every parent member evaluates the same triplet, so all agree on validity without talking.
   bool valid = size > 0 && start >= 0 && start < n && (stride != 0 || size == 1);
@@ -112,6 +114,7 @@ int team_split_2d(Team* parent, int xrange, const TeamConfig* xconfig, long xmas
   *xteam = nullptr;
   *yteam = nullptr;
   if (!parent) return 1;
+  const coll_check::Scope call("shmem_team_split_2d", coll_check::Kind::kTeam, *parent);
   if (xrange <= 0) {
     parent->sync();
     Team* dummy;
@@ -150,8 +153,11 @@ void team_destroy(Team* t) noexcept {
     SHMEM_ERROR("team", "shmem_team_destroy: the predefined teams cannot be destroyed; ignored");
     return;
   }
-  quiet(t->rt().default_ctx());
-  t->sync();  // no member still uses the slot
+  {
+    const coll_check::Scope call("shmem_team_destroy", coll_check::Kind::kTeam, *t);
+    quiet(t->rt().default_ctx());
+    t->sync();  // no member still uses the slot
+  }
   t->clear_my_cell();
   t->rt().remove_team(t);
 }

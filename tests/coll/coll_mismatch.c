@@ -7,6 +7,8 @@
  *   root      the last PE broadcasts from PE_root 1, the others from 0
  *   team      PE 0 in shmem_barrier_all, the others in shmem_team_sync of a team of every PE
  *   teams     two copies of WORLD, A and B: PE 0 syncs A then B, the others B then A
+ *   malloc    PE 0 in shmem_malloc(64), the others in shmem_long_sum_reduce on WORLD
+ *   split     PE 0 in shmem_team_split_strided on WORLD, the others in shmem_long_sum_reduce
  *   slow      agreeing calls, the last PE arrives late: must not be reported (exit 0)
  *   teams_slow A then B on every PE, the last PE late to B: must not be reported (exit 0)
  * Each mismatch mode prints "NOT STOPPED" if the calls return.
@@ -51,6 +53,17 @@ int main(int argc, char** argv) {
     if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &b) != 0) return 3;
     shmem_team_sync(me == 0 ? a : b);
     shmem_team_sync(me == 0 ? b : a);
+  } else if (strcmp(mode, "malloc") == 0) {
+    if (me == 0)
+      (void)shmem_malloc(64);
+    else
+      shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dest, source, 4);
+  } else if (strcmp(mode, "split") == 0) {
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    if (me == 0)
+      (void)shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &t);
+    else
+      shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dest, source, 4);
   } else if (strcmp(mode, "teams_slow") == 0) {
     shmem_team_t a = SHMEM_TEAM_INVALID, b = SHMEM_TEAM_INVALID;
     if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &a) != 0) return 3;

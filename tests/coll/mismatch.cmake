@@ -31,6 +31,14 @@ foreach(np 2 4)
                     --match "is in shmem_team_sync\\(team=the team in slot [0-9]+\\) while PE [0-9]+ is in shmem_team_sync\\(team=the team in slot [0-9]+\\)"
                     --no-match "NOT STOPPED"
                     -- ${_mm} -n ${np} ${_mm_prog} teams)
+  shmem_expect_test(coll_mismatch_malloc_np${np} --exit nonzero --timeout 30 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "is in shmem_(malloc\\(size=64\\)|long_sum_reduce\\(team=WORLD, nreduce=4\\)) while PE [0-9]+ is in shmem_(long_sum_reduce\\(team=WORLD, nreduce=4\\)|malloc\\(size=64\\))"
+                    --no-match "NOT STOPPED"
+                    -- ${_mm} -n ${np} ${_mm_prog} malloc)
+  shmem_expect_test(coll_mismatch_split_np${np} --exit nonzero --timeout 30 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "is in shmem_(team_split_strided\\(team=WORLD\\)|long_sum_reduce\\(team=WORLD, nreduce=4\\)) while PE [0-9]+ is in shmem_(long_sum_reduce\\(team=WORLD, nreduce=4\\)|team_split_strided\\(team=WORLD\\))"
+                    --no-match "NOT STOPPED"
+                    -- ${_mm} -n ${np} ${_mm_prog} split)
   shmem_expect_test(coll_mismatch_teams_slow_np${np} --exit 0 --timeout 60 --env SHMEM_COLL_CHECK_AFTER=1
                     --match "coll_mismatch teams_slow: OK" --no-match "mismatched collectives"
                     -- ${_mm} -n ${np} ${_mm_prog} teams_slow)
