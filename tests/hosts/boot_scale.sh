@@ -9,10 +9,13 @@
 #   ("PE 3: 1 UCX endpoint for 16 remote PEs"). In a ring job that is the one made at init and
 #   the right neighbour (the host leaders' barrier partner is among them): at most 2 per PE, at
 #   both sizes.
+# - Endpoints made by threads that meet a new peer at once (SHMEM_THREAD_MULTIPLE, pe_first_use:
+#   4 threads of PE 0 put to every PE): exactly one per remote PE, 4 on 2 hosts x 4.
 # Counts, not times: deterministic whatever the load.
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
 : "${PE_RING:?set by CTest}"
+: "${PE_FIRST_USE:?set by CTest}"
 AG=$HARNESS_AGENT
 harness_up 2
 
@@ -40,3 +43,9 @@ big=$PER_PE
 [ "$MAX_EP" -le 2 ] || fail "2 x 16 PEs: a PE made $MAX_EP UCX endpoints in a ring job (at most 2 expected)"
 [ $((2 * big)) -le $((3 * small)) ] || fail "store bytes per PE grew from $small (8 PEs) to $big (32 PEs): more than 1.5x"
 pass "store bytes per PE $small (8 PEs) -> $big (32 PEs); at most 2 UCX endpoints per PE in a ring job"
+
+run harness_exec h1 "exec env SHMEM_LOG_LEVEL=INFO SHMEM_SYMMETRIC_SIZE=1M $OSHRUN --rsh $AG --hosts h1:4,h2:4 $PE_FIRST_USE"
+[ "$RC" = 0 ] || { tail -n 40 "$WORK/out" "$WORK/err"; fail "pe_first_use on 2 x 4 PEs: status $RC"; }
+expect_out "pe_first_use: 8 PEs, 4 threads of PE 0 reached every PE exactly" "pe_first_use on 2 x 4 PEs"
+expect_err "PE 0: 4 UCX endpoints for 4 remote PEs" "pe_first_use on 2 x 4 PEs (PE 0: one endpoint per remote PE)"
+pass "4 threads meeting new peers at once: every value exact, one endpoint per remote PE"
