@@ -3,8 +3,8 @@
 # neighbours) on 2 hosts x 4 and 2 hosts x 16 PEs under oshrun, with SHMEM_LOG_LEVEL=INFO.
 # - The bootstrap store's traffic per PE, from the one line the store logs when it stops
 #   ("store: C connections (peak P open), I bytes in, O bytes out"), must not grow with the job:
-#   at 4x the PEs at most 1.5x the bytes per PE (the three allgathers it replaced, 2.97 KB*N +
-#   213 B*N^2 in all, made it 3.2x here).
+#   at 4x the PEs at most 1.5x the bytes per PE (the PEs of 8fd18fb, with three allgathers at
+#   init, through this store: 2.6 KB -> 6.8 KB per PE, 2.6x; now 1.3 KB at both sizes).
 # - UCX endpoints are made on first use: each PE logs how many it made when it finalizes
 #   ("PE 3: 1 UCX endpoint for 16 remote PEs"). In a ring job that is the one made at init and
 #   the right neighbour (the host leaders' barrier partner is among them): at most 2 per PE, at
