@@ -347,6 +347,8 @@ void StoreServer::Impl::on_listen() {
     ++pending_by_source[c->source];
     ++pending_total;
     conns.emplace(c->fd.get(), std::move(c));
+    ++conns_total;
+    conns_peak = std::max(conns_peak, conns.size());
   }
 }
 
@@ -357,6 +359,7 @@ bool StoreServer::Impl::read_available(Conn& c) {
     Channel::Nb r = c.ch.read_some(buf, sizeof buf, &got);
     if (r == Channel::Nb::kOk) {
       c.in.append(buf, got);
+      bytes_in += got;
       if ((c.parked || c.out_off < c.out.size()) && c.in.size() > kMaxUnhandledInput) {
         drop(c, "protocol violation", "sent " + std::to_string(c.in.size()) + " bytes while a request was unanswered");
         return false;
@@ -473,6 +476,7 @@ void StoreServer::Impl::flush(Conn& c) {
     Channel::Nb r = c.ch.write_some(c.out.data() + c.out_off, c.out.size() - c.out_off, &put);
     if (r == Channel::Nb::kOk) {
       c.out_off += put;
+      bytes_out += put;
       continue;
     }
     if (r == Channel::Nb::kWantWrite || r == Channel::Nb::kWantRead) {
@@ -733,6 +737,10 @@ StoreServer::~StoreServer() {
   m.cv.notify_all();
   m.wake();
   if (m.loop_thread.joinable()) m.loop_thread.join();
+  // One line (bench/scale.sh reads it): what the job cost the store.
+  SHMEM_INFO_LOG("store", "%llu connections (peak %zu open), %llu bytes in, %llu bytes out",
+                 static_cast<unsigned long long>(m.conns_total), m.conns_peak,
+                 static_cast<unsigned long long>(m.bytes_in), static_cast<unsigned long long>(m.bytes_out));
 }
 
 std::uint16_t StoreServer::port() const noexcept { return impl_->port; }

@@ -136,6 +136,11 @@ struct StoreServer::Impl {
   std::unordered_set<std::string> changed_keys;  // since the parked requests were last looked at
   bool wake_all = false;                        // failure or stop: look at every parked request
   WarnLimiter warnings;
+  // Traffic (loop only), logged once at INFO when the server stops: connections accepted, the
+  // most open at once, and the protocol bytes read and written (after TLS).
+  std::uint64_t conns_total = 0;
+  std::size_t conns_peak = 0;
+  std::uint64_t bytes_in = 0, bytes_out = 0;
 
   // store_server.cpp: the loop.
   void run() noexcept;

@@ -7,6 +7,7 @@
 // start-up mode asks of every PE (tcp://, unique ID, MPI, oshrun, torchrun-style variables).
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,7 +88,7 @@ std::vector<int> Runtime::not_arrived(const std::string& prefix) {
   return missing;
 }
 
-std::string Runtime::await_arrivals(const std::string& key, const std::string& prefix) {
+std::string Runtime::await_arrivals(const std::string& key, const std::string& prefix, const std::string& counter) {
   const Millis total = std::chrono::duration_cast<Millis>(std::chrono::duration<double>(control_timeout_s_));
   const Clock::time_point start = Clock::now();
   Millis slice = kFirstReport;
@@ -99,14 +100,23 @@ std::string Runtime::await_arrivals(const std::string& key, const std::string& p
       if (e.code() != Errc::kTimeout) throw;
     }
     const Millis now_waited = std::chrono::duration_cast<Millis>(Clock::now() - start);
-    const std::vector<int> missing = not_arrived(prefix);
-    const std::string who = missing.size() == 1 ? "PE " + pe_list(missing) : "PEs " + pe_list(missing);
+    std::string who;
+    bool none_missing = false;
+    if (counter.empty()) {
+      const std::vector<int> missing = not_arrived(prefix);
+      none_missing = missing.empty();
+      who = missing.size() == 1 ? "PE " + pe_list(missing) : "PEs " + pe_list(missing);
+    } else {  // one round trip, whatever the job's size; PE 0 names them
+      const std::int64_t missing = npes_ - store_->add(counter, 0);
+      none_missing = missing <= 0;
+      who = std::to_string(missing) + (missing == 1 ? " PE (PE 0 names it)" : " PEs (PE 0 names them)");
+    }
     if (now_waited >= total) {
-      throw Error(Errc::kTimeout, (missing.empty() ? std::string("the other PEs") : who) + " never arrived " +
+      throw Error(Errc::kTimeout, (none_missing ? std::string("the other PEs") : who) + " never arrived " +
                                       arrival_terms() + " within " + seconds(total) + " (" +
                                       timeout_knob(origin_, "control_operation_timeout") + ")");
     }
-    if (!missing.empty())
+    if (!none_missing)
       SHMEM_WARN("init", "PE %d: waiting for %s of %d to arrive %s: %s of %s", me_, who.c_str(), npes_,
                  arrival_terms().c_str(), seconds(now_waited).c_str(), seconds(total).c_str());
     slice = kReportEvery;

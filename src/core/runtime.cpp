@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <string_view>
 #include <thread>
 
@@ -15,6 +14,8 @@
 #include "bootstrap/store.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "core/boot_exchange.hpp"
+#include "core/cpus.hpp"
 #include "core/gpu_heap.hpp"
 #include "core/heap_limits.hpp"
 #include "core/set_layouts.hpp"
@@ -75,6 +76,7 @@ Runtime::Runtime(RuntimeSetup setup)
   heap_end_ = kInternalBytes + cfg_.symmetric_size;
   core::warn_if_heap_exceeds_memory(cfg_.symmetric_size, me_);
   routes_.resize(static_cast<std::size_t>(npes_));
+  host_table_.assign(1, boot::HostEntry{hostname(), {{0, 0}}, false});
   routes_[me_].heap = heap_.map.bytes();
   routes_[me_].data = data_->base;
 
@@ -163,7 +165,8 @@ void Runtime::agree_on_rings() {
   const bool allowed =
       thread_level_ < kThreadMultiple &&
       (cfg_.coll_rings == CollRingsMode::kOn || (cfg_.coll_rings == CollRingsMode::kAuto && !wait_.oversubscribed));
-  // Rings are node-local: a job with another host (every PE knows alike) never votes.
+  // Never between hosts; and there a vote over the world would read remote PEs (and make an
+  // endpoint to each): every PE has a remote peer or none, so all skip it alike.
   if (npes_ == 1 || remote_) {
     ring_book_.usable = false;
     return;
@@ -238,45 +241,90 @@ std::string boot_id() {
   return id;
 }
 
+// The network namespace this process runs in ("net:[4026531840]"; "" when unreadable): PEs
+// reach each other's abstract Unix sockets only within one.
+std::string netns_id() {
+  char buf[64] = {};
+  const ssize_t n = ::readlink("/proc/self/ns/net", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
+// The transport's exchange over the bootstrap store: every PE's blob under its own key (O(N)
+// bytes in all), fetched one peer at a time by the PEs that talk to it. StoreClient serialises
+// its requests, so application threads may fetch at once.
 class StoreExchange final : public transport::Exchange {
  public:
-  explicit StoreExchange(std::function<std::vector<std::string>(const std::string&, const std::string&)> f)
-      : f_(std::move(f)) {}
-  std::vector<std::string> allgather(const std::string& tag, const std::string& mine) override { return f_(tag, mine); }
+  StoreExchange(bootstrap::StoreClient& store, int me, bootstrap::Millis timeout)
+      : store_(store), me_(me), timeout_(timeout) {}
+  void publish(const std::string& tag, const std::string& mine) override { store_.set(key(tag, me_), mine); }
+  std::string fetch(const std::string& tag, int pe) override { return store_.get(key(tag, pe), timeout_); }
 
  private:
-  std::function<std::vector<std::string>(const std::string&, const std::string&)> f_;
+  static std::string key(const std::string& tag, int pe) { return "xc/" + tag + "/" + std::to_string(pe); }
+  bootstrap::StoreClient& store_;
+  int me_;
+  bootstrap::Millis timeout_;
 };
 
 }  // namespace
 
-// Node detection. PEs are node-local when they report the same host name and kernel and the
-// memfd exchange between them works: the exchange runs over abstract Unix sockets, which exist
-// only within one network namespace, so PEs in two network namespaces (or two UTS namespaces,
-// which give them different host names) are on different hosts. Everyone else is remote.
+// Every PE's host without an all-to-all through the store: each PE sets its key (O(N) bytes
+// in), PE 0 reads them all (O(N)) and publishes the host table, O(hosts) bytes that every PE
+// reads (core/boot_exchange.hpp). The others wait on a counter, not on every PE's key.
+int Runtime::find_hosts() {
+  const std::string prefix = "boot/node/";
+  const boot::NodeKey mine{hostname(), boot_id(), netns_id(), cpus::share()};
+  store_->set(prefix + std::to_string(me_), boot::encode(mine));
+  store_->add("boot/arrived", 1);  // what the waiting PEs read (PE 0 reads every key)
+  std::string text;
+  if (me_ == 0) {
+    std::vector<boot::NodeKey> keys(static_cast<std::size_t>(npes_));
+    keys[0] = mine;
+    for (int pe = 1; pe < npes_; ++pe) {
+      auto k = boot::decode_key(await_arrivals(prefix + std::to_string(pe), prefix));
+      if (!k)
+        throw Error(Errc::kStore,
+                    "PE " + std::to_string(pe) + " reported a malformed host key (PEs of different builds?)");
+      keys[static_cast<std::size_t>(pe)] = std::move(*k);
+    }
+    text = boot::encode(boot::group_hosts(keys));
+    store_->set("boot/hosts", text);
+  } else {
+    text = await_arrivals("boot/hosts", prefix, "boot/arrived");
+  }
+  auto table = boot::decode_table(text, npes_);
+  if (!table) throw Error(Errc::kStore, "the host table PE 0 published is malformed (PEs of different builds?)");
+  host_index_ = boot::host_index(*table, npes_);
+  host_table_ = std::move(*table);
+  return host_index_[static_cast<std::size_t>(me_)];
+}
+
+// O(1) store round trips per PE: a count of the PEs that missed some of their host's PEs.
+bool Runtime::hosts_as_found(bool mine) {
+  const auto timeout = to_ms(control_timeout_s_);
+  if (!mine) store_->add("boot/unreached", 1);
+  store_->barrier("boot/placed", npes_, timeout);
+  return store_->add("boot/unreached", 0) == 0;
+}
+
+// Node detection. PEs are node-local when they report the same host name, kernel and network
+// namespace and the memfd exchange between them works: the exchange runs over abstract Unix
+// sockets, which exist only within one network namespace, so PEs in two network namespaces (or
+// two UTS namespaces, which give them different host names) are on different hosts. Everyone
+// else is remote.
 void Runtime::connect_peers() {
   const auto timeout = to_ms(control_timeout_s_);
-  const std::string host = hostname();
-  const std::string kernel = boot_id();
-  const std::string node_key = host + "\n" + kernel;
-  // With it, this PE's share of the CPUs (core/cpus.hpp). PEs under one kernel share its CPUs
-  // even when they cannot map each other's memory (containers, network namespaces), while PEs
-  // on other machines do not: whether PEs outnumber CPUs is decided from the shares of every PE
-  // under this kernel (its boot id; "" when unreadable, then every PE counts as sharing this
-  // machine), so that all of them decide alike.
-  const auto keys = store_allgather("node", node_key + "\n" + cpus::share(), true);
-  hosts_.resize(static_cast<std::size_t>(npes_));
+  // PEs under one kernel share its CPUs even when they cannot map each other's memory
+  // (containers, network namespaces), while PEs on other machines do not: whether PEs outnumber
+  // CPUs is decided by PE 0 from the shares of every PE under each kernel (its boot id; "" when
+  // unreadable, then every such PE counts as sharing one machine), so that all decide alike.
+  const int my_host = find_hosts();
+  const boot::HostEntry& here = host_table_[static_cast<std::size_t>(my_host)];
   std::vector<int> candidates;
-  std::vector<std::string> same_kernel;  // the shares of the PEs under this kernel
-  for (int pe = 0; pe < npes_; ++pe) {
-    const std::string& k = keys[static_cast<std::size_t>(pe)];
-    const std::size_t host_end = k.find('\n');
-    const std::size_t kernel_end = k.find('\n', host_end + 1);
-    hosts_[static_cast<std::size_t>(pe)] = k.substr(0, host_end);
-    if (k.compare(host_end + 1, kernel_end - host_end - 1, kernel) == 0) same_kernel.push_back(k.substr(kernel_end + 1));
-    if (pe != me_ && k.substr(0, kernel_end) == node_key) candidates.push_back(pe);
-  }
-  wait_.oversubscribed = cpus::pes_outnumber_cpus(same_kernel);
+  for (const auto& [first, last] : here.ranges)
+    for (int pe = first; pe <= last; ++pe)
+      if (pe != me_) candidates.push_back(pe);
+  wait_.oversubscribed = here.oversubscribed;
   wait_.configure_spin(cfg_.wait_spin);
   if (job_id_.empty()) job_id_ = std::to_string(getppid());
   if (instance_id_ != 0) job_id_ += "-i" + std::to_string(instance_id_);
@@ -285,6 +333,7 @@ void Runtime::connect_peers() {
   transport::SegmentDesc heap{heap_.fd.get(), heap_.size, heap_lo_};
   transport::SegmentDesc data{data_->fd, data_->size, data_lo_};
   auto segs = ex->exchange(candidates, heap, data, timeout);
+  const bool reached_all = segs.size() == candidates.size();
   for (auto& s : segs) {
     if (s.heap.size != heap_.size)
       throw Error(Errc::kInvalidValue, "PE " + std::to_string(s.pe) + " has a symmetric heap of " +
@@ -307,21 +356,32 @@ void Runtime::connect_peers() {
     if (pe != me_ && !routes_[pe].local()) remote[static_cast<std::size_t>(pe)] = 1, any_remote = true;
   // Node-locality is an equivalence relation, so either every PE has a remote peer or none has.
   if (!any_remote) return;
-  // Every PE's host, as the lowest world PE on it (hierarchical collectives group by it).
+  // Every PE's host, as the lowest world PE on it (hierarchical collectives group by it): the
+  // table's, unless some PE could not reach a PE of its host (PEs of one host started with
+  // different job ids, e.g. by different parents): then each PE's lowest reachable one, which
+  // takes an allgather through the store (O(N^2) bytes, for that case only).
   int lowest = me_;
   for (int pe = 0; pe < me_; ++pe)
     if (routes_[pe].local()) lowest = std::min(lowest, pe);
-  const auto ids = store_allgather("host-id", std::to_string(lowest));
   node_of_.resize(static_cast<std::size_t>(npes_));
-  for (int pe = 0; pe < npes_; ++pe) node_of_[static_cast<std::size_t>(pe)] = std::stoi(ids[static_cast<std::size_t>(pe)]);
+  if (hosts_as_found(reached_all)) {
+    for (int pe = 0; pe < npes_; ++pe)
+      node_of_[static_cast<std::size_t>(pe)] =
+          host_table_[static_cast<std::size_t>(host_index_[static_cast<std::size_t>(pe)])].lowest();
+  } else {
+    const auto ids = store_allgather("host-id", std::to_string(lowest));
+    for (int pe = 0; pe < npes_; ++pe)
+      node_of_[static_cast<std::size_t>(pe)] = std::stoi(ids[static_cast<std::size_t>(pe)]);
+  }
   // What a wait for another host depends on also runs on threads the wait board cannot see
   // (the transport's progress thread, the kernel's network processing): after the spin, hand
   // the CPU over as with SHMEM_THREAD_MULTIPLE rather than spin on. (Spinning on doubled the
   // cross-host get and put+quiet latencies: 24-30 -> 50-56 us, bench/perf.c on 2 hosts.)
   wait_.threads_share = true;
   x_set_pairs_.assign(static_cast<std::size_t>(npes_), XPair{});
-  // UCX over TCP holds a socket or two per remote peer: raise the soft open-file limit to what
-  // that needs; the lowest PE of each host says so when the hard limit is too low.
+  // UCX over TCP holds a socket or two per remote peer it talks to: raise the soft open-file
+  // limit to what talking to all of them needs; the lowest PE of each host says so when the
+  // hard limit is too low.
   std::uint64_t nremote = 0;
   for (char r : remote) nremote += r != 0;
   const std::uint64_t fds = 3 * nremote + 256;
@@ -336,7 +396,7 @@ void Runtime::start_transport(const std::vector<char>& remote) {
   s.me = me_;
   s.npes = npes_;
   s.remote = remote;
-  s.hosts = hosts_;
+  s.host_of = [this](int pe) { return host_of(pe); };
   s.heap_base = heap_.map.data();
   s.heap_size = heap_.size;
   s.data_base = data_->base;
@@ -344,8 +404,8 @@ void Runtime::start_transport(const std::vector<char>& remote) {
   s.thread_level = thread_level_;
   s.progress_thread = cfg_.progress_thread;
   s.pes_outnumber_cpus = wait_.oversubscribed;
-  StoreExchange ex([this](const std::string& tag, const std::string& mine) { return store_allgather(tag, mine); });
-  s.exchange = &ex;
+  exchange_ = std::make_unique<StoreExchange>(*store_, me_, to_ms(control_timeout_s_));
+  s.exchange = exchange_.get();
   s.fatal = [this](const std::string& msg) {
     log::write(log::Level::kFatal, "transport", "%s", msg.c_str());
     abort_job(1);
@@ -366,8 +426,7 @@ void Runtime::start_transport(const std::vector<char>& remote) {
   int nlocal = 1;
   for (int pe = 0; pe < npes_; ++pe) nlocal += pe != me_ && routes_[pe].local();
   SHMEM_INFO_LOG("init", "PE %d on host '%s': %d node-local PE%s over shared memory, %d remote over %s", me_,
-                 hosts_[static_cast<std::size_t>(me_)].c_str(), nlocal, nlocal == 1 ? "" : "s", npes_ - nlocal,
-                 remote_->describe().c_str());
+                 host_of(me_).c_str(), nlocal, nlocal == 1 ? "" : "s", npes_ - nlocal, remote_->describe().c_str());
 }
 
 // Called before finalize's store rendezvous, which no PE passes before every PE has called

@@ -12,6 +12,7 @@
 #include "base/config.hpp"
 #include "bootstrap/launch_env.hpp"
 #include "bootstrap/store.hpp"
+#include "core/boot_exchange.hpp"
 #include "core/coll_book.hpp"
 #include "core/ctx.hpp"
 #include "core/heap_allocator.hpp"
@@ -119,8 +120,11 @@ class Runtime {
     }
     return false;
   }
-  // The host name of every PE (as the PEs reported them at init).
-  const std::string& host_of(int pe) const noexcept { return hosts_[static_cast<std::size_t>(pe)]; }
+  // The host name of every PE (as the PEs reported them at init), from the host table.
+  const std::string& host_of(int pe) const noexcept {
+    return host_table_[host_index_.empty() ? 0 : static_cast<std::size_t>(host_index_[static_cast<std::size_t>(pe)])]
+        .name;
+  }
   // Finalize: every PE has passed its last data-path call; peers leaving is no longer a failure.
   void close_transport() noexcept;
   InternalArea& internal(int pe) const noexcept {
@@ -192,9 +196,17 @@ class Runtime {
  private:
   void connect_peers();
   void start_transport(const std::vector<char>& remote);
+  // Every PE's host (core/boot_exchange.hpp): each sets its NodeKey, PE 0 publishes the host
+  // table; fills host_table_ and host_index_ and returns this PE's host's index.
+  int find_hosts();
+  // After the node-local exchange: true on every PE when every PE reached all the PEs its host
+  // table entry named (else the hosts are found again from what each PE reached).
+  bool hosts_as_found(bool mine);
   // The first rendezvous (core/arrivals.cpp): store_->get(key) that reports PEs whose key under
-  // `prefix` is missing, while it waits and when it gives up.
-  std::string await_arrivals(const std::string& key, const std::string& prefix);
+  // `prefix` is missing, while it waits and when it gives up. With `counter` (a store counter
+  // every PE adds 1 to as it arrives) it reports only how many are missing: O(1) store bytes
+  // per report instead of a look at every PE's key (PE 0 names them).
+  std::string await_arrivals(const std::string& key, const std::string& prefix, const std::string& counter = {});
   std::vector<int> not_arrived(const std::string& prefix);
   std::string arrival_terms() const;
   std::string unreachable_hint() const;
@@ -221,7 +233,9 @@ class Runtime {
   const DataSegment* data_ = nullptr;
   std::vector<Segment> peer_maps_;  // peers' heaps and data segments mapped here
   std::vector<PeerRoute> routes_;
-  std::vector<std::string> hosts_;
+  boot::HostTable host_table_;                     // every host, from PE 0 at init (this host alone before)
+  std::vector<int> host_index_;                    // by PE: its host in host_table_ (empty in a single-PE job)
+  std::unique_ptr<transport::Exchange> exchange_;  // lent to remote_, which it outlives
   std::unique_ptr<transport::RemoteTransport> remote_;
   std::uintptr_t heap_lo_ = 0, data_lo_ = 0;
   std::size_t heap_size_ = 0, data_size_ = 0;

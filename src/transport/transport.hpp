@@ -23,19 +23,25 @@ namespace shmem::transport {
 
 enum class Seg : std::uint8_t { kHeap = 0, kData = 1 };
 
-// The control-plane exchange the core lends a transport during set-up (the bootstrap store):
-// every PE of the job calls allgather with the same tag and gets every PE's blob, by PE.
+// The control-plane exchange the core lends a transport (the bootstrap store), for as long as
+// the transport lives: each PE publishes its blob under a tag once (O(1) store bytes per PE),
+// and any PE fetches just the blobs of the peers it talks to, when it first does (a store
+// round trip each). Thread-safe: application threads may fetch at once.
 class Exchange {
  public:
   virtual ~Exchange() = default;
-  virtual std::vector<std::string> allgather(const std::string& tag, const std::string& mine) = 0;
+  // This PE's blob under `tag` (once per tag).
+  virtual void publish(const std::string& tag, const std::string& mine) = 0;
+  // PE `pe`'s blob under `tag`, waiting until that PE has published it; throws Error (naming
+  // the store's failure, or a timeout) when it cannot.
+  virtual std::string fetch(const std::string& tag, int pe) = 0;
 };
 
 struct Setup {
   int me = 0;
   int npes = 1;
   std::vector<char> remote;  // remote[pe] != 0: this transport serves pe
-  std::vector<std::string> hosts;  // every PE's host name (for messages)
+  std::function<std::string(int pe)> host_of;  // a PE's host name (for messages)
   void* heap_base = nullptr;
   std::size_t heap_size = 0;
   void* data_base = nullptr;
@@ -46,7 +52,7 @@ struct Setup {
   // PE, which is what it is for, so idle() always yields (sleeping on the network instead
   // measured 1.2-1.6x slower small broadcasts at 4 hosts x 1 PE on 2 CPUs).
   bool pes_outnumber_cpus = false;
-  Exchange* exchange = nullptr;
+  Exchange* exchange = nullptr;  // outlives the transport
   // Ends the job with `message` (never returns). Called from any thread.
   std::function<void(const std::string& message)> fatal;
   // Writes a line to the library's log (level: 0 debug, 1 info, 2 warning). Backends are

@@ -1,5 +1,9 @@
-// UCX transport. Every operation targets (PE, segment, offset): the endpoint and the rkey of
-// that segment were set up at init, so the data path is one indexed lookup and one UCP call.
+// UCX transport. Every operation targets (PE, segment, offset). Each PE publishes its worker
+// address and packed rkeys under its own key of the bootstrap store at init; the endpoint to a
+// peer and its rkeys are made on its first operation towards that peer (connect: one store
+// round trip and ucp_ep_create), so a PE holds endpoints only to the peers it talks to (and one
+// made at init, whose lanes decide how the transport runs). After that the data path is one
+// predictable check, one indexed lookup and one UCP call.
 //
 // Completion: a blocking put returns once UCX has released the source buffer (local
 // completion, as shmem_put requires); blocking gets and fetching atomics wait for the reply;
@@ -121,14 +125,14 @@ bool hardware_rma(const std::string& tl) {
 
 void UcxTransport::put(int pe, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, bool nbi,
                        const char* op) noexcept {
-  Peer& p = peers_[static_cast<std::size_t>(pe)];
+  Peer& p = connected(pe);
   if (p.am_put && bytes <= kAmPutMax) return am_put(p, seg, off, src, bytes);
   rma(ucp_put_nbx, pe, seg, off, const_cast<void*>(src), bytes, nbi, op);
 }
 
 void UcxTransport::get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_t bytes, bool nbi,
                        const char* op) noexcept {
-  Peer& p = peers_[static_cast<std::size_t>(pe)];
+  Peer& p = connected(pe);
   if (p.am_put && nbi && bytes <= kAmGetMax) {  // batched, answered by the target
     return am_get(p, seg, off, dst, bytes);
   }
@@ -137,14 +141,14 @@ void UcxTransport::get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_
 
 
 void UcxTransport::signal_add(int pe, Seg seg, std::uint64_t off, std::uint64_t value, const char* op) noexcept {
-  Peer& p = peers_[static_cast<std::size_t>(pe)];
+  Peer& p = connected(pe);
   if (p.am_put) return am_add(p, seg, off, value, 8, false);
   amo(pe, seg, off, AmoOp::kAdd, 8, value, 0, nullptr, op);
 }
 
 std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op, std::size_t width, std::uint64_t value,
                                 std::uint64_t cond, void* fetch_to, const char* op) noexcept {
-  Peer& p = peers_[static_cast<std::size_t>(pe)];
+  Peer& p = connected(pe);
   const char* what = op ? op : amo_name(amo_op);
   if (p.am_put && !fetch_to && (amo_op == AmoOp::kAdd || amo_op == AmoOp::kInc) && (width == 4 || width == 8)) {
     am_add(p, seg, off, amo_op == AmoOp::kInc ? 1 : value, width);
@@ -351,8 +355,18 @@ void UcxTransport::peer_failed(int pe, ucs_status_t st, const char* what) noexce
 
 void UcxTransport::closing() noexcept {
   closing_.store(true, std::memory_order_release);
+  if (setup_.log) {
+    int nremote = 0;
+    for (char r : setup_.remote) nremote += r != 0;
+    try {
+      setup_.log(1, "PE " + std::to_string(setup_.me) + ": " + std::to_string(endpoints()) + " UCX endpoint" +
+                        (endpoints() == 1 ? "" : "s") + " for " + std::to_string(nremote) +
+                        " remote PEs (made on first use)");
+    } catch (const std::exception&) {}
+  }
   // Finalize's rendezvous runs on the store and drives nothing here, while a peer may still
   // wait for us to complete its last operations: keep the worker progressing until teardown.
+  std::lock_guard<std::mutex> g(thread_mu_);
   if (!progress_) {
     try {
       progress_ = std::make_unique<ProgressThread>(worker_.get(), &progress_worker_cb, this, &app_polls_, &mu_);
@@ -441,7 +455,7 @@ void UcxTransport::fail(const char* op, int pe, ucs_status_t st) noexcept {
   std::string msg = std::string(op ? op : "UCX operation");
   if (pe >= 0) {
     msg += " to PE " + std::to_string(pe);
-    if (static_cast<std::size_t>(pe) < setup_.hosts.size()) msg += " (host '" + setup_.hosts[pe] + "')";
+    if (setup_.host_of) msg += " (host '" + setup_.host_of(pe) + "')";
   }
   msg += " failed: UCX reports '" + std::string(ucs_status_string(st)) + "'";
   if (st == UCS_ERR_CONNECTION_RESET || st == UCS_ERR_ENDPOINT_TIMEOUT || st == UCS_ERR_UNREACHABLE ||
@@ -449,6 +463,82 @@ void UcxTransport::fail(const char* op, int pe, ucs_status_t st) noexcept {
     msg += " (the PE or its host is gone)";
   setup_.fatal(msg);
   std::abort();  // fatal does not return
+}
+
+std::string UcxTransport::peer_name(int pe) const {
+  std::string out = "PE " + std::to_string(pe);
+  if (setup_.host_of) out += " (host '" + setup_.host_of(pe) + "')";
+  return out;
+}
+
+std::string UcxTransport::open_endpoint(Peer& p, const std::string& text, std::set<std::string>* tls, bool* emulated) {
+  auto blob = decode(text);
+  if (!blob) return "it published no UCX address (a different build of the library?)";
+  ucp_ep_params_t ep{};
+  ep.field_mask =
+      UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+  ep.address = reinterpret_cast<const ucp_address_t*>(blob->worker_address.data());
+  ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  ep.err_handler.cb = ep_error;
+  ep.err_handler.arg = &p;
+  ucs_status_t st = ucp_ep_create(worker_.get(), &ep, &p.ep);
+  if (st != UCS_OK) return std::string("ucp_ep_create failed: ") + ucs_status_string(st);
+  endpoints_.fetch_add(1, std::memory_order_relaxed);
+  for (int seg = 0; seg < 2; ++seg) {
+    p.base[seg] = blob->base[seg];
+    if (blob->rkey[seg].empty()) continue;
+    ucp_rkey_h k = nullptr;
+    st = ucp_ep_rkey_unpack(p.ep, blob->rkey[seg].data(), &k);
+    if (st != UCS_OK) return std::string("ucp_ep_rkey_unpack failed: ") + ucs_status_string(st);
+    p.rkey[seg].reset(k);
+  }
+  std::string raw;
+  bool rma = false;
+  *emulated = false;
+  for (const auto& t : ep_transports(p.ep, &raw, &rma)) {
+    if (tls) tls->insert(t);
+    if (!rma || (t.find(" (rma)") != std::string::npos && !hardware_rma(t))) *emulated = true;
+  }
+  p.am_put = *emulated && !rma;  // every RMA goes through the AM lane, in order
+  if (!p.am_put) all_on_am_lane_.store(false, std::memory_order_relaxed);
+  if (setup_.log)
+    setup_.log(0, "endpoint to " + peer_name(p.pe) + " (" + std::to_string(endpoints()) + " so far):\n" + raw);
+  return {};
+}
+
+void UcxTransport::connect(Peer& p) noexcept {
+  std::lock_guard<std::mutex> once(p.connect_mu);
+  if (p.ready.load(std::memory_order_acquire)) return;  // another thread made it meanwhile
+  std::string blob, error;
+  bool emulated = false;
+  try {
+    blob = setup_.exchange->fetch(kExchangeTag, p.pe);  // a store round trip, mu_ not held
+  } catch (const std::exception& e) {
+    error = std::string("fetching its UCX address: ") + e.what();
+  }
+  if (error.empty()) {
+    try {
+      std::lock_guard<std::mutex> lk(mu_);
+      error = open_endpoint(p, blob, nullptr, &emulated);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  if (!error.empty()) {
+    setup_.fatal("the UCX transport cannot connect to " + peer_name(p.pe) + ": " + error);
+    std::abort();  // fatal does not return
+  }
+  p.ready.store(true, std::memory_order_release);
+  // A peer reached over emulated RMA where the first endpoint had hardware RMA (a mixed
+  // network): its requests are served only when this worker progresses.
+  if (emulated && !software_ && setup_.progress_thread != ProgressThreadMode::kOff) {
+    std::lock_guard<std::mutex> g(thread_mu_);
+    if (!progress_ && !is_closing()) {
+      try {
+        progress_ = std::make_unique<ProgressThread>(worker_.get(), &progress_worker_cb, this, &app_polls_, &mu_);
+      } catch (const std::exception&) {}
+    }
+  }
 }
 
 UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::size_t>(s.npes)) {
@@ -508,45 +598,30 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   mine.worker_address = worker_address(worker_.get(), &st);
   if (st != UCS_OK) throw_status("ucp_worker_get_address", st);
 
-  const std::vector<std::string> all = s.exchange->allgather("ucx", encode(mine));
+  s.exchange->publish(kExchangeTag, encode(mine));
+  for (int pe = 0; pe < s.npes; ++pe) {
+    peers_[static_cast<std::size_t>(pe)].owner = this;
+    peers_[static_cast<std::size_t>(pe)].pe = pe;
+  }
+  // One endpoint now, to the first remote PE after this one (round the ring): what its lanes
+  // use decides how the transport runs (emulated RMA: a progress thread, waits that poll) and
+  // what it reports. Every other endpoint is made on first use (connect).
+  int probe = -1;
+  for (int i = 1; i < s.npes && probe < 0; ++i)
+    if (s.remote[static_cast<std::size_t>((s.me + i) % s.npes)]) probe = (s.me + i) % s.npes;
   std::set<std::string> tls;
   bool software = false;
-  for (int pe = 0; pe < s.npes; ++pe) {
-    Peer& p = peers_[static_cast<std::size_t>(pe)];
-    p.owner = this;
-    p.pe = pe;
-    if (!s.remote[static_cast<std::size_t>(pe)]) continue;
-    auto blob = decode(all[static_cast<std::size_t>(pe)]);
-    if (!blob)
-      throw std::runtime_error("PE " + std::to_string(pe) + " published no UCX address (a different build of the library?)");
-    ucp_ep_params_t ep{};
-    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                    UCP_EP_PARAM_FIELD_ERR_HANDLER;
-    ep.address = reinterpret_cast<const ucp_address_t*>(blob->worker_address.data());
-    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-    ep.err_handler.cb = ep_error;
-    ep.err_handler.arg = &p;
-    st = ucp_ep_create(worker_.get(), &ep, &p.ep);
-    if (st != UCS_OK) throw_status("ucp_ep_create to PE " + std::to_string(pe), st);
-    for (int seg = 0; seg < 2; ++seg) {
-      p.base[seg] = blob->base[seg];
-      if (blob->rkey[seg].empty()) continue;
-      ucp_rkey_h k = nullptr;
-      st = ucp_ep_rkey_unpack(p.ep, blob->rkey[seg].data(), &k);
-      if (st != UCS_OK) throw_status("ucp_ep_rkey_unpack for PE " + std::to_string(pe), st);
-      p.rkey[seg].reset(k);
+  if (probe >= 0) {
+    Peer& p = peers_[static_cast<std::size_t>(probe)];
+    std::string blob, error;
+    try {
+      blob = s.exchange->fetch(kExchangeTag, probe);
+    } catch (const std::exception& e) {
+      error = std::string("fetching its UCX address: ") + e.what();
     }
-    std::string raw;
-    bool rma = false;
-    bool emulated = false;
-    for (const auto& t : ep_transports(p.ep, &raw, &rma)) {
-      tls.insert(t);
-      if (!rma || (t.find(" (rma)") != std::string::npos && !hardware_rma(t))) emulated = true;
-    }
-    p.am_put = emulated && !rma;  // every RMA goes through the AM lane, in order
-    all_on_am_lane_ = all_on_am_lane_ && p.am_put;
-    software = software || emulated;
-    if (s.log) s.log(0, "endpoint to PE " + std::to_string(pe) + ":\n" + raw);
+    if (error.empty()) error = open_endpoint(p, blob, &tls, &software);
+    if (!error.empty()) throw std::runtime_error("connecting to " + peer_name(probe) + ": " + error);
+    p.ready.store(true, std::memory_order_release);
   }
   software_ = software || tls.empty();
   const bool thread =

@@ -1,6 +1,7 @@
 #pragma once
 // The UCX backend: one UCP context and worker per Runtime, an endpoint and the rkeys of the
-// heap and static-data segments per remote PE, exchanged once at set-up.
+// heap and static-data segments per remote PE it talks to, made on first use from the blob
+// that PE published at set-up.
 #include <memory>
 #include <string>
 

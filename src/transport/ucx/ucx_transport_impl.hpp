@@ -14,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ class UcxTransport;
 struct Peer {
   UcxTransport* owner = nullptr;
   int pe = -1;
+  // The endpoint and rkeys are made on first use (UcxTransport::connect): `ready` (release)
+  // publishes ep, rkey, base and am_put, which never change afterwards; connect_mu makes
+  // threads that meet a new peer at once create them once.
+  std::atomic<bool> ready{false};
+  std::mutex connect_mu;
   ucp_ep_h ep = nullptr;
   Rkey rkey[2];
   std::uint64_t base[2] = {0, 0};
@@ -103,6 +109,9 @@ class UcxTransport final : public RemoteTransport {
   std::atomic<std::uint32_t>* activity() noexcept override { return app_polls_.activity(); }
   bool waits_need_progress() const noexcept override { return software_; }
 
+  // Endpoints made so far (shmem-info-like diagnostics and tests: logged at closing()).
+  int endpoints() const noexcept { return endpoints_.load(std::memory_order_relaxed); }
+
   // Called for endpoint errors (a lost peer) and failed nbi operations.
   void peer_failed(int pe, ucs_status_t st, const char* what) noexcept;
   void closing() noexcept override;
@@ -110,6 +119,25 @@ class UcxTransport final : public RemoteTransport {
 
  private:
   // ---- ucx_transport.cpp ----
+  // The peer, its endpoint and rkeys made on first use: the data path's one check.
+  Peer& connected(int pe) noexcept {
+    Peer& p = peers_[static_cast<std::size_t>(pe)];
+    if (!p.ready.load(std::memory_order_acquire)) [[unlikely]]
+      connect(p);
+    return p;
+  }
+  // Fetches the peer's blob from the exchange (without mu_) and makes its endpoint; ends the
+  // job naming the PE and its host when it cannot.
+  [[gnu::noinline, gnu::cold]] void connect(Peer& p) noexcept;
+  // Makes p's endpoint and unpacks its rkeys from `blob` (mu_ held, or in the constructor);
+  // returns what failed, or "" (p is then ready to publish). Adds its lanes' transports to
+  // *tls (when given) and sets *emulated when UCX emulates RMA to it.
+  std::string open_endpoint(Peer& p, const std::string& blob, std::set<std::string>* tls, bool* emulated);
+  std::atomic<int> endpoints_{0};
+  std::string peer_name(int pe) const;  // "PE 3 (host 'h2')"
+  static constexpr const char* kExchangeTag = "ucx";
+  std::mutex thread_mu_;  // creating progress_ after the constructor (connect, closing)
+
   static void nbi_done(void* request, ucs_status_t st, void* user);
   static void ep_error(void* arg, ucp_ep_h, ucs_status_t st);
   // One put or get (`call` is ucp_put_nbx or ucp_get_nbx, which differ only in constness).
@@ -221,7 +249,8 @@ class UcxTransport final : public RemoteTransport {
   std::vector<Peer> peers_;
   std::unique_ptr<ProgressThread> progress_;
   bool software_ = true;
-  bool all_on_am_lane_ = true;  // every remote peer on one emulated lane: fence orders nothing more
+  // Every remote peer connected so far on one emulated lane: fence orders nothing more.
+  std::atomic<bool> all_on_am_lane_{true};
   bool dirty_ = false;  // some peer's `dirty` is set (under mu_)
   std::vector<int> ack_due_;  // PEs whose `ack_due` is set (under mu_)
   std::vector<int> batched_;  // PEs whose `batch` is not empty (under mu_)

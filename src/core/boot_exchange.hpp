@@ -1,0 +1,44 @@
+#pragma once
+// Where the PEs of a job run, found at init without an all-to-all through the store: every PE
+// sets its NodeKey under its own key (O(N) bytes in), PE 0 reads them all (O(N)) and publishes
+// one HostTable, which every PE reads: O(hosts) bytes each, since a host's PEs are rank ranges
+// (one range under oshrun or torchrun). Pure logic here; Runtime::connect_peers runs the
+// protocol over the store.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace shmem::boot {
+
+// What a PE reports: PEs can share memory only under one kernel (its boot id) and reach each
+// other's abstract Unix sockets only within one network namespace; `share` is its share of
+// the CPUs (core/cpus.hpp), for the kernel's oversubscription verdict.
+struct NodeKey {
+  std::string host, kernel, netns, share;
+};
+std::string encode(const NodeKey& k);
+std::optional<NodeKey> decode_key(const std::string& text);
+
+// A host: the PEs with one host name, kernel and network namespace.
+struct HostEntry {
+  std::string name;
+  std::vector<std::pair<int, int>> ranges;  // [first, last] world PEs, ascending
+  bool oversubscribed = false;              // the PEs under its kernel outnumber their CPUs
+  int lowest() const noexcept { return ranges.front().first; }
+  bool contains(int pe) const noexcept;
+  int size() const noexcept;
+};
+using HostTable = std::vector<HostEntry>;  // in the order of their lowest PEs
+
+// PE 0: groups keys[pe] by host, kernel and network namespace, with each kernel's verdict
+// (cpus::pes_outnumber_cpus of the shares of every PE under it).
+HostTable group_hosts(const std::vector<NodeKey>& keys);
+// "H1\n" then a line per host: "name\tverdict\tranges" (ranges "0-15,32").
+std::string encode(const HostTable& t);
+// nullopt when malformed or when the hosts do not cover PEs 0..npes-1 exactly once.
+std::optional<HostTable> decode_table(const std::string& text, int npes);
+// host index per PE (O(npes), local).
+std::vector<int> host_index(const HostTable& t, int npes);
+
+}  // namespace shmem::boot

@@ -1,0 +1,51 @@
+#!/bin/bash
+# Init without a central O(N^2) (issue 30): the same ring job (pe_ring: each PE talks only to its
+# neighbours) on 2 hosts x 4 and 2 hosts x 16 PEs under oshrun, with SHMEM_LOG_LEVEL=INFO.
+# - The bootstrap store's traffic per PE, from the one line the store logs when it stops
+#   ("store: C connections (peak P open), I bytes in, O bytes out"), must not grow with the job:
+#   at 4x the PEs at most 1.5x the bytes per PE (the PEs of 8fd18fb, with three allgathers at
+#   init, through this store: 2.6 KB -> 6.8 KB per PE, 2.6x; now 1.3 KB at both sizes).
+# - UCX endpoints are made on first use: each PE logs how many it made when it finalizes
+#   ("PE 3: 1 UCX endpoint for 16 remote PEs"). In a ring job that is the one made at init and
+#   the right neighbour (the host leaders' barrier partner is among them): at most 2 per PE, at
+#   both sizes.
+# - Endpoints made by threads that meet a new peer at once (SHMEM_THREAD_MULTIPLE, pe_first_use:
+#   4 threads of PE 0 put to every PE): exactly one per remote PE, 4 on 2 hosts x 4.
+# Counts, not times: deterministic whatever the load.
+. "$(dirname "$0")/../tools/common.sh"
+. "$(dirname "$0")/harness.sh"
+: "${PE_RING:?set by CTest}"
+: "${PE_FIRST_USE:?set by CTest}"
+AG=$HARNESS_AGENT
+harness_up 2
+
+# ring K: 2 hosts x K PEs; sets PER_PE (store bytes in + out per PE) and MAX_EP.
+ring() {
+  local k=$1 n=$((2 * $1)) line c i o eps
+  run harness_exec h1 "exec env SHMEM_LOG_LEVEL=INFO SHMEM_SYMMETRIC_SIZE=1M $OSHRUN --rsh $AG --hosts h1:$k,h2:$k $PE_RING"
+  [ "$RC" = 0 ] || { tail -n 40 "$WORK/out" "$WORK/err"; fail "2 x $k PEs: status $RC"; }
+  expect_out "pe_ring: $n PEs, each heard from its left neighbour" "2 x $k PEs"
+  line=$(grep -E "INFO store: [0-9]+ connections \(peak [0-9]+ open\), [0-9]+ bytes in, [0-9]+ bytes out$" "$WORK/err")
+  [ "$(printf '%s\n' "$line" | grep -c .)" = 1 ] || fail "2 x $k PEs: expected one store traffic line, got: $line"
+  read -r c i o < <(printf '%s\n' "$line" | sed -E 's/.*store: ([0-9]+) connections.* ([0-9]+) bytes in, ([0-9]+) bytes out$/\1 \2 \3/')
+  PER_PE=$(((i + o) / n))
+  eps=$(grep -oE "PE [0-9]+: [0-9]+ UCX endpoints? for $k remote PEs" "$WORK/err" | awk '{print $3}')
+  [ "$(printf '%s\n' "$eps" | grep -c .)" = "$n" ] || fail "2 x $k PEs: expected $n endpoint counts, got $(printf '%s\n' "$eps" | grep -c .)"
+  MAX_EP=$(printf '%s\n' "$eps" | sort -n | tail -n 1)
+  echo "2 x $k PEs: store $c connections, $i bytes in, $o bytes out ($PER_PE per PE); at most $MAX_EP UCX endpoints per PE"
+}
+
+ring 4
+small=$PER_PE
+[ "$MAX_EP" -le 2 ] || fail "2 x 4 PEs: a PE made $MAX_EP UCX endpoints in a ring job (at most 2 expected)"
+ring 16
+big=$PER_PE
+[ "$MAX_EP" -le 2 ] || fail "2 x 16 PEs: a PE made $MAX_EP UCX endpoints in a ring job (at most 2 expected)"
+[ $((2 * big)) -le $((3 * small)) ] || fail "store bytes per PE grew from $small (8 PEs) to $big (32 PEs): more than 1.5x"
+pass "store bytes per PE $small (8 PEs) -> $big (32 PEs); at most 2 UCX endpoints per PE in a ring job"
+
+run harness_exec h1 "exec env SHMEM_LOG_LEVEL=INFO SHMEM_SYMMETRIC_SIZE=1M $OSHRUN --rsh $AG --hosts h1:4,h2:4 $PE_FIRST_USE"
+[ "$RC" = 0 ] || { tail -n 40 "$WORK/out" "$WORK/err"; fail "pe_first_use on 2 x 4 PEs: status $RC"; }
+expect_out "pe_first_use: 8 PEs, 4 threads of PE 0 reached every PE exactly" "pe_first_use on 2 x 4 PEs"
+expect_err "PE 0: 4 UCX endpoints for 4 remote PEs" "pe_first_use on 2 x 4 PEs (PE 0: one endpoint per remote PE)"
+pass "4 threads meeting new peers at once: every value exact, one endpoint per remote PE"
