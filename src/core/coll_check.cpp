@@ -14,8 +14,8 @@
 //    teams, or the same teams in a different order).
 // A peer that is in no call, or in an earlier or later call of the same team, is not reported:
 // it may still arrive. Symmetric allocations (on WORLD) and team creation and destruction (on
-// the parent, or the team) are calls like the others. Not compared: an active set against a
-// team.
+// the parent, or the team) are calls like the others; an active set counts as a team without
+// call numbers.
 #include "core/coll_check.hpp"
 
 #include <dlfcn.h>
@@ -178,6 +178,22 @@ bool waits_for(const Call& c, Team* team, int world_pe) noexcept {
   return true;
 }
 
+// The same for an active-set call (its set word: start | log_stride << 32 | size << 40).
+bool set_waits_for(const Call& c, int world_pe) noexcept {
+  const int start = static_cast<std::int32_t>(c.set & 0xffffffffu);
+  const int log_stride = static_cast<int>((c.set >> 32) & 0xff);
+  const int size = static_cast<int>(c.set >> 40);
+  const int off = world_pe - start;
+  if (off < 0 || log_stride > 30 || (off & ((1 << log_stride) - 1)) != 0 || (off >> log_stride) >= size) return false;
+  if (c.kind() == Kind::kSetNelemsRoot) return c.root() == (off >> log_stride);
+  return true;
+}
+
+// Whether call c (on a team slot or an active set) waits for world_pe; team: c's team here.
+bool call_waits_for(const Call& c, Team* team, int world_pe) noexcept {
+  return c.slot() == kSetSlot ? set_waits_for(c, world_pe) : waits_for(c, team, world_pe);
+}
+
 // One look at every other PE. when: the words of the report's reason.
 void compare_all(Runtime& r, const Call& mine, const char* when) {
   std::vector<std::uint32_t> calls(kMaxTeams);
@@ -194,16 +210,21 @@ void compare_all(Runtime& r, const Call& mine, const char* when) {
       if (comparable && !same_call(mine, c)) report(r, pe, mine, c, when);
       continue;
     }
-    // Calls on two teams: each waits for the other. The peer waits in a call on team B (its
-    // slot) that this PE, a member of B, has not made yet, while this PE waits in a call on its
-    // team that waits for the peer, which has not made that call yet.
-    if (c.slot() == kSetSlot || mine.slot() == kSetSlot) continue;
-    if (my_calls[c.slot()] >= c.seq() || calls[static_cast<std::size_t>(mine.slot())] >= mine.seq()) continue;
+    // Calls on two teams (or a team and an active set): each waits for the other. The peer waits
+    // in a call on team B (its slot) that this PE, a member of B, has not made yet, while this PE
+    // waits in a call on its team that waits for the peer, which has not made that call yet. An
+    // active set has no call numbers: a PE that waits in a team call has not made the set call
+    // that the peer waits in (it would have let the peer go); the peer, waiting in a team call,
+    // has not made this PE's.
+    if (c.slot() != kSetSlot && my_calls[c.slot()] >= c.seq()) continue;
+    if (mine.slot() != kSetSlot && calls[static_cast<std::size_t>(mine.slot())] >= mine.seq()) continue;
     Team* theirs = c.slot() == world_slot ? nullptr : r.team_in_slot(c.slot());
-    if (c.slot() != world_slot && (theirs == nullptr || theirs->index_of(pe) < 0 || theirs->my_pe() < 0)) continue;
+    if (c.slot() != world_slot && c.slot() != kSetSlot &&
+        (theirs == nullptr || theirs->index_of(pe) < 0 || theirs->my_pe() < 0))
+      continue;
     Team* team = mine.slot() == world_slot ? nullptr : r.team_in_slot(mine.slot());
-    if (mine.slot() != world_slot && team == nullptr) continue;
-    if (waits_for(mine, team, pe) && waits_for(c, theirs, r.my_pe())) report(r, pe, mine, c, when);
+    if (mine.slot() != world_slot && mine.slot() != kSetSlot && team == nullptr) continue;
+    if (call_waits_for(mine, team, pe) && call_waits_for(c, theirs, r.my_pe())) report(r, pe, mine, c, when);
   }
 }
 

@@ -9,6 +9,7 @@
  *   teams     two copies of WORLD, A and B: PE 0 syncs A then B, the others B then A
  *   malloc    PE 0 in shmem_malloc(64), the others in shmem_long_sum_reduce on WORLD
  *   split     PE 0 in shmem_team_split_strided on WORLD, the others in shmem_long_sum_reduce
+ *   set       PE 0 in the active-set shmem_barrier of every PE, the others in shmem_team_sync(WORLD)
  *   slow      agreeing calls, the last PE arrives late: must not be reported (exit 0)
  *   teams_slow A then B on every PE, the last PE late to B: must not be reported (exit 0)
  * Each mismatch mode prints "NOT STOPPED" if the calls return.
@@ -19,8 +20,14 @@
 
 #include "check.h"
 
+#if defined(__GNUC__)
+/* The active-set barrier is deprecated; a program mixing it with team calls is the point. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 static long dest[8];
 static long source[8];
+static long psync[SHMEM_BARRIER_SYNC_SIZE];
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -64,6 +71,13 @@ int main(int argc, char** argv) {
       (void)shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &t);
     else
       shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dest, source, 4);
+  } else if (strcmp(mode, "set") == 0) {
+    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; ++i) psync[i] = SHMEM_SYNC_VALUE;
+    shmem_barrier_all();
+    if (me == 0)
+      shmem_barrier(0, 0, last + 1, psync);
+    else
+      shmem_team_sync(SHMEM_TEAM_WORLD);
   } else if (strcmp(mode, "teams_slow") == 0) {
     shmem_team_t a = SHMEM_TEAM_INVALID, b = SHMEM_TEAM_INVALID;
     if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &a) != 0) return 3;

@@ -39,6 +39,10 @@ foreach(np 2 4)
                     --match "is in shmem_(team_split_strided\\(team=WORLD\\)|long_sum_reduce\\(team=WORLD, nreduce=4\\)) while PE [0-9]+ is in shmem_(long_sum_reduce\\(team=WORLD, nreduce=4\\)|team_split_strided\\(team=WORLD\\))"
                     --no-match "NOT STOPPED"
                     -- ${_mm} -n ${np} ${_mm_prog} split)
+  shmem_expect_test(coll_mismatch_set_np${np} --exit nonzero --timeout 30 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "is in shmem_(barrier\\(PE_start=0, logPE_stride=0, PE_size=${np}\\)|team_sync\\(team=WORLD\\)) while PE [0-9]+ is in shmem_(team_sync\\(team=WORLD\\)|barrier\\(PE_start=0, logPE_stride=0, PE_size=${np}\\))"
+                    --no-match "NOT STOPPED"
+                    -- ${_mm} -n ${np} ${_mm_prog} set)
   shmem_expect_test(coll_mismatch_teams_slow_np${np} --exit 0 --timeout 60 --env SHMEM_COLL_CHECK_AFTER=1
                     --match "coll_mismatch teams_slow: OK" --no-match "mismatched collectives"
                     -- ${_mm} -n ${np} ${_mm_prog} teams_slow)
