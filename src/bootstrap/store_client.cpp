@@ -298,9 +298,10 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
       w.i64(rank).bytes(proof).i64(world_size);
       m.request(Op::kHello, w);
     } catch (const Error&) {
-      // Plain TCP closed before any reply: busy, as above. (Under TLS the handshake has
-      // succeeded, so the store knows us: a close now is an answer.)
-      if (m.tls || m.broken != "connection closed" || answered) throw;
+      // Closed before any reply: busy, as above. A store that refuses us says so (a TLS alert
+      // in the handshake, or a refusal reply); a bare close after a TLS handshake is a store
+      // that gave up on this connection (its handshake timeout, on a loaded machine).
+      if (m.broken != "connection closed" || answered) throw;
       m.broken.clear();
       turned_away("connection closed");
       continue;

@@ -548,6 +548,13 @@ void StoreServer::Impl::advance(Conn& c) {
 void StoreServer::Impl::on_conn(Conn& c, unsigned events) {
   if (c.phase == Phase::kClosing) return;
   if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) c.heard = true;
+  // The handshake's time counts from when this thread first gets to it: on a loaded machine
+  // (hundreds of handshakes through this one thread) a client may wait in our backlog for
+  // longer than the timeout. Counted once, so that a client trickling bytes is still dropped.
+  if ((events & EPOLLIN) && c.phase == Phase::kTls && !c.stepped) {
+    c.stepped = true;
+    c.handshake_deadline = std::max(c.handshake_deadline, Clock::now() + opts.io_timeout);
+  }
   if (events & EPOLLOUT) flush(c);
   if (c.phase == Phase::kClosing) return;
   advance(c);
@@ -581,9 +588,11 @@ void StoreServer::Impl::sweep(Clock::time_point now) {
     Conn& c = *cp;
     if (c.phase == Phase::kClosing) continue;
     if (c.pending() && now >= c.handshake_deadline) {
-      drop(c, c.phase == Phase::kTls ? "TLS handshake not completed within the handshake timeout"
-                                     : "no hello within the handshake timeout",
-           ms_text(opts.io_timeout) + " after connecting, " + std::to_string(c.in.size()) + " bytes of hello received");
+      drop(c,
+           c.phase == Phase::kTls ? "TLS handshake not completed within the handshake timeout"
+                                  : "no hello within the handshake timeout",
+           ms_text(opts.io_timeout) + (c.stepped ? " after this store first read from it, " : " after connecting, ") +
+               std::to_string(c.in.size()) + " bytes of hello received");
       continue;
     }
     if (now >= c.frame_deadline) {

@@ -56,6 +56,7 @@ struct Conn {
   Phase phase = Phase::kTls;
   Clock::time_point accepted;
   Clock::time_point handshake_deadline;                      // TLS + hello, as a whole
+  bool stepped = false;  // the TLS handshake has been read from once (handshake_deadline restarted)
   Clock::time_point frame_deadline = Clock::time_point::max();  // a frame that has begun
   Clock::time_point write_deadline = Clock::time_point::max();  // a reply that is not out
   std::string in;       // received, not yet handled (grows only with what arrived)
