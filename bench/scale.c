@@ -16,8 +16,8 @@
  *
  * Iterations are bounded by time: batches of 1, 2, 4, ... calls until PE 0 has spent
  * SCALE_BUDGET_MS in timed calls and made at least SCALE_MIN_ITERS, at most SCALE_MAX_ITERS
- * (PE 0 puts its decision to every PE between batches, untimed). The alltoall result is checked once at the end ("CHECK FAILED"
- * on stderr and exit status 1 when wrong).
+ * (PE 0 puts its decision to every PE between batches, untimed). The alltoall result is
+ * checked once at the end ("CHECK FAILED" on stderr and exit status 1 when wrong).
  * Environment: SCALE_BUDGET_MS (1000), SCALE_MIN_ITERS (3), SCALE_MAX_ITERS (10000).
  */
 #define _POSIX_C_SOURCE 200809L
