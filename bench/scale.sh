@@ -25,7 +25,7 @@
 # "did not finish within X s" (or "did not start", when no PE got through shmem_init); once
 # SCALE_TOTAL_S (default 5400) have passed, the remaining points are skipped, so a run always ends.
 #
-# Environment: SCALE_PES, SCALE_HOSTS, SCALE_PPH, SCALE_JOB_TIMEOUT, SCALE_TOTAL_S,
+# Environment: SCALE_PES, SCALE_HOSTS (either set empty: none of those points), SCALE_PPH, SCALE_JOB_TIMEOUT, SCALE_TOTAL_S,
 #   SCALE_BUDGET_MS (timed calls per collective per job, default 1000), SCALE_LIBS ("ours osh"),
 #   SHMEM_SYMMETRIC_SIZE (8M), OSHMEM_OSHCC (/usr/bin/oshcc), OSHMEM_OSHRUN (/usr/bin/oshrun),
 #   RAW_DIR (keeps every job's output and the results file there).
@@ -37,8 +37,8 @@ script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/common.sh
 source "$script_dir/common.sh"
 bench_find_build scale.sh "${1:-build}"
-read -ra pes_list <<<"${SCALE_PES:-2 4 8 16 32 64 128 256}"
-read -ra hosts_list <<<"${SCALE_HOSTS:-2 4 8 16 32}"
+read -ra pes_list <<<"${SCALE_PES-2 4 8 16 32 64 128 256}"
+read -ra hosts_list <<<"${SCALE_HOSTS-2 4 8 16 32}"
 read -ra libs <<<"${SCALE_LIBS:-ours osh}"
 pph=${SCALE_PPH:-2}
 job_timeout=${SCALE_JOB_TIMEOUT:-240}

@@ -6,8 +6,10 @@
 RESULTS has lines "TAG LIB METRIC VALUE" (TAG: 1xN for N PEs on one host, HxP for H hosts x P
 PEs; LIB: ours or osh). Prints one Markdown table, a row per point, each cell "ours / OSHMEM
 (ours/OSHMEM)", then, per series (one host; hosts), library and metric (init time, store
-bytes, launcher descriptors), least-squares fits of y = a + b*f(N) for f = N, N log2 N, N^2
-(relative errors: each point weighted 1/y^2, so that small and large sizes count alike) and of
+bytes, launcher descriptors, descriptors per PE), least-squares fits of y = a + b*f(N) for
+f = N, N log2 N, N^2 and of y = a + b*N + c*N^2 (from 4 points; relative errors: each point
+weighted 1/y^2, so that small and large sizes count alike; the quadratic only with b >= 0 and
+c > 0, and chosen only when it halves the best other error) and of
 the power law y = c*N^k (log-log), the best form by relative RMS error, and each extrapolated
 to 8192 PEs (one host: 1 x 8192; hosts: 8192/PES_PER_HOST hosts).
 """
@@ -30,7 +32,8 @@ COLUMNS = [
     ("barrier_us", "barrier us", 1, "{:.1f}"),
     ("alltoall_us", "alltoall 8 B us", 1, "{:.1f}"),
 ]
-FIT_METRICS = [("init_ms", "init ms"), ("store", "store bytes"), ("launcher_fds", "launcher fds")]
+FIT_METRICS = [("init_ms", "init ms"), ("store", "store bytes"), ("launcher_fds", "launcher fds"),
+               ("fds", "fds per PE")]
 FORMS = [
     ("N", lambda n: n),
     ("N log2 N", lambda n: n * math.log2(n)),
@@ -120,6 +123,24 @@ def wls(xs, ys):
     return a, b
 
 
+def wls2(ns, ys):
+    """a, b, c of y = a + b*N + c*N^2, relative least squares (normal equations, 3 x 3)."""
+    rows = [[1.0, n, n * n] for n in ns]
+    w = [1 / (y * y) for y in ys]
+    m = [[sum(wi * r[i] * r[j] for wi, r in zip(w, rows)) for j in range(3)] +
+         [sum(wi * r[i] * y for wi, r, y in zip(w, rows, ys))] for i in range(3)]
+    for col in range(3):  # Gauss-Jordan with partial pivoting
+        piv = max(range(col, 3), key=lambda r: abs(m[r][col]))
+        if m[piv][col] == 0:
+            return None
+        m[col], m[piv] = m[piv], m[col]
+        for r in range(3):
+            if r != col:
+                k = m[r][col] / m[col][col]
+                m[r] = [x - k * y for x, y in zip(m[r], m[col])]
+    return tuple(m[i][3] / m[i][i] for i in range(3))
+
+
 def rel_rms(pred, ys):
     return math.sqrt(sum(((p - y) / y) ** 2 for p, y in zip(pred, ys)) / len(ys))
 
@@ -134,6 +155,12 @@ def fit_series(ns, ys):
         a, b = ab
         err = rel_rms([a + b * f(n) for n in ns], ys)
         out.append((name, a + b * f(TARGET), err, f"a={a:.4g} b={b:.4g}"))
+    if len(ns) >= 4:
+        abc = wls2(ns, ys)
+        if abc is not None and abc[1] >= 0 and abc[2] > 0:  # a growing quadratic only
+            a, b, c = abc
+            err = rel_rms([a + b * n + c * n * n for n in ns], ys)
+            out.append(("N + N^2", a + b * TARGET + c * TARGET**2, err, f"a={a:.4g} b={b:.4g} c={c:.4g}"))
     lx = [math.log(n) for n in ns]
     ly = [math.log(y) for y in ys]
     mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
@@ -142,6 +169,9 @@ def fit_series(ns, ys):
     c = math.exp(my - k * mx)
     power = (f"N^{k:.2f}", c * TARGET**k, rel_rms([c * n**k for n in ns], ys), f"c={c:.4g}")
     out.sort(key=lambda r: r[2])
+    # The 3-parameter form wins only when it halves the best 2-parameter form's error.
+    if out and out[0][0] == "N + N^2" and len(out) > 1 and out[0][2] >= 0.5 * out[1][2]:
+        out[0], out[1] = out[1], out[0]
     return out, power
 
 
@@ -175,6 +205,10 @@ def fits(res, order, pph):
                 if len(pts) < 3:
                     continue
                 ns, ys = [p[0] for p in pts], [p[1] for p in pts]
+                if max(ys) == min(ys):
+                    print(f"| {sname} | {lname} | {what} | {min(ns)}..{max(ns)} ({len(ns)}) | "
+                          f"constant | {human(ys[0], what)} | 0.00 | {human(ys[0], what)} | |")
+                    continue
                 forms, power = fit_series(ns, ys)
                 best = forms[0]
                 others = "; ".join(f"{f[0]}: {human(f[1], what)}" for f in forms[1:])
