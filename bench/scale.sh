@@ -78,6 +78,8 @@ results=$tmp/results.txt
 
 lo_counters() { ip netns exec "$NS1" cat /sys/class/net/lo/statistics/tx_bytes /sys/class/net/lo/statistics/tx_packets | paste -sd' '; }
 
+shm_names() { find /dev/shm -maxdepth 1 -name 'vader_segment.h[0-9]*' -printf '%f\n' | sort; }
+
 # run_job LIB HOSTS NPES TAG: one job; appends "TAG LIB metric value" lines to $results.
 run_job() {
   local lib=$1 hosts=$2 n=$3 tag=$4
@@ -105,6 +107,7 @@ run_job() {
   esac
   local lo0 lo1 rc=0
   lo0=$(lo_counters)
+  shm_names >"$out.shm0"
   SHX_HARNESS_UCX_TLS=$tls "$tmp/launch_probe" "$job_timeout" oshrun "$out.probe" \
     "$AG" h1 "ulimit -Sn \$(ulimit -Hn); exec env $vars $cmd" >"$out.out" 2>"$out.err" </dev/null || rc=$?
   lo1=$(lo_counters)
@@ -116,6 +119,16 @@ run_job() {
     kill -KILL $left 2>/dev/null || true
     echo "   ($lib: killed $(wc -w <<<"$left") processes the job left in the hosts)"
   fi
+  # A killed OSHMEM job leaves its PEs' shared-memory segments (vader_segment.hI.*): remove the
+  # ones that appeared during this job and that no process maps any more.
+  local f gone=0
+  while read -r f; do
+    if ! grep -qsF "/dev/shm/$f" /proc/[0-9]*/maps; then
+      rm -f -- "/dev/shm/$f"
+      gone=$((gone + 1))
+    fi
+  done < <(shm_names | comm -13 "$out.shm0" -)
+  ((gone == 0)) || echo "   ($lib: removed $gone shared-memory segments the job left in /dev/shm)"
   awk -v tag="$tag" -v lib="$lib" -v rc="$rc" -v to="$job_timeout" -v lo0="$lo0" -v lo1="$lo1" -v one=$((hosts == 0)) -v n="$n" '
     FILENAME ~ /probe$/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); p[kv[1]] = kv[2] }; next }
     FILENAME ~ /out$/ && /^scale_up,/ { up++; next }
