@@ -146,6 +146,7 @@ Segment Segment::attach(util::UniqueFd fd, std::size_t size) {
   }
   s.map = util::MappedRegion(m, size);
   s.size = size;
+  s.fd.reset();  // the mapping keeps the memory: no descriptor per peer for the job's life
   return s;
 }
 

@@ -17,7 +17,7 @@ struct Segment {
   // Creates a sparse segment of `size` bytes and maps it (untouched pages cost nothing) so
   // that address `base + align_offset` is a multiple of `align` (a power of two).
   static Segment create(const char* name, std::size_t size, std::size_t align = 0, std::size_t align_offset = 0);
-  // Maps a segment received from a peer.
+  // Maps a segment received from a peer, and closes its descriptor (fd is empty after).
   static Segment attach(util::UniqueFd fd, std::size_t size);
 };
 
