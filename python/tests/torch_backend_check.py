@@ -180,6 +180,40 @@ a, b = torch.zeros_like(x), torch.zeros_like(x)
 dist.all_to_all_single(a, x)
 dist.all_to_all_single(b, x, group=gloo)
 same("all_to_all_single large, even", a, b)
+# The large-block path (alltoall.hpp): blocks of several 1 MiB chunks with a partial last one,
+# next to empty blocks; back-to-back calls of different sizes (each may reuse a receiver's slot
+# only after it copied the last block out); a non-contiguous input and outputs of the list form;
+# an all_gather right after (its own staging).
+for rows in ((0, 300001), (200003, 0), (70000, 150001), (300001, 300001)):  # rows of 4 floats
+    in_splits = [rows[(me + j) % 2] for j in range(n)]
+    out_splits = [rows[(i + me) % 2] for i in range(n)]
+    for _ in range(2):
+        x = sample(torch.float32, (sum(in_splits), 4))
+        a = torch.zeros(sum(out_splits), 4)
+        b = torch.zeros_like(a)
+        dist.all_to_all_single(a, x, out_splits, in_splits)
+        dist.all_to_all_single(b, x, out_splits, in_splits, group=gloo)
+        same(f"all_to_all_single chunks {rows}", a, b)
+x = sample(torch.float32, (4, n * 300001)).t()  # not contiguous
+a, b = torch.zeros(n * 300001, 4), torch.zeros(n * 300001, 4)
+dist.all_to_all_single(a, x)
+dist.all_to_all_single(b, x.contiguous(), group=gloo)
+same("all_to_all_single large, non-contiguous input", a, b)
+ins = [sample(torch.float32, (4, 300001 + 7 * j)) for j in range(n)]  # rank j gets 300001 + 7j columns
+outs = [torch.zeros(300001 + 7 * me, 4).t() for _ in range(n)]  # not contiguous
+dist.all_to_all(outs, ins)
+want = torch.zeros(n * 4 * (300001 + 7 * me))
+dist.all_to_all_single(want, torch.cat([t.reshape(-1) for t in ins]), [4 * (300001 + 7 * me)] * n,
+                       [4 * (300001 + 7 * j) for j in range(n)], group=gloo)
+same("all_to_all (list) large, non-contiguous outputs", torch.cat([o.reshape(-1) for o in outs]), want)
+x = sample(torch.float32, (n * 100000, 4))
+a, b = torch.zeros_like(x), torch.zeros_like(x)
+dist.all_to_all_single(a, x)
+g = [torch.zeros(300000) for _ in range(n)]
+dist.all_gather(g, torch.full((300000,), float(me)))
+dist.all_to_all_single(b, x, group=gloo)
+same("all_to_all_single, then all_gather", a, b)
+same("all_gather after all_to_all_single", g, [torch.full((300000,), float(r)) for r in range(n)])
 ok("all_to_all_single, all_to_all")
 
 # ---- send/recv around a ring (small and larger than one 256 KiB mailbox slot), barrier ---------------

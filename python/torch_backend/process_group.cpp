@@ -236,9 +236,6 @@ int p2p_channel(int group_id) { return group_id == 0 ? 0 : collective_channel(gr
 
 namespace {
 
-// all_to_all blocks from this size on are put by each rank straight into the others' staging.
-constexpr std::size_t kDirectBlockBytes = std::size_t{256} << 10;
-
 constexpr std::size_t kChunkBytes = std::size_t{8} << 20;  // staged per step of a large reduction
 
 // A contiguous 1-D view of `t` (a copy when `t` is not contiguous; `back` then says so).
@@ -273,7 +270,10 @@ char* Staging::ensure(std::size_t bytes) {
 
 // ---- the process group ------------------------------------------------------------------------
 ProcessGroupShmem::ProcessGroupShmem(int rank, int size, int group_id)
-    : GroupBase(rank, size, p2p_engine(true), p2p_channel(group_id)), local_(rank, size), pipe_(rank, size) {
+    : GroupBase(rank, size, p2p_engine(true), p2p_channel(group_id)),
+      local_(rank, size),
+      pipe_(rank, size),
+      a2a_(rank, size) {
   TORCH_CHECK(shmem_my_pe() == rank && shmem_n_pes() == size, "shmem backend: rank ", rank, " of ", size,
               " does not match shmem's PE ", shmem_my_pe(), " of ", shmem_n_pes(),
               " (a group of every PE must number them as shmem does)");
@@ -362,10 +362,9 @@ const char* ProcessGroupShmem::gather_staged(const void* src, std::size_t bytes)
 }
 
 namespace {
-// outs[r] from the staged result at r * stride (straight from the staging buffer), but outs[skip].
-void scatter_blocks(const char* staged, std::size_t stride, const std::vector<at::Tensor>& outs, int skip = -1) {
+// outs[r] from the staged result at r * stride (straight from the staging buffer).
+void scatter_blocks(const char* staged, std::size_t stride, const std::vector<at::Tensor>& outs) {
   for (std::size_t r = 0; r < outs.size(); ++r) {
-    if (static_cast<int>(r) == skip) continue;
     const at::Tensor& o = outs[r];
     if (o.is_contiguous()) {
       std::memcpy(o.data_ptr(), staged + r * stride, static_cast<std::size_t>(o.numel()) * o.element_size());
@@ -468,7 +467,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmem::_reduce_scatter_base(at::Tenso
 }
 
 // Block j of `inputs` goes to rank j and lands in its outputs[me]. Blocks may differ in size:
-// they travel padded to the largest one (agreed by a max-reduction), in one alltoall.
+// they travel padded to the largest one (agreed by a max-reduction), in one alltoall, or from
+// AllToAll::kDirectBlockBytes on through AllToAll's slots of that size.
 void ProcessGroupShmem::exchange_blocks(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs,
                                         bool even) {
   std::size_t mine = 0;
@@ -481,33 +481,20 @@ void ProcessGroupShmem::exchange_blocks(const std::vector<at::Tensor>& outputs, 
     mine = word[1];
   }
   const std::size_t block = std::max<std::size_t>(mine, 1);
+  if (block >= AllToAll::kDirectBlockBytes) {
+    // Large blocks: put by each rank straight from its tensors into the others' slots, a
+    // signal per chunk, copied out as they arrive (alltoall.hpp).
+    a2a_.run(outputs, inputs, block);
+    return;
+  }
   const std::size_t total = block * static_cast<std::size_t>(size_);
   char* dst = out_.ensure(total);
-  if (block >= kDirectBlockBytes) {
-    // Large blocks: every rank puts its own blocks from the tensors straight into the others'
-    // staging, so each drives its transfers (across hosts in parallel, where the library's
-    // alltoall sends a host's blocks through its leader), and the copy into staging goes.
-    std::vector<at::Tensor> keep(static_cast<std::size_t>(size_));
-    shmem_barrier_all();  // every rank has copied out what `dst` held
-    // The own block goes straight from input to output, not through staging.
-    outputs[rank_].copy_(inputs[rank_].reshape(outputs[rank_].sizes()));
-    for (int k = 1; k < size_; ++k) {
-      const int j = (rank_ + k) % size_;  // not every rank at rank 0 first
-      keep[j] = inputs[j].contiguous();
-      shmem_putmem_nbi(dst + static_cast<std::size_t>(rank_) * block, keep[j].data_ptr(),
-                       static_cast<std::size_t>(keep[j].numel()) * keep[j].element_size(), j);
-    }
-    shmem_barrier_all();  // completes every rank's puts
-    scatter_blocks(dst, block, outputs, rank_);
-    return;
-  } else {
-    char* src = in_.ensure(total);
-    for (int j = 0; j < size_; ++j) {
-      const at::Tensor c = inputs[j].contiguous();
-      std::memcpy(src + j * block, c.data_ptr(), c.numel() * c.element_size());
-    }
-    check_rc(shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, block), "alltoall");
+  char* src = in_.ensure(total);
+  for (int j = 0; j < size_; ++j) {
+    const at::Tensor c = inputs[j].contiguous();
+    std::memcpy(src + j * block, c.data_ptr(), c.numel() * c.element_size());
   }
+  check_rc(shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, block), "alltoall");
   scatter_blocks(dst, block, outputs);
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "alltoall.hpp"
 #include "group_base.hpp"
 #include "local_coll.hpp"
 #include "pipe_broadcast.hpp"
@@ -87,6 +88,7 @@ class ProcessGroupShmem : public GroupBase {
   // Large collectives when every rank is on this host (local_coll.hpp).
   LocalColl local_;
   PipeBroadcast pipe_;
+  AllToAll a2a_;  // large all_to_all blocks
   // A root pushes small broadcasts into the members' buffers up to two calls ahead of their
   // copying out (docs/design.md, collectives): broadcasts rotate over three.
   Staging bcast_[3];

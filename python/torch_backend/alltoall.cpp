@@ -1,0 +1,118 @@
+// AllToAll: large all_to_all blocks with a signal per chunk and credits (alltoall.hpp).
+#include "alltoall.hpp"
+
+#include <shmem.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace shmem_torch {
+
+namespace {
+// A chunk per signal: small enough that the copy out of one overlaps the transfer of the next
+// ones, large enough that a signal and a fence per chunk cost little next to its bytes.
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+
+std::size_t bytes_of(const at::Tensor& t) { return static_cast<std::size_t>(t.numel()) * t.element_size(); }
+}  // namespace
+
+AllToAll::AllToAll(int rank, int size)
+    : rank_(rank),
+      size_(size),
+      sent_(static_cast<std::size_t>(size), 0),
+      received_(static_cast<std::size_t>(size), 0) {}
+
+std::uint64_t AllToAll::chunks_of(std::size_t bytes) { return (bytes + kChunkBytes - 1) / kChunkBytes; }
+
+void AllToAll::setup() {
+  // Words: sig[size] (at a receiver, one per sender), done[size] (at a sender, one per receiver).
+  const std::size_t n = static_cast<std::size_t>(size_);
+  auto* w = reinterpret_cast<std::uint64_t*>(words_.ensure(2 * n * sizeof(std::uint64_t)));
+  std::memset(w, 0, 2 * n * sizeof(std::uint64_t));
+  shmem_barrier_all();  // every rank's words are zero before any peer signals into them
+  ready_setup_ = true;
+}
+
+void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs, std::size_t block) {
+  if (!ready_setup_) setup();
+  const std::size_t n = static_cast<std::size_t>(size_);
+  const auto me = static_cast<std::size_t>(rank_);
+  auto* words = reinterpret_cast<std::uint64_t*>(words_.ensure(1));
+  std::uint64_t* sig = words;              // sig[r]: the chunks rank r has put here so far
+  std::uint64_t* done = words + n;         // done[q]: the last call whose block from this rank q has copied out
+  char* slots = slots_.ensure(block * n);  // collective when it grows: every rank asks the same
+  const std::uint64_t call = ++calls_;
+
+  // ---- send: the peers on other hosts first (their transfers go on while the rest is copied),
+  // starting after this rank (not every rank at the same peer first); chunk k to every peer,
+  // then a fence, so each peer's chunks land in order and its signal counts whole chunks.
+  std::vector<at::Tensor> src(n);  // contiguous inputs: the puts read them until the quiet
+  std::vector<std::uint64_t> chunks(n, 0);
+  std::vector<int> order;
+  std::vector<int> local;
+  for (std::size_t k = 1; k < n; ++k) {
+    const int j = (rank_ + static_cast<int>(k)) % size_;
+    src[static_cast<std::size_t>(j)] = inputs[static_cast<std::size_t>(j)].contiguous();
+    chunks[static_cast<std::size_t>(j)] = chunks_of(bytes_of(src[static_cast<std::size_t>(j)]));
+    (shmem_ptr(slots, j) == nullptr ? order : local).push_back(j);
+  }
+  order.insert(order.end(), local.begin(), local.end());
+  const std::uint64_t rounds = n > 1 ? *std::max_element(chunks.begin(), chunks.end()) : 0;
+  for (std::uint64_t k = 0; k < rounds; ++k) {
+    if (k > 0) shmem_fence();
+    for (const int j : order) {
+      const auto ju = static_cast<std::size_t>(j);
+      if (k >= chunks[ju]) continue;
+      if (k == 0) shmem_uint64_wait_until(done + j, SHMEM_CMP_GE, call - 1);  // j read my last block
+      const std::size_t off = static_cast<std::size_t>(k) * kChunkBytes;
+      const std::size_t len = std::min(kChunkBytes, bytes_of(src[ju]) - off);
+      shmem_putmem_signal_nbi(slots + me * block + off, static_cast<const char*>(src[ju].data_ptr()) + off, len,
+                              sig + rank_, sent_[ju] + k + 1, SHMEM_SIGNAL_SET, j);
+    }
+  }
+  for (std::size_t j = 0; j < n; ++j) sent_[j] += chunks[j];
+
+  // ---- own block: input to output, while the others' chunks travel.
+  outputs[me].copy_(inputs[me].reshape(outputs[me].sizes()));
+
+  // ---- receive: copy out whatever chunks arrived, from whichever sender, until every block is in.
+  std::vector<int> skip(n, 1);  // wait_until_any_vector's status: nonzero excludes a sender
+  std::vector<std::uint64_t> next(n, 0), want(n, 0), first(n, 0);
+  std::vector<at::Tensor> dst(n);  // the outputs, or a contiguous stand-in copied at the end
+  std::size_t pending = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (r == me) continue;
+    const at::Tensor& o = outputs[r];
+    const std::uint64_t c = chunks_of(bytes_of(o));
+    first[r] = received_[r];
+    want[r] = received_[r] + c;
+    if (c == 0) {
+      shmem_uint64_atomic_set(done + rank_, call, static_cast<int>(r));
+      continue;
+    }
+    dst[r] = o.is_contiguous() ? o : at::empty_like(o, at::MemoryFormat::Contiguous);
+    next[r] = received_[r] + 1;
+    skip[r] = 0;
+    ++pending;
+  }
+  while (pending > 0) {
+    const std::size_t r = shmem_uint64_wait_until_any_vector(sig, n, skip.data(), SHMEM_CMP_GE, next.data());
+    TORCH_CHECK(r < n, "shmem backend: alltoall: waiting for blocks failed");
+    const std::uint64_t have = std::min(shmem_signal_fetch(sig + r), want[r]);
+    const std::size_t bytes = bytes_of(dst[r]);
+    const std::size_t from = static_cast<std::size_t>(received_[r] - first[r]) * kChunkBytes;
+    const std::size_t to = std::min(static_cast<std::size_t>(have - first[r]) * kChunkBytes, bytes);
+    std::memcpy(static_cast<char*>(dst[r].data_ptr()) + from, slots + r * block + from, to - from);
+    received_[r] = have;
+    next[r] = have + 1;
+    if (have == want[r]) {
+      skip[r] = 1;
+      --pending;
+      shmem_uint64_atomic_set(done + rank_, call, static_cast<int>(r));  // r may write its slot here again
+      if (!dst[r].is_same(outputs[r])) outputs[r].copy_(dst[r]);
+    }
+  }
+  shmem_quiet();  // this rank's puts are complete: the inputs may change
+}
+
+}  // namespace shmem_torch
