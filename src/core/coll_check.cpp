@@ -195,7 +195,9 @@ bool call_waits_for(const Call& c, Team* team, int world_pe) noexcept {
 }
 
 // One look at every other PE. when: the words of the report's reason.
-void compare_all(Runtime& r, const Call& mine, const char* when) {
+// long_wait: this PE has waited SHMEM_COLL_CHECK_AFTER (else SHMEM_DEBUG=1 at entry, when a
+// peer in an active-set call may merely be leaving it).
+void compare_all(Runtime& r, const Call& mine, const char* when, bool long_wait) {
   std::vector<std::uint32_t> calls(kMaxTeams);
   std::uint32_t my_calls[kMaxTeams];
   Call again;
@@ -216,6 +218,7 @@ void compare_all(Runtime& r, const Call& mine, const char* when) {
     // active set has no call numbers: a PE that waits in a team call has not made the set call
     // that the peer waits in (it would have let the peer go); the peer, waiting in a team call,
     // has not made this PE's.
+    if (!long_wait && (c.slot() == kSetSlot || mine.slot() == kSetSlot)) continue;
     if (c.slot() != kSetSlot && my_calls[c.slot()] >= c.seq()) continue;
     if (mine.slot() != kSetSlot && calls[static_cast<std::size_t>(mine.slot())] >= mine.seq()) continue;
     Team* theirs = c.slot() == world_slot ? nullptr : r.team_in_slot(c.slot());
@@ -247,7 +250,7 @@ void on_long_wait(void* arg) noexcept {
   char when[96];
   std::snprintf(when, sizeof when, "found after %g s in the collective, SHMEM_COLL_CHECK_AFTER=%g",
                 r.wait_policy().long_wait_after_s, r.wait_policy().long_wait_after_s);
-  compare_all(r, mine, when);
+  compare_all(r, mine, when, true);
   t_checking = false;
 }
 
@@ -276,7 +279,7 @@ void check_now(Runtime& r, Team* team) noexcept {
         report(r, pe, mine, c, "SHMEM_DEBUG=1 compares every collective call");
     }
   }
-  compare_all(r, mine, "SHMEM_DEBUG=1 compares every collective call");
+  compare_all(r, mine, "SHMEM_DEBUG=1 compares every collective call", false);
   t_checking = false;
 }
 
