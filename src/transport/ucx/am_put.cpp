@@ -268,7 +268,7 @@ ucs_status_t UcxTransport::on_am_answer(void* arg, const void* header, size_t he
     p.ask_slots.pop_front();
     if (slot.get) {
       if (slot.bytes) std::memcpy(slot.to, v, slot.bytes);
-    } else {
+    } else if (slot.to) {  // (none for a set: its old value is dropped)
       std::uint64_t old = 0;
       std::memcpy(&old, v, sizeof old);
       if (slot.bytes == 8) {

@@ -164,15 +164,20 @@ std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op
   }
   const bool wide = width == 8;
   const bool wants_reply = amo_fetches(amo_op) || code == UCP_ATOMIC_OP_SWAP || code == UCP_ATOMIC_OP_CSWAP;
-  if (p.am_put && fetch_to && wants_reply && (width == 4 || width == 8)) {  // batched, answered by the target
-    am_fetch(p, seg, off, amo_op, width, value, cond, fetch_to);
+  // A set (a signal's SET, shmem_atomic_set) fetches nothing but has only a swap to go by: it
+  // completes at quiet like a non-fetching atomic, its old value dropped, instead of waiting
+  // here for the reply (a round trip after all that went before it to the PE: a put_signal_nbi
+  // that waits for its own put).
+  const bool drops_reply = wants_reply && !fetch_to && !amo_fetches(amo_op) && code == UCP_ATOMIC_OP_SWAP;
+  if (p.am_put && (fetch_to || drops_reply) && wants_reply && (width == 4 || width == 8)) {    // batched, answered
+    am_fetch(p, seg, off, drops_reply ? AmoOp::kSwap : amo_op, width, value, cond, fetch_to);  // (a set: a swap)
     return 0;
   }
   // Operand and reply live in `f`: on this stack frame for the blocking forms (the call waits
-  // for completion), on the heap for a fetching nbi form, which returns at once.
+  // for completion), on the heap for a fetching nbi form or a set, which return at once.
   PendingFetch here;
   std::unique_ptr<PendingFetch> later;
-  if (fetch_to && wants_reply) later = std::make_unique<PendingFetch>();
+  if ((fetch_to || drops_reply) && wants_reply) later = std::make_unique<PendingFetch>();
   PendingFetch& f = later ? *later : here;
   f.operand = operand;
   f.reply = reply;
@@ -235,7 +240,9 @@ void UcxTransport::reap_fetches(std::unique_lock<std::mutex>& lk, int pe, bool w
       lk.unlock();
       fail(f.what, f.pe, st);
     }
-    std::memcpy(f.fetch_to, f.width == 8 ? static_cast<const void*>(&f.reply) : static_cast<const void*>(&f.reply32), f.width);
+    if (f.fetch_to)  // a set's old value is dropped
+      std::memcpy(f.fetch_to, f.width == 8 ? static_cast<const void*>(&f.reply) : static_cast<const void*>(&f.reply32),
+                  f.width);
   }
   fetches_.resize(kept);
 }
