@@ -2,7 +2,8 @@
  * pe_signal.c - put-with-signal for every RMA type (plain/ctx x blocking/nbi x SET/ADD),
  * putmem_signal and putSIZE_signal, signal_fetch, signal_wait_until with every comparison,
  * signal_add / signal_set (1.6) including many PEs adding to one signal, and payload
- * visibility: a receiver that waits on the signal must see every byte of a large payload.
+ * visibility: a receiver that waits on the signal must see every byte of a large payload, and
+ * a relay of sets alone (each must reach its target without a quiet).
  */
 #include <stdint.h>
 
@@ -237,6 +238,29 @@ static void payload_visibility(unsigned char* dst, size_t bytes, int iters) {
   free(exp);
 }
 
+/* ---- sets as the only messages ---------------------------------------------------------------
+ * A set completes at quiet (across hosts it no longer waits for the target's reply), but it must
+ * still reach the target on its own: each PE hands a token to its right neighbour with nothing
+ * but shmem_signal_set / shmem_uint64_atomic_set and waits for the left one's, no quiet, fence or
+ * barrier in between. A set left waiting in a send queue hangs this (the test's timeout). */
+static void set_relay(int laps) {
+  const int me = shmem_my_pe(), tgt = right_pe();
+  uint64_t* s = &sigs[15];
+  reset_sigs();
+  shmem_barrier_all();
+  for (uint64_t lap = 1; lap <= (uint64_t)laps; ++lap) {
+    /* PE 0 starts each lap; every other PE passes on what reached it. */
+    if (me != 0) shmem_signal_wait_until(s, SHMEM_CMP_GE, lap);
+    if (lap & 1)
+      shmem_signal_set(s, lap, tgt);
+    else
+      shmem_uint64_atomic_set(s, lap, tgt);
+    if (me == 0) CHECK_EQ(shmem_signal_wait_until(s, SHMEM_CMP_GE, lap), lap);
+  }
+  CHECK_EQ(shmem_signal_fetch(s), (uint64_t)laps);
+  shmem_barrier_all();
+}
+
 int main(void) {
   shmem_init();
   const size_t payload = 1u << 20;
@@ -249,6 +273,7 @@ int main(void) {
   comparisons();
   many_adders();
   payload_visibility(heap, payload, shmem_n_pes() > 4 ? 24 : 64);
+  set_relay(32);
 
   shmem_free(heap);
   if (shmem_my_pe() == 0 && check_failures_ == 0) printf("pe_signal: OK\n");

@@ -171,6 +171,10 @@ std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op
   const bool drops_reply = wants_reply && !fetch_to && !amo_fetches(amo_op) && code == UCP_ATOMIC_OP_SWAP;
   if (p.am_put && (fetch_to || drops_reply) && wants_reply && (width == 4 || width == 8)) {    // batched, answered
     am_fetch(p, seg, off, drops_reply ? AmoOp::kSwap : amo_op, width, value, cond, fetch_to);  // (a set: a swap)
+    if (drops_reply) {  // a set may be a signal someone waits for: it goes now, with the puts before it
+      std::lock_guard<std::mutex> lk(mu_);
+      send_batch(p);
+    }
     return 0;
   }
   // Operand and reply live in `f`: on this stack frame for the blocking forms (the call waits
