@@ -100,6 +100,37 @@ std::string PmixClient::get(int rank, const std::string& key, double timeout_s) 
   return out.data();
 }
 
+void PmixClient::put_bytes(const std::string& key, const std::string& value) {
+  char err[512] = {};
+  if (fn_.put_bytes(key.c_str(), value.data(), value.size(), err, sizeof err) != 0)
+    throw Error(Errc::kBootstrap, std::string(kPurpose) + ": " + err);
+}
+
+void PmixClient::fence(double timeout_s, bool collect) {
+  char err[512] = {};
+  if (fn_.fence_opt(collect ? 1 : 0, seconds(timeout_s), err, sizeof err) != 0)
+    throw Error(Errc::kBootstrap, std::string(kPurpose) + ": " + err);
+}
+
+std::string PmixClient::get_bytes(int rank, const std::string& key, double timeout_s) {
+  char err[512] = {};
+  struct Out {
+    std::string value;
+    bool copied = false;
+  } out;
+  auto sink = [](void* arg, const void* data, std::size_t len) noexcept {  // called from C: throws nothing
+    auto* o = static_cast<Out*>(arg);
+    try {
+      o->value.assign(static_cast<const char*>(data), len);
+      o->copied = true;
+    } catch (...) {}
+  };
+  if (fn_.get_bytes(static_cast<unsigned>(rank), key.c_str(), seconds(timeout_s), sink, &out, err, sizeof err) != 0)
+    throw Error(Errc::kBootstrap, std::string(kPurpose) + ": " + err);
+  if (!out.copied) throw Error(Errc::kBootstrap, std::string(kPurpose) + ": no memory for PMIx value '" + key + "'");
+  return std::move(out.value);
+}
+
 void adopt_pmix_ranks(const PmixClient& pmix, LaunchSpec& l) {
   if (l.npes <= 0) {  // launched by a PMIx process manager that sets no rank variables of its own
     if (pmix.size() <= 0 || pmix.rank() < 0 || pmix.rank() >= pmix.size())

@@ -29,6 +29,11 @@ class PmixClient {
   void put(const std::string& key, const std::string& value);  // PMIx_Put (global) + PMIx_Commit
   void fence(double timeout_s);                                 // every rank, collecting data
   std::string get(int rank, const std::string& key, double timeout_s);
+  // The same for values of any bytes and length (PMIx byte objects), and a fence that collects
+  // the data only when asked to (a bare barrier otherwise).
+  void put_bytes(const std::string& key, const std::string& value);
+  void fence(double timeout_s, bool collect);
+  std::string get_bytes(int rank, const std::string& key, double timeout_s);
 
  private:
   const shmem_pmix_plugin& fn_;

@@ -15,6 +15,7 @@
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "bootstrap/store.hpp"
+#include "core/arrivals.hpp"
 #include "core/runtime.hpp"
 
 namespace shmem {
@@ -80,22 +81,24 @@ std::string Runtime::unreachable_hint() const {
          timeout_knob(mode, "shm_init_timeout");
 }
 
+namespace core {
+
 // PEs whose key under `prefix` is not in the store yet.
-std::vector<int> Runtime::not_arrived(const std::string& prefix) {
+std::vector<int> ArrivalWait::not_arrived(const std::string& prefix) const {
   std::vector<int> missing;
-  for (int pe = 0; pe < npes_; ++pe)
-    if (pe != me_ && !store_->try_get(prefix + std::to_string(pe))) missing.push_back(pe);
+  for (int pe = 0; pe < npes; ++pe)
+    if (pe != me && !store->try_get(prefix + std::to_string(pe))) missing.push_back(pe);
   return missing;
 }
 
-std::string Runtime::await_arrivals(const std::string& key, const std::string& prefix, const std::string& counter) {
-  const Millis total = std::chrono::duration_cast<Millis>(std::chrono::duration<double>(control_timeout_s_));
+std::string ArrivalWait::await(const std::string& key, const std::string& prefix, const std::string& counter) const {
+  const Millis total = std::chrono::duration_cast<Millis>(std::chrono::duration<double>(timeout_s));
   const Clock::time_point start = Clock::now();
   Millis slice = kFirstReport;
   for (;;) {
     const Millis waited = std::chrono::duration_cast<Millis>(Clock::now() - start);
     try {
-      return store_->get(key, std::max(Millis{1}, std::min(slice, total - waited)));
+      return store->get(key, std::max(Millis{1}, std::min(slice, total - waited)));
     } catch (const Error& e) {
       if (e.code() != Errc::kTimeout) throw;
     }
@@ -107,20 +110,21 @@ std::string Runtime::await_arrivals(const std::string& key, const std::string& p
       none_missing = missing.empty();
       who = missing.size() == 1 ? "PE " + pe_list(missing) : "PEs " + pe_list(missing);
     } else {  // one round trip, whatever the job's size; PE 0 names them
-      const std::int64_t missing = npes_ - store_->add(counter, 0);
+      const std::int64_t missing = npes - store->add(counter, 0);
       none_missing = missing <= 0;
       who = std::to_string(missing) + (missing == 1 ? " PE (PE 0 names it)" : " PEs (PE 0 names them)");
     }
     if (now_waited >= total) {
-      throw Error(Errc::kTimeout, (none_missing ? std::string("the other PEs") : who) + " never arrived " +
-                                      arrival_terms() + " within " + seconds(total) + " (" +
-                                      timeout_knob(origin_, "control_operation_timeout") + ")");
+      throw Error(Errc::kTimeout, (none_missing ? std::string("the other PEs") : who) + " never arrived " + terms +
+                                      " within " + seconds(total) + " (" +
+                                      timeout_knob(origin, "control_operation_timeout") + ")");
     }
     if (!none_missing)
-      SHMEM_WARN("init", "PE %d: waiting for %s of %d to arrive %s: %s of %s", me_, who.c_str(), npes_,
-                 arrival_terms().c_str(), seconds(now_waited).c_str(), seconds(total).c_str());
+      SHMEM_WARN("init", "PE %d: waiting for %s of %d to arrive %s: %s of %s", me, who.c_str(), npes, terms.c_str(),
+                 seconds(now_waited).c_str(), seconds(total).c_str());
     slice = kReportEvery;
   }
 }
 
+}  // namespace core
 }  // namespace shmem

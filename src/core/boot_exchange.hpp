@@ -2,8 +2,9 @@
 // Where the PEs of a job run, found at init without an all-to-all through the store: every PE
 // sets its NodeKey under its own key (O(N) bytes in), PE 0 reads them all (O(N)) and publishes
 // one HostTable, which every PE reads: O(hosts) bytes each, since a host's PEs are rank ranges
-// (one range under oshrun or torchrun). Pure logic here; Runtime::connect_peers runs the
-// protocol over the store.
+// (one range under oshrun or torchrun). Pure logic here; core/boot_data_store.cpp runs the
+// protocol over the store. Under a PMIx launcher every PE reads all N keys from its local PMIx
+// server instead and groups them itself (core/boot_data_pmix.cpp).
 #include <optional>
 #include <string>
 #include <utility>

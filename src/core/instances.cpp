@@ -288,7 +288,10 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
     bootstrap::adopt_pmix_ranks(*p.pmix, l);
     if (l.npes > 1) {
       const double timeout = spec.connect_timeout_s > 0 ? spec.connect_timeout_s : st.cfg.bootstrap_timeout;
-      st.server = bootstrap::meet_over_pmix(*p.pmix, l, "shmem.bootstrap." + std::to_string(++p.pmix_rounds), timeout);
+      const std::string round = std::to_string(++p.pmix_rounds);
+      st.server = bootstrap::meet_over_pmix(*p.pmix, l, "shmem.bootstrap." + round, timeout);
+      st.pmix = p.pmix.get();  // init's exchanges go through PMIx too (core/boot_data_pmix.hpp)
+      st.pmix_scope = "shmem." + round;
     }
   }
   log::set_identity(l.pe, l.npes);

@@ -14,6 +14,9 @@
 #include "bootstrap/store.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "core/arrivals.hpp"
+#include "core/boot_data_pmix.hpp"
+#include "core/boot_data_store.hpp"
 #include "core/boot_exchange.hpp"
 #include "core/cpus.hpp"
 #include "core/gpu_heap.hpp"
@@ -107,6 +110,12 @@ Runtime::Runtime(RuntimeSetup setup)
     if (std::string_view(launch.origin) != "oshrun")  // oshrun ends the job itself
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
                                               to_ms(connect_timeout_s_), store_server_.get());
+    if (setup.pmix)
+      boot_ = std::make_unique<core::PmixBootData>(*setup.pmix, setup.pmix_scope, me_, npes_, control_timeout_s_);
+    else
+      boot_ = std::make_unique<core::StoreBootData>(
+          core::ArrivalWait{store_.get(), me_, npes_, control_timeout_s_, arrival_terms(), origin_},
+          to_ms(control_timeout_s_));
     connect_peers();
     // oshrun ends a single-host job itself; a PE on another host also watches the store, so
     // that losing the launcher's host (a link down) ends it too.
@@ -192,39 +201,8 @@ void Runtime::create_predefined_teams() {
   default_ctx_.team = world_team_;
 }
 
-// Every PE's blob, by PE, in O(N) store round trips: each PE sets its own key, PE 0 collects
-// them all and publishes the concatenation, everyone else reads that one key.
-std::vector<std::string> Runtime::store_allgather(const std::string& tag, const std::string& mine, bool first) {
-  const auto timeout = to_ms(control_timeout_s_);
-  const std::string prefix = "ag/" + tag + "/";
-  auto get = [&](const std::string& key) { return first ? await_arrivals(key, prefix) : store_->get(key, timeout); };
-  std::vector<std::string> all(static_cast<std::size_t>(npes_));
-  std::string packed;
-  if (me_ == 0) {
-    all[0] = mine;
-    if (first) store_->set(prefix + "0", "");  // so that the others can tell PE 0 has arrived
-    for (int pe = 1; pe < npes_; ++pe) all[static_cast<std::size_t>(pe)] = get(prefix + std::to_string(pe));
-    for (const auto& v : all) {
-      const std::uint64_t n = v.size();
-      packed.append(reinterpret_cast<const char*>(&n), sizeof n);
-      packed += v;
-    }
-    store_->set(prefix + "all", packed);
-    return all;
-  }
-  store_->set(prefix + std::to_string(me_), mine);
-  packed = get(prefix + "all");
-  std::size_t pos = 0;
-  for (auto& v : all) {
-    std::uint64_t n = 0;
-    if (packed.size() - pos < sizeof n) throw Error(Errc::kStore, "malformed allgather '" + tag + "' from the store");
-    std::memcpy(&n, packed.data() + pos, sizeof n);
-    pos += sizeof n;
-    if (packed.size() - pos < n) throw Error(Errc::kStore, "malformed allgather '" + tag + "' from the store");
-    v.assign(packed, pos, n);
-    pos += n;
-  }
-  return all;
+std::vector<std::string> Runtime::store_allgather(const std::string& tag, const std::string& mine) {
+  return boot_->allgather(tag, mine);
 }
 
 namespace {
@@ -249,62 +227,15 @@ std::string netns_id() {
   return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
 }
 
-// The transport's exchange over the bootstrap store: every PE's blob under its own key (O(N)
-// bytes in all), fetched one peer at a time by the PEs that talk to it. StoreClient serialises
-// its requests, so application threads may fetch at once.
-class StoreExchange final : public transport::Exchange {
- public:
-  StoreExchange(bootstrap::StoreClient& store, int me, bootstrap::Millis timeout)
-      : store_(store), me_(me), timeout_(timeout) {}
-  void publish(const std::string& tag, const std::string& mine) override { store_.set(key(tag, me_), mine); }
-  std::string fetch(const std::string& tag, int pe) override { return store_.get(key(tag, pe), timeout_); }
-
- private:
-  static std::string key(const std::string& tag, int pe) { return "xc/" + tag + "/" + std::to_string(pe); }
-  bootstrap::StoreClient& store_;
-  int me_;
-  bootstrap::Millis timeout_;
-};
-
 }  // namespace
 
-// Every PE's host without an all-to-all through the store: each PE sets its key (O(N) bytes
-// in), PE 0 reads them all (O(N)) and publishes the host table, O(hosts) bytes that every PE
-// reads (core/boot_exchange.hpp). The others wait on a counter, not on every PE's key.
+// Every PE's host: its key (host name, kernel, network namespace, CPU share) to boot_, the host
+// table back (core/boot_data.hpp).
 int Runtime::find_hosts() {
-  const std::string prefix = "boot/node/";
   const boot::NodeKey mine{hostname(), boot_id(), netns_id(), cpus::share()};
-  store_->set(prefix + std::to_string(me_), boot::encode(mine));
-  store_->add("boot/arrived", 1);  // what the waiting PEs read (PE 0 reads every key)
-  std::string text;
-  if (me_ == 0) {
-    std::vector<boot::NodeKey> keys(static_cast<std::size_t>(npes_));
-    keys[0] = mine;
-    for (int pe = 1; pe < npes_; ++pe) {
-      auto k = boot::decode_key(await_arrivals(prefix + std::to_string(pe), prefix));
-      if (!k)
-        throw Error(Errc::kStore,
-                    "PE " + std::to_string(pe) + " reported a malformed host key (PEs of different builds?)");
-      keys[static_cast<std::size_t>(pe)] = std::move(*k);
-    }
-    text = boot::encode(boot::group_hosts(keys));
-    store_->set("boot/hosts", text);
-  } else {
-    text = await_arrivals("boot/hosts", prefix, "boot/arrived");
-  }
-  auto table = boot::decode_table(text, npes_);
-  if (!table) throw Error(Errc::kStore, "the host table PE 0 published is malformed (PEs of different builds?)");
-  host_index_ = boot::host_index(*table, npes_);
-  host_table_ = std::move(*table);
+  host_table_ = boot_->hosts(mine);
+  host_index_ = boot::host_index(host_table_, npes_);
   return host_index_[static_cast<std::size_t>(me_)];
-}
-
-// O(1) store round trips per PE: a count of the PEs that missed some of their host's PEs.
-bool Runtime::hosts_as_found(bool mine) {
-  const auto timeout = to_ms(control_timeout_s_);
-  if (!mine) store_->add("boot/unreached", 1);
-  store_->barrier("boot/placed", npes_, timeout);
-  return store_->add("boot/unreached", 0) == 0;
 }
 
 // Node detection. PEs are node-local when they report the same host name, kernel and network
@@ -316,8 +247,9 @@ void Runtime::connect_peers() {
   const auto timeout = to_ms(control_timeout_s_);
   // PEs under one kernel share its CPUs even when they cannot map each other's memory
   // (containers, network namespaces), while PEs on other machines do not: whether PEs outnumber
-  // CPUs is decided by PE 0 from the shares of every PE under each kernel (its boot id; "" when
-  // unreadable, then every such PE counts as sharing one machine), so that all decide alike.
+  // CPUs is decided from the shares of every PE under each kernel (its boot id; "" when
+  // unreadable, then every such PE counts as sharing one machine), by PE 0 or under PMIx by
+  // every PE from the same keys, so that all decide alike.
   const int my_host = find_hosts();
   const boot::HostEntry& here = host_table_[static_cast<std::size_t>(my_host)];
   std::vector<int> candidates;
@@ -329,7 +261,7 @@ void Runtime::connect_peers() {
   if (job_id_.empty()) job_id_ = std::to_string(getppid());
   if (instance_id_ != 0) job_id_ += "-i" + std::to_string(instance_id_);
   auto ex = transport::listen_node(job_id_, me_, secret_);
-  store_->barrier("shm-listen", npes_, timeout);
+  boot_->barrier("shm-listen");
   transport::SegmentDesc heap{heap_.fd.get(), heap_.size, heap_lo_};
   transport::SegmentDesc data{data_->fd, data_->size, data_lo_};
   auto segs = ex->exchange(candidates, heap, data, timeout);
@@ -359,17 +291,17 @@ void Runtime::connect_peers() {
   // Every PE's host, as the lowest world PE on it (hierarchical collectives group by it): the
   // table's, unless some PE could not reach a PE of its host (PEs of one host started with
   // different job ids, e.g. by different parents): then each PE's lowest reachable one, which
-  // takes an allgather through the store (O(N^2) bytes, for that case only).
+  // takes an allgather (through the store: O(N^2) bytes, for that case only).
   int lowest = me_;
   for (int pe = 0; pe < me_; ++pe)
     if (routes_[pe].local()) lowest = std::min(lowest, pe);
   node_of_.resize(static_cast<std::size_t>(npes_));
-  if (hosts_as_found(reached_all)) {
+  if (boot_->all_placed(reached_all)) {
     for (int pe = 0; pe < npes_; ++pe)
       node_of_[static_cast<std::size_t>(pe)] =
           host_table_[static_cast<std::size_t>(host_index_[static_cast<std::size_t>(pe)])].lowest();
   } else {
-    const auto ids = store_allgather("host-id", std::to_string(lowest));
+    const auto ids = boot_->allgather("host-id", std::to_string(lowest));
     for (int pe = 0; pe < npes_; ++pe)
       node_of_[static_cast<std::size_t>(pe)] = std::stoi(ids[static_cast<std::size_t>(pe)]);
   }
@@ -404,8 +336,7 @@ void Runtime::start_transport(const std::vector<char>& remote) {
   s.thread_level = thread_level_;
   s.progress_thread = cfg_.progress_thread;
   s.pes_outnumber_cpus = wait_.oversubscribed;
-  exchange_ = std::make_unique<StoreExchange>(*store_, me_, to_ms(control_timeout_s_));
-  s.exchange = exchange_.get();
+  s.exchange = boot_.get();
   s.fatal = [this](const std::string& msg) {
     log::write(log::Level::kFatal, "transport", "%s", msg.c_str());
     abort_job(1);

@@ -12,6 +12,7 @@
 #include "base/config.hpp"
 #include "bootstrap/launch_env.hpp"
 #include "bootstrap/store.hpp"
+#include "core/boot_data.hpp"
 #include "core/boot_exchange.hpp"
 #include "core/coll_book.hpp"
 #include "core/ctx.hpp"
@@ -36,6 +37,9 @@ namespace core {
 class GpuHeap;
 }
 class SetLayouts;
+namespace bootstrap {
+class PmixClient;
+}
 
 constexpr std::size_t kMaxHeapAlign = std::size_t{1} << 30;  // shmem_align supports up to 1 GiB
 
@@ -46,6 +50,10 @@ struct RuntimeSetup {
   bootstrap::LaunchSpec launch;
   int thread_level = 0;
   std::unique_ptr<bootstrap::StoreServer> server;  // hosted here when set (rank 0)
+  // Started by a PMIx launcher: init's exchanges go through PMIx (core/boot_data_pmix.hpp) under
+  // keys that begin with pmix_scope. The client outlives the Runtime (core/instances.cpp).
+  bootstrap::PmixClient* pmix = nullptr;
+  std::string pmix_scope;
   double connect_timeout_s = 0;
   double control_timeout_s = 0;
   std::uint64_t instance_id = 0;
@@ -181,9 +189,9 @@ class Runtime {
   // theirs, over the authenticated node-local exchange; tag names this exchange (unique).
   std::vector<transport::PeerSegments> exchange_node_fd(const std::string& tag, int fd, std::uint64_t bytes,
                                                         const std::vector<int>& peers);
-  // Every PE's string, in PE order (collective over the store; tag unique per call). first: the
-  // job's first rendezvous, which reports PEs that never arrive (core/arrivals.cpp).
-  std::vector<std::string> store_allgather(const std::string& tag, const std::string& mine, bool first = false);
+  // Every PE's string, in PE order (collective, over the store or PMIx: core/boot_data.hpp; tag
+  // unique per call).
+  std::vector<std::string> store_allgather(const std::string& tag, const std::string& mine);
   // The process exits (exit(status) or a return from main) without having finalized this
   // runtime: status != 0 tells the job this PE left; status 0 finalizes implicitly, on a
   // rendezvous of its own, and ends the job if the other PEs do not all reach finalize soon
@@ -196,18 +204,10 @@ class Runtime {
  private:
   void connect_peers();
   void start_transport(const std::vector<char>& remote);
-  // Every PE's host (core/boot_exchange.hpp): each sets its NodeKey, PE 0 publishes the host
-  // table; fills host_table_ and host_index_ and returns this PE's host's index.
+  // Every PE's host (core/boot_exchange.hpp), from every PE's NodeKey through boot_; fills
+  // host_table_ and host_index_ and returns this PE's host's index.
   int find_hosts();
-  // After the node-local exchange: true on every PE when every PE reached all the PEs its host
-  // table entry named (else the hosts are found again from what each PE reached).
-  bool hosts_as_found(bool mine);
-  // The first rendezvous (core/arrivals.cpp): store_->get(key) that reports PEs whose key under
-  // `prefix` is missing, while it waits and when it gives up. With `counter` (a store counter
-  // every PE adds 1 to as it arrives) it reports only how many are missing: O(1) store bytes
-  // per report instead of a look at every PE's key (PE 0 names them).
-  std::string await_arrivals(const std::string& key, const std::string& prefix, const std::string& counter = {});
-  std::vector<int> not_arrived(const std::string& prefix);
+  // The terms of the launch mode for the first rendezvous' messages (core/arrivals.cpp).
   std::string arrival_terms() const;
   std::string unreachable_hint() const;
   void create_predefined_teams();
@@ -235,7 +235,7 @@ class Runtime {
   std::vector<PeerRoute> routes_;
   boot::HostTable host_table_;                     // every host, from PE 0 at init (this host alone before)
   std::vector<int> host_index_;                    // by PE: its host in host_table_ (empty in a single-PE job)
-  std::unique_ptr<transport::Exchange> exchange_;  // lent to remote_, which it outlives
+  std::unique_ptr<core::BootData> boot_;           // init's exchanges; lent to remote_, which it outlives
   std::unique_ptr<transport::RemoteTransport> remote_;
   std::uintptr_t heap_lo_ = 0, data_lo_ = 0;
   std::size_t heap_size_ = 0, data_size_ = 0;

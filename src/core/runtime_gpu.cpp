@@ -1,7 +1,6 @@
 // The Runtime's side of the GPU heap (core/gpu_heap.hpp): ownership, and the node-local
 // descriptor exchange the heap's creation runs a second time, after init.
 #include "base/error.hpp"
-#include "bootstrap/store.hpp"
 #include "core/gpu_heap.hpp"
 #include "core/runtime.hpp"
 
@@ -15,7 +14,7 @@ std::vector<transport::PeerSegments> Runtime::exchange_node_fd(const std::string
   const auto timeout = bootstrap::Millis(static_cast<long long>(control_timeout_s_ * 1000));
   // A listener of its own (the init exchange's is closed), under a name of its own.
   auto ex = transport::listen_node(job_id_ + "-" + tag, me_, secret_);
-  store_->barrier("shm-listen-" + tag, npes_, timeout);
+  boot_->barrier("shm-listen-" + tag);
   return ex->exchange(peers, transport::SegmentDesc{fd, bytes, 0}, transport::SegmentDesc{-1, 0, 0}, timeout);
 }
 

@@ -64,6 +64,17 @@ typedef struct shmem_pmix_plugin {
   /* PMIx_Finalize (PMIx counts init/finalize pairs, so an MPI library in the same process keeps
    * its own connection). */
   void (*finalize)(void);
+  /* Appended (a table without them is refused as too small, so no version bump): init's data
+   * exchanges under a PMIx launcher (src/core/boot_data_pmix.cpp). */
+  /* PMIx_Put(PMIX_GLOBAL, key, len bytes of data as a byte object) followed by PMIx_Commit. */
+  int (*put_bytes)(const char* key, const void* data, size_t len, char* err, size_t err_len);
+  /* PMIx_Fence over every process of the namespace, collecting the data when collect != 0, a
+   * bare barrier otherwise (bounded by timeout_s). */
+  int (*fence_opt)(int collect, int timeout_s, char* err, size_t err_len);
+  /* PMIx_Get of a byte object put by `rank` of this namespace: sink(arg, bytes, len) is called
+   * once with the value, which is released when sink returns. */
+  int (*get_bytes)(unsigned rank, const char* key, int timeout_s, void (*sink)(void* arg, const void* data, size_t len),
+                   void* arg, char* err, size_t err_len);
 } shmem_pmix_plugin;
 
 #define SHMEM_PMIX_PLUGIN_FILE "libshmem_bootstrap_pmix.so"

@@ -57,12 +57,12 @@ static int plugin_put(const char* key, const char* value, char* err, size_t err_
   return rc == PMIX_SUCCESS ? 0 : pmix_fail(err, err_len, "PMIx_Commit", rc);
 }
 
-static int plugin_fence(int timeout_s, char* err, size_t err_len) {
+static int plugin_fence_opt(int collect, int timeout_s, char* err, size_t err_len) {
   pmix_info_t info[2];
-  bool collect = true;
+  bool collect_data = collect != 0;
   PMIX_INFO_CONSTRUCT(&info[0]);
   PMIX_INFO_CONSTRUCT(&info[1]);
-  PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+  PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &collect_data, PMIX_BOOL);
   PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout_s, PMIX_INT);
   pmix_proc_t all;
   PMIX_LOAD_PROCID(&all, g_me.nspace, PMIX_RANK_WILDCARD);
@@ -75,16 +75,56 @@ static int plugin_fence(int timeout_s, char* err, size_t err_len) {
   return rc == PMIX_SUCCESS ? 0 : pmix_fail(err, err_len, "PMIx_Fence", rc);
 }
 
-static int plugin_get(unsigned rank, const char* key, int timeout_s, char* out, size_t out_len, char* err,
-                      size_t err_len) {
+static int plugin_fence(int timeout_s, char* err, size_t err_len) {
+  return plugin_fence_opt(1, timeout_s, err, err_len);
+}
+
+static int plugin_put_bytes(const char* key, const void* data, size_t len, char* err, size_t err_len) {
+  pmix_value_t v;
+  PMIX_VALUE_CONSTRUCT(&v);
+  v.type = PMIX_BYTE_OBJECT;
+  v.data.bo.bytes = (char*)data; /* PMIx_Put copies; not released here */
+  v.data.bo.size = len;
+  pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+  if (rc != PMIX_SUCCESS) return pmix_fail(err, err_len, "PMIx_Put", rc);
+  rc = PMIx_Commit();
+  return rc == PMIX_SUCCESS ? 0 : pmix_fail(err, err_len, "PMIx_Commit", rc);
+}
+
+/* PMIx_Get of `key` put by `rank`, bounded by timeout_s; *v is the caller's to release. */
+static pmix_status_t get_value(unsigned rank, const char* key, int timeout_s, pmix_value_t** v) {
   pmix_info_t info;
   PMIX_INFO_CONSTRUCT(&info);
   PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &timeout_s, PMIX_INT);
   pmix_proc_t from;
   PMIX_LOAD_PROCID(&from, g_me.nspace, rank);
-  pmix_value_t* v = NULL;
-  const pmix_status_t rc = PMIx_Get(&from, key, &info, 1, &v);
+  const pmix_status_t rc = PMIx_Get(&from, key, &info, 1, v);
   PMIX_INFO_DESTRUCT(&info);
+  return rc;
+}
+
+static int plugin_get_bytes(unsigned rank, const char* key, int timeout_s,
+                            void (*sink)(void* arg, const void* data, size_t len), void* arg, char* err,
+                            size_t err_len) {
+  pmix_value_t* v = NULL;
+  const pmix_status_t rc = get_value(rank, key, timeout_s, &v);
+  if (rc != PMIX_SUCCESS) {
+    if (v != NULL) PMIX_VALUE_RELEASE(v);
+    return fail(err, err_len, "PMIx_Get(%s) of rank %u failed: %s", key, rank, PMIx_Error_string(rc));
+  }
+  int result = 0;
+  if (v == NULL || v->type != PMIX_BYTE_OBJECT)
+    result = fail(err, err_len, "PMIx_Get(%s) of rank %u did not return a byte object", key, rank);
+  else
+    sink(arg, v->data.bo.bytes, v->data.bo.size);
+  if (v != NULL) PMIX_VALUE_RELEASE(v);
+  return result;
+}
+
+static int plugin_get(unsigned rank, const char* key, int timeout_s, char* out, size_t out_len, char* err,
+                      size_t err_len) {
+  pmix_value_t* v = NULL;
+  const pmix_status_t rc = get_value(rank, key, timeout_s, &v);
   if (rc != PMIX_SUCCESS) {
     if (v != NULL) PMIX_VALUE_RELEASE(v);
     return pmix_fail(err, err_len, "PMIx_Get", rc);
@@ -109,6 +149,9 @@ static const shmem_pmix_plugin kTable = {
     plugin_put,
     plugin_fence,
     plugin_get,
-    plugin_finalize};
+    plugin_finalize,
+    plugin_put_bytes,
+    plugin_fence_opt,
+    plugin_get_bytes};
 
 __attribute__((visibility("default"))) const shmem_plugin_head* shmem_plugin_table(void) { return &kTable.head; }
