@@ -102,17 +102,18 @@ Runtime::Runtime(RuntimeSetup setup)
         bootstrap::store_host_failed(launch, e);  // another process claiming this rank holds the port?
       }
     }
-    store_ = std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
-                                                      to_ms(connect_timeout_s_), npes_, unreachable_hint());
+    store_ =
+        std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
+                                                 to_ms(connect_timeout_s_), npes_, unreachable_hint(), gone_hint());
     if (std::string_view(launch.origin) != "oshrun")  // oshrun ends the job itself
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
-                                              to_ms(connect_timeout_s_), store_server_.get());
+                                              to_ms(connect_timeout_s_), store_server_.get(), launch.on_job_failed);
     connect_peers();
     // oshrun ends a single-host job itself; a PE on another host also watches the store, so
     // that losing the launcher's host (a link down) ends it too.
     if (!watcher_ && remote_)
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
-                                              to_ms(connect_timeout_s_), store_server_.get());
+                                              to_ms(connect_timeout_s_), store_server_.get(), launch.on_job_failed);
   }
   attach_wait_board();
   create_predefined_teams();
