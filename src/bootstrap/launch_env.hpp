@@ -9,6 +9,7 @@
 //   none:     a single PE, no store; but a task of a multi-task srun step without PMIx
 //             (SLURM_STEP_NUM_TASKS > 1, no PMIX_RANK) is an error: srun --mpi=pmix is needed
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "bootstrap/tls.hpp"
@@ -29,6 +30,11 @@ struct LaunchSpec {
   // Meet through PMIx before starting (mpirun, pmix): store address, job id and secret are not
   // known yet; npes is 0 when only PMIx can tell it.
   bool pmix = false;
+  // Called when the job failed, with the cause (by the job watcher before it ends this PE, and
+  // when this PE's initialisation fails):
+  // under torchrun's agent store it leaves the cause there for ranks that arrive after the job
+  // ended (bootstrap/torch_store.hpp). Empty elsewhere.
+  std::function<void(const std::string& why)> on_job_failed;
 };
 
 // Throws Error(kInvalidValue / kBootstrap) naming the variable at fault. A torchrun-style RANK

@@ -21,6 +21,10 @@ constexpr int kClaimProbe = -2;
 
 using Millis = std::chrono::milliseconds;
 
+// How long a store known to have been listening may refuse connections before a client takes
+// it as ended (StoreClient's `gone`): a store that runs never refuses, even when it is busy.
+constexpr Millis kStoreGoneAfter{2000};
+
 class StoreServer {
  public:
   struct Options {
@@ -78,9 +82,13 @@ class StoreClient {
   // already connected while the job is still gathering (a connected rank's second hello is
   // always refused).
   // `unreachable` says, when the store cannot be reached in time, what the reader should check
-  // (empty: whether the launcher runs, and SHMEM_STORE_ADDR).
+  // (empty: whether the launcher runs, and SHMEM_STORE_ADDR). `gone`, when not empty, says that
+  // the store is known to have been listening (its address came from a unique ID, made by the
+  // process that started it): connections refused for kStoreGoneAfter then mean it has ended,
+  // and the client gives up at once with `gone` as the explanation instead of waiting out
+  // connect_timeout.
   StoreClient(const std::string& host, std::uint16_t port, const TlsConfig& tls, int rank, Millis connect_timeout,
-              int world_size = 0, const std::string& unreachable = {});
+              int world_size = 0, const std::string& unreachable = {}, const std::string& gone = {});
   ~StoreClient();
   StoreClient(const StoreClient&) = delete;
   StoreClient& operator=(const StoreClient&) = delete;

@@ -177,7 +177,8 @@ struct StoreClient::Impl {
 };
 
 StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsConfig& tls, int rank,
-                         Millis connect_timeout, int world_size, const std::string& unreachable)
+                         Millis connect_timeout, int world_size, const std::string& unreachable,
+                         const std::string& gone)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.where = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
@@ -198,6 +199,8 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
   std::string err;
   int closed_attempts = 0;
   std::string last_close;
+  bool refusing = false;  // every attempt since refused_since was refused
+  Clock::time_point refused_since;
   auto pause = [&] {
     Clock::time_point now = Clock::now();
     // Jittered, so that a host's PEs turned away together do not all come back together.
@@ -232,6 +235,17 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
         break;
       }
       if (err.empty() || why != std::strerror(ETIMEDOUT)) err = why;
+      if (why != std::strerror(ECONNREFUSED)) {
+        refusing = false;
+      } else if (!refusing) {
+        refusing = true;
+        refused_since = Clock::now();
+      } else if (!gone.empty() && Clock::now() - refused_since >= kStoreGoneAfter) {
+        throw Error(
+            Errc::kBootstrap,
+            "nobody listens at the bootstrap store's address " + m.where + " any more (connections refused for " +
+                seconds_text(std::chrono::duration_cast<Millis>(Clock::now() - refused_since)) + " s): " + gone);
+      }
       if (Clock::now() >= next_report && Clock::now() < deadline) {
         // Silence is the worst answer: say early that the store is not there yet, and why.
         SHMEM_WARN(

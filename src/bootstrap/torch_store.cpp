@@ -11,8 +11,14 @@
 namespace shmem::bootstrap {
 
 namespace {
-constexpr std::uint8_t kSet = 0, kGet = 2, kWait = 5;
-constexpr std::uint8_t kStopWaiting = 0;
+constexpr std::uint8_t kSet = 0, kGet = 2, kCheck = 4, kWait = 5;
+constexpr std::uint8_t kStopWaiting = 0, kReady = 0, kNotReady = 1;
+
+// The keys of a torchrun attempt (restarts get fresh ones).
+std::string attempt_key(const char* what) {
+  const char* attempt = std::getenv("TORCHELASTIC_RESTART_COUNT");
+  return std::string("shmem/c/") + (attempt ? attempt : "0") + "/" + what;
+}
 }  // namespace
 
 TorchStore::TorchStore(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout)
@@ -76,14 +82,26 @@ std::string TorchStore::get(const std::string& key) {
   return value;
 }
 
+bool TorchStore::check(const std::string& key) {
+  send_bytes(&kCheck, 1);
+  const std::uint64_t one = 1;
+  send_bytes(&one, sizeof one);
+  send_string("/" + key);
+  std::uint8_t answer = 0xff;
+  recv_bytes(&answer, 1);
+  if (answer != kReady && answer != kNotReady)
+    throw Error(Errc::kBootstrap, "init under torchrun: torchrun's store at " + where_ + " answered a check with " +
+                                      std::to_string(answer) + " (not PyTorch 1.13's TCPStore protocol?)");
+  return answer == kReady;
+}
+
 bool torch_agent_store(const LaunchSpec& l) {
   const char* agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
   return std::strcmp(l.origin, "torchrun") == 0 && l.npes > 1 && agent != nullptr && std::strcmp(agent, "True") == 0;
 }
 
 std::string torch_store_uid(const LaunchSpec& l, double timeout_s, const std::function<std::string()>& make_uid) {
-  const char* attempt = std::getenv("TORCHELASTIC_RESTART_COUNT");
-  const std::string key = std::string("shmem/c/") + (attempt ? attempt : "0") + "/uid";
+  const std::string key = attempt_key("uid");
   TorchStore store(l.store_host, l.store_port, std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
   if (l.pe == 0) {
     std::string uid;
@@ -99,7 +117,22 @@ std::string torch_store_uid(const LaunchSpec& l, double timeout_s, const std::fu
   std::string uid = store.get(key);
   if (!uid.empty() && uid[0] == '!')
     throw Error(Errc::kBootstrap, "init under torchrun: rank 0 could not start the bootstrap store: " + uid.substr(1));
+  if (const std::string ended = attempt_key("ended"); store.check(ended))
+    throw Error(Errc::kBootstrap, "init under torchrun: the job ended before rank " + std::to_string(l.pe) +
+                                      " arrived (torchrun's agent store says so): " + store.get(ended));
   return uid;
+}
+
+bool torch_store_tombstone(const LaunchSpec& l, const std::string& why, std::chrono::milliseconds timeout) {
+  try {
+    TorchStore store(l.store_host, l.store_port, timeout);
+    const std::string key = attempt_key("ended");
+    if (store.check(key)) return true;  // the first cause stays (a later one is mostly its echo)
+    store.set(key, why);
+    return store.check(key);  // answered after the set: the agent has it
+  } catch (const std::exception&) {
+    return false;  // the agent is gone too: nobody is left to arrive through it
+  }
 }
 
 }  // namespace shmem::bootstrap

@@ -4,10 +4,10 @@
 // MASTER_ADDR:MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True) instead of listening there.
 //
 // Protocol (little-endian, as TCPStore speaks it): a request is one query byte (SET 0, GET 2,
-// WAIT 5) followed by strings, each a u64 length and its bytes; keys travel with TCPStore's
-// "/" prefix. SET carries key and value and has no reply; WAIT carries a u64 count and the keys
-// and is answered by one byte (0: the keys exist); GET is answered by a u64 length and the
-// value.
+// CHECK 4, WAIT 5) followed by strings, each a u64 length and its bytes; keys travel with
+// TCPStore's "/" prefix. SET carries key and value and has no reply; CHECK and WAIT carry a u64
+// count and the keys and are answered by one byte (CHECK: 0 when the keys exist, 1 when not;
+// WAIT: 0 once they exist); GET is answered by a u64 length and the value.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -25,6 +25,8 @@ class TorchStore {
   void set(const std::string& key, const std::string& value);
   // Waits (up to the timeout) until `key` exists, then returns its value.
   std::string get(const std::string& key);
+  // Whether `key` exists now (no wait).
+  bool check(const std::string& key);
 
  private:
   void send_string(const std::string& s);
@@ -43,6 +45,14 @@ bool torch_agent_store(const LaunchSpec& l);
 // `make_uid` (its bootstrap store on a port the kernel picks, with a fresh secret) and
 // publishes the ID (or, when that throws, the reason, so that the others fail at once); the
 // others wait up to `timeout_s` for it. The key is per torchrun attempt (restarts get a fresh one).
+// A rank that finds the attempt's tombstone (torch_store_tombstone) fails at once with its cause:
+// the job ended before it arrived.
 std::string torch_store_uid(const LaunchSpec& l, double timeout_s, const std::function<std::string()>& make_uid);
+
+// Leaves `why` (the job failed) in the agent store at l.store_host:l.store_port under the
+// attempt's tombstone key (unless a cause is there already), so that a rank arriving later ends at once with the cause instead of
+// waiting for a store that has gone. Best effort within `timeout` (the agent may be gone too);
+// returns whether the store confirmed it.
+bool torch_store_tombstone(const LaunchSpec& l, const std::string& why, std::chrono::milliseconds timeout);
 
 }  // namespace shmem::bootstrap

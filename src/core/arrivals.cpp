@@ -77,8 +77,29 @@ std::string Runtime::arrival_terms() const {
 std::string Runtime::unreachable_hint() const {
   const std::string_view mode = origin_;
   if (mode == "oshrun" || mode == "singleton" || mode == "mpirun" || mode == "pmix") return {};
-  return "PE 0 hosts the store " + arrival_terms() + "; is it running? The deadline is " +
+  // Refused here cannot tell a PE 0 that has not started yet from one that has ended (and the
+  // job with it): only the deadline ends the wait (docs/launchers.md, "A PE that comes late").
+  return "PE 0 hosts the store " + arrival_terms() +
+         "; is it running? Nobody listening there means that PE 0 has not started yet, or that it has ended "
+         "and the job with it. The deadline is " +
          timeout_knob(mode, "shm_init_timeout");
+}
+
+std::string Runtime::gone_hint() const {
+  const std::string_view mode = origin_;
+  const std::string who = "PE " + std::to_string(me_);
+  if (me_ == 0) return {};  // it hosts the store itself
+  if (mode == "uniqueid" || mode == "mpi")
+    return "PE 0 started the store there when it made the unique ID, and has ended: the job ended (or failed) "
+           "before " +
+           who +
+           " arrived; the PEs of a job must all join while PE 0 runs, and each job needs a unique ID "
+           "of its own";
+  if (mode.starts_with("torchrun (agent store)"))
+    return "rank 0 started the store there and published it in torchrun's agent store (MASTER_ADDR:MASTER_PORT), "
+           "and has ended: the job ended (or failed) before rank " +
+           std::to_string(me_) + " arrived";
+  return {};
 }
 
 namespace core {

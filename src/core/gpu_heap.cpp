@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <cstring>
 
 #include "base/error.hpp"
@@ -10,6 +9,7 @@
 #include "core/gpu_plugin.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
+#include "core/team.hpp"
 
 namespace shmem::core {
 namespace {
@@ -19,40 +19,36 @@ namespace dc = device::cuda;
 // One GPU heap per process: the device state (and the sinks it goes to) is process-wide.
 std::atomic<bool> g_heap_taken{false};
 
-std::string hex(const unsigned char* b, std::size_t n) {
-  std::string s;
-  char two[3];
-  for (std::size_t i = 0; i < n; ++i) {
-    std::snprintf(two, sizeof two, "%02x", b[i]);
-    s += two;
+// Every PE reports its error ("" when it went well); true on every PE alike when none failed,
+// else false, and the lowest failing PE logs why. One and_words reduction over the world team
+// (across hosts only the host leaders talk), nothing on the store; only after a failure does
+// every PE gather one word per PE, to find the lowest failing one.
+bool agree(Runtime& r, const std::string& error, const char* func) noexcept {
+  const std::uint64_t mine = error.empty() ? 1 : 0;
+  int lowest = error.empty() ? -1 : r.my_pe();
+  if (r.n_pes() > 1) {
+    std::uint64_t all = 0;
+    r.world_team()->and_words(&mine, 1, &all);
+    if (all == 1) return true;
+    std::vector<std::uint64_t> oks(static_cast<std::size_t>(r.n_pes()));
+    r.world_team()->allgather_words(&mine, 1, oks.data());
+    lowest = static_cast<int>(std::find(oks.begin(), oks.end(), 0) - oks.begin());
   }
-  return s;
+  if (lowest == r.my_pe()) SHMEM_ERROR("cuda", "%s: %s", func, error.c_str());
+  return lowest < 0;
 }
 
-bool unhex(const std::string& s, unsigned char* b, std::size_t n) {
-  if (s.size() < 2 * n) return false;
-  for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<unsigned char>(std::stoul(s.substr(2 * i, 2), nullptr, 16));
-  return true;
-}
-
-// Every PE reports its error ("" when it went well) with a payload; true on every PE alike when
-// none failed (payloads then holds every PE's), else false, and the lowest failing PE logs why.
-bool agree(Runtime& r, const std::string& tag, const std::string& error, const std::string& payload, const char* func,
-           std::vector<std::string>* payloads) {
-  std::vector<std::string> all =
-      r.n_pes() == 1 ? std::vector<std::string>{} : r.store_allgather(tag, error.empty() ? "+" + payload : "-" + error);
-  if (r.n_pes() == 1) all.push_back(error.empty() ? "+" + payload : "-" + error);
-  for (int pe = 0; pe < r.n_pes(); ++pe) {
-    const std::string& m = all[static_cast<std::size_t>(pe)];
-    if (!m.empty() && m[0] == '+') continue;
-    if (pe == r.my_pe()) SHMEM_ERROR("cuda", "%s: %s", func, m.empty() ? "unknown failure" : m.c_str() + 1);
-    return false;
-  }
-  if (payloads) {
-    payloads->clear();
-    for (auto& m : all) payloads->push_back(m.substr(1));
-  }
-  return true;
+// The largest of every PE's granularity: a reduction when all agree (the usual case: one kind
+// of GPU), a gather of one word per PE otherwise. The same on every PE.
+std::size_t max_granularity(Runtime& r, std::size_t mine) noexcept {
+  if (r.n_pes() == 1) return mine;
+  const std::uint64_t words[2] = {mine, ~std::uint64_t{mine}};
+  std::uint64_t all[2];
+  r.world_team()->and_words(words, 2, all);
+  if ((all[0] | all[1]) == ~std::uint64_t{0}) return mine;  // all[0] == mine on every PE
+  std::vector<std::uint64_t> each(static_cast<std::size_t>(r.n_pes()));
+  r.world_team()->allgather_words(words, 1, each.data());
+  return static_cast<std::size_t>(*std::max_element(each.begin(), each.end()));
 }
 
 // A failed plugin call: its message, or a generic one.
@@ -106,11 +102,8 @@ std::unique_ptr<GpuHeap> GpuHeap::create(Runtime& r, const char* func) noexcept 
       h->claimed_ = true;
       h->open(cfg.cuda_driver, static_cast<int>(cfg.cuda_device), my_local, &info, &error);
     }
-    std::vector<std::string> peers_info;
-    if (!agree(r, tag + "-open", error, hex(info.uuid, 16) + ":" + std::to_string(info.granularity), func, &peers_info))
-      return nullptr;
-    std::size_t granularity = 1;
-    for (const std::string& s : peers_info) granularity = std::max<std::size_t>(granularity, std::stoull(s.substr(33)));
+    if (!agree(r, error, func)) return nullptr;
+    const std::size_t granularity = max_granularity(r, std::max<std::size_t>(1, info.granularity));
     const std::size_t bytes =
         gpu_round_up(std::max<std::size_t>(cfg.cuda_heap_size, dc::kGpuInternalBytes), granularity);
     // 2. This PE's heap, exported.
@@ -121,11 +114,16 @@ std::unique_ptr<GpuHeap> GpuHeap::create(Runtime& r, const char* func) noexcept 
       error = reason(err);
     }
     util::UniqueFd fd(fd_raw);
-    if (!agree(r, tag + "-create", error, "", func, nullptr)) return nullptr;
-    // 3. Every node-local PE's descriptor (the authenticated node-local exchange), mapped.
+    if (!agree(r, error, func)) return nullptr;
+    // 3. Every node-local PE's descriptor and device (the authenticated node-local exchange;
+    // the device's UUID is its note), mapped.
     std::vector<int> peers(locals);
     peers.erase(std::find(peers.begin(), peers.end(), r.my_pe()));
-    auto segs = r.exchange_node_fd(tag, fd.get(), bytes, peers);
+    std::uint64_t uuid_words[2];
+    std::memcpy(uuid_words, info.uuid, sizeof uuid_words);
+    auto segs = r.exchange_node_fd(tag, fd.get(), bytes, uuid_words, peers);
+    std::vector<unsigned char> uuids(16 * locals.size());
+    std::memcpy(&uuids[16 * static_cast<std::size_t>(my_local)], info.uuid, 16);
     std::vector<int> fds(locals.size(), -1);
     fds[static_cast<std::size_t>(my_local)] = fd.get();
     for (auto& s : segs) {
@@ -133,13 +131,13 @@ std::unique_ptr<GpuHeap> GpuHeap::create(Runtime& r, const char* func) noexcept 
         error = "PE " + std::to_string(s.pe) + " has a GPU heap of " + std::to_string(s.heap.size) + " bytes and PE " +
                 std::to_string(r.my_pe()) + " of " + std::to_string(bytes) +
                 ": every PE must use the same SHMEM_CUDA_HEAP_SIZE";
-      fds[static_cast<std::size_t>(h->local_index_[static_cast<std::size_t>(s.pe)])] = s.heap_fd.get();
+      const auto li = static_cast<std::size_t>(h->local_index_[static_cast<std::size_t>(s.pe)]);
+      fds[li] = s.heap_fd.get();
+      const std::uint64_t note[2] = {s.data.size, s.data.addr};
+      std::memcpy(&uuids[16 * li], note, 16);
     }
     if (error.empty() && std::count(fds.begin(), fds.end(), -1) != 0)
       error = "a node-local PE did not pass its GPU heap descriptor";
-    std::vector<unsigned char> uuids(16 * locals.size());
-    for (std::size_t i = 0; i < locals.size(); ++i)
-      unhex(peers_info[static_cast<std::size_t>(locals[i])], &uuids[16 * i], 16);
     void* base = nullptr;
     if (error.empty() &&
         h->p_->heap_map(h->heap_, static_cast<int>(locals.size()), my_local, fds.data(),
@@ -161,7 +159,7 @@ std::unique_ptr<GpuHeap> GpuHeap::create(Runtime& r, const char* func) noexcept 
       s.timeout_ns = static_cast<std::uint64_t>(cfg.wait_timeout * 1e9);
       if (!h->finish(r, &error)) error = "setting up the GPU heap: " + error;
     }
-    if (!agree(r, tag + "-map", error, "", func, nullptr)) return nullptr;
+    if (!agree(r, error, func)) return nullptr;
     r.barrier();  // every PE's internal area is zeroed before any state goes out
     h->state_.version = dc::kGpuStateVersion;
     SHMEM_DEBUG_LOG("cuda", "GPU heap: %zu bytes per PE on device %d (%s, driver %d), %d node-local PEs at %p", bytes,

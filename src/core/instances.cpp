@@ -244,6 +244,9 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
           return u;
         });
         if (uid.size() != core::kUniqueIdBytes) throw Error(Errc::kBootstrap, "init under torchrun: a bad unique ID");
+        l.on_job_failed = [agent = l](const std::string& why) {  // the agent's address, before the ID replaces it
+          bootstrap::torch_store_tombstone(agent, why, bootstrap::Millis(2000));
+        };
         join_by_uid(uid.data(), p, st);
         l.host_store = false;  // rank 0's store runs already (made with the ID)
         l.origin = "torchrun (agent store)";
@@ -312,7 +315,16 @@ void init_with(const InitSpec& spec) {
   if (p.instances.count(spec.instance_id))
     throw Error(Errc::kInvalidArgument, "instance " + std::to_string(spec.instance_id) + " is already initialised");
   std::shared_ptr<void> hold;  // released (MPI finalised if the library initialised it) on failure
-  auto rt = std::make_unique<Runtime>(make_setup(spec, p, hold));
+  RuntimeSetup setup = make_setup(spec, p, hold);
+  const auto on_failed = setup.launch.on_job_failed;
+  const int pe = setup.launch.pe;
+  std::unique_ptr<Runtime> rt;
+  try {
+    rt = std::make_unique<Runtime>(std::move(setup));
+  } catch (const std::exception& e) {  // every PE must get through init: the job has failed
+    if (on_failed) on_failed("PE " + std::to_string(pe) + " failed to initialise: " + e.what());
+    throw;
+  }
   Runtime* raw = rt.get();
   p.instances.emplace(spec.instance_id, std::move(rt));
   if (hold) p.boot_holds[spec.instance_id] = std::move(hold);

@@ -6,14 +6,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "base/log.hpp"
 
 namespace shmem {
 
 JobWatcher::JobWatcher(const std::string& host, std::uint16_t port, const bootstrap::TlsConfig& tls, int my_pe,
-                       bootstrap::Millis connect_timeout, const bootstrap::StoreServer* hosted)
-    : me_(my_pe), hosted_(hosted), conn_(std::make_unique<bootstrap::StoreClient>(host, port, tls, -1, connect_timeout)) {
+                       bootstrap::Millis connect_timeout, const bootstrap::StoreServer* hosted,
+                       std::function<void(const std::string&)> on_failed)
+    : me_(my_pe),
+      hosted_(hosted),
+      on_failed_(std::move(on_failed)),
+      conn_(std::make_unique<bootstrap::StoreClient>(host, port, tls, -1, connect_timeout)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -40,6 +45,7 @@ void JobWatcher::run() noexcept {
   if (stopping_.load()) return;
   log::write(log::Level::kFatal, "init", "PE %d: the job failed (%s); ending this PE", me_, why.c_str());
   std::fflush(nullptr);
+  if (on_failed_) on_failed_("PE " + std::to_string(me_) + " ended: the job failed (" + why + ")");
   // Hosting the store: the other ranks (also those still arriving) hear why first.
   if (hosted_) hosted_->wait_all_told(std::chrono::seconds(3));
   _exit(status);  // shmem_global_exit(n): n; a PE that exited with n before finalize: n; else 1

@@ -5,6 +5,7 @@
 // (the PE hosting it died), it reports why and exits this process, so no PE is left waiting in
 // a barrier for a peer that is gone. stop() (finalize) ends the watch first.
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -16,9 +17,11 @@ class JobWatcher {
  public:
   // Connects (anonymously) to the job's store and starts watching. Throws Error on failure.
   // `hosted`: the store server when this process hosts it (else nullptr); before this process
-  // exits for a failure it lets the server finish telling the other PEs.
+  // exits for a failure it lets the server finish telling the other PEs. `on_failed` (may be
+  // empty) hears the cause first (LaunchSpec::on_job_failed).
   JobWatcher(const std::string& host, std::uint16_t port, const bootstrap::TlsConfig& tls, int my_pe,
-             bootstrap::Millis connect_timeout, const bootstrap::StoreServer* hosted);
+             bootstrap::Millis connect_timeout, const bootstrap::StoreServer* hosted,
+             std::function<void(const std::string&)> on_failed = {});
   ~JobWatcher();
   JobWatcher(const JobWatcher&) = delete;
   JobWatcher& operator=(const JobWatcher&) = delete;
@@ -30,6 +33,7 @@ class JobWatcher {
 
   int me_;
   const bootstrap::StoreServer* hosted_;
+  std::function<void(const std::string&)> on_failed_;
   std::atomic<bool> stopping_{false};
   std::unique_ptr<bootstrap::StoreClient> conn_;
   std::thread thread_;

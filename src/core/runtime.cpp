@@ -105,11 +105,12 @@ Runtime::Runtime(RuntimeSetup setup)
         bootstrap::store_host_failed(launch, e);  // another process claiming this rank holds the port?
       }
     }
-    store_ = std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
-                                                      to_ms(connect_timeout_s_), npes_, unreachable_hint());
+    store_ =
+        std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
+                                                 to_ms(connect_timeout_s_), npes_, unreachable_hint(), gone_hint());
     if (std::string_view(launch.origin) != "oshrun")  // oshrun ends the job itself
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
-                                              to_ms(connect_timeout_s_), store_server_.get());
+                                              to_ms(connect_timeout_s_), store_server_.get(), launch.on_job_failed);
     if (setup.pmix)
       boot_ = std::make_unique<core::PmixBootData>(*setup.pmix, setup.pmix_scope, me_, npes_, control_timeout_s_);
     else
@@ -121,7 +122,7 @@ Runtime::Runtime(RuntimeSetup setup)
     // that losing the launcher's host (a link down) ends it too.
     if (!watcher_ && remote_)
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
-                                              to_ms(connect_timeout_s_), store_server_.get());
+                                              to_ms(connect_timeout_s_), store_server_.get(), launch.on_job_failed);
   }
   attach_wait_board();
   create_predefined_teams();

@@ -185,10 +185,11 @@ class Runtime {
   // The GPU symmetric heap (core/gpu_heap.hpp): nullptr until a GPU allocation created it.
   core::GpuHeap* gpu() const noexcept { return gpu_.get(); }
   void set_gpu(std::unique_ptr<core::GpuHeap> heap) noexcept;
-  // Collective: passes fd (of `bytes`) to every PE in `peers` (node-local PEs) and returns
-  // theirs, over the authenticated node-local exchange; tag names this exchange (unique).
+  // Collective: passes fd (of `bytes`) and two words of note to every PE in `peers` (node-local
+  // PEs) and returns theirs (a peer's note in its data.size and data.addr), over the
+  // authenticated node-local exchange; tag names this exchange (unique).
   std::vector<transport::PeerSegments> exchange_node_fd(const std::string& tag, int fd, std::uint64_t bytes,
-                                                        const std::vector<int>& peers);
+                                                        const std::uint64_t (&note)[2], const std::vector<int>& peers);
   // Every PE's string, in PE order (collective, over the store or PMIx: core/boot_data.hpp; tag
   // unique per call).
   std::vector<std::string> store_allgather(const std::string& tag, const std::string& mine);
@@ -210,6 +211,9 @@ class Runtime {
   // The terms of the launch mode for the first rendezvous' messages (core/arrivals.cpp).
   std::string arrival_terms() const;
   std::string unreachable_hint() const;
+  // What a store that refuses connections after having listened means (StoreClient's `gone`):
+  // not empty where this PE's store address came from a unique ID (core/arrivals.cpp).
+  std::string gone_hint() const;
   void create_predefined_teams();
   void build_device_state();
   void attach_wait_board();
