@@ -92,6 +92,35 @@ except ImportError as _e:  # built without libtorch-dev, or a torch the extensio
 HAVE_BACKEND = _c10d is not None
 
 
+def _check_members(store, ranks, rank, group_id, timeout):
+    """Every member of ``new_group(ranks)`` must have been given the same ranks (torch matches
+    the calls by their number: the n-th new_group of each process). Members that differ would
+    otherwise make different groups whose first collective waits until SHMEM_WAIT_TIMEOUT (a
+    group of some ranks talks only to the members it knows; one of every rank runs on the
+    world team, whose collectives the others' default group may meet). Each member publishes its
+    list in the group's store (prefixed by the group's name) and compares the others' lists as
+    they arrive: a difference raises on both at once. A rank left out in its own call but listed
+    by another never publishes: that member raises after the group's timeout."""
+    mine = ",".join(map(str, ranks))
+    me = ranks[rank]
+    store.set(f"shmem/members/{me}", mine)
+    for r in ranks:
+        if r == me:
+            continue
+        key = f"shmem/members/{r}"
+        try:
+            store.wait([key], timeout)
+        except RuntimeError:
+            raise ShmemError(-6, f"backend 'shmem': new_group #{group_id} of ranks [{mine}] on rank {me}: rank {r} "
+                                 f"did not create it within {timeout} (its call number {group_id} was given other "
+                                 "ranks, without itself, or it never came)") from None
+        theirs = store.get(key).decode()
+        if theirs != mine:
+            raise ShmemValueError(-1, f"backend 'shmem': new_group #{group_id}: rank {me} was given ranks [{mine}], "
+                                      f"rank {r} ranks [{theirs}]; every rank must pass the same ranks to its call "
+                                      "of the same number (torch numbers new_group calls in order)")
+
+
 def _create_process_group(opts, pg_options=None):
     """torch.distributed's creator for backend "shmem" (its extended form: the options carry the
     group's world ranks and name). A group of every rank (``init_process_group("shmem")``, or
@@ -106,6 +135,8 @@ def _create_process_group(opts, pg_options=None):
     except ValueError:
         raise ShmemValueError(-1, f"backend 'shmem': the group name {opts.group_id!r} is not torch's number of "
                                   "the group: do not name groups (group_name is deprecated)") from None
+    if ranks:
+        _check_members(store, ranks, rank, group_id, opts.timeout)
     if ranks and _core.initialized() and ranks != list(range(_core.n_pes())):
         return _c10d.ProcessGroupShmemSub(rank, world_size, ranks, group_id)
     if not _core.initialized():

@@ -128,6 +128,21 @@ def test_library_errors_become_exceptions(npes):
     assert info.value.code != 0
 
 
+def test_mismatched_splits_are_refused(me, npes):
+    """Members of the parent that pass different arguments to a split get an error at once, on
+    every PE (not teams that differ, whose first collective waits until SHMEM_WAIT_TIMEOUT)."""
+    if npes < 2:
+        pytest.skip("needs 2 PEs")
+    with pytest.raises(shmem.ShmemError, match="shmem_team_split_strided failed"):
+        shmem.TEAM_WORLD.split_strided(0, 1, npes) if me == 0 else shmem.TEAM_WORLD.split_strided(1, 1, npes - 1)
+    with pytest.raises(shmem.ShmemError, match="shmem_team_split_2d failed"):
+        shmem.TEAM_WORLD.split_2d(1 if me == npes - 1 else 2)
+    team = shmem.TEAM_WORLD.split_strided(0, 1, npes)  # agreeing splits still work afterwards
+    assert team.n_pes() == npes
+    team.sync()
+    team.destroy()
+
+
 def test_team_errors():
     with pytest.raises(shmem.ShmemError, match="not a member"):
         shmem.TEAM_INVALID.my_pe()

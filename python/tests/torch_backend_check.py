@@ -376,6 +376,11 @@ else:
 ok("errors")
 
 dist.barrier(group=gloo)
+# The last reference to the gloo group goes here, not at interpreter exit: its destructor joins
+# gloo's worker threads. Left to Py_Finalize, a worker may still drop a finished op's tensors,
+# whose Python objects need the GIL then: the thread is ended inside ~TensorImpl (noexcept) and
+# the process aborts with "terminate called without an active exception" (seen with a core).
+del gloo
 dist.destroy_process_group()
 print("ALL OK", flush=True)
 sys.stdout.flush()

@@ -120,6 +120,27 @@ def test_torchrun_failure_on_rank_1(tmp_path):
     assert "exitcode  : 3" in text, text  # torchrun's report of rank 1
 
 
+def test_mismatched_new_group(tmp_path):
+    """new_group(ranks) given different ranks on different members raises at once, naming both
+    ranks and their lists (without the check: rank 0's all_reduce on a group of every rank waits
+    for rank 1, whose group of itself alone returns at once, until SHMEM_WAIT_TIMEOUT)."""
+    body = """
+        import torch, torch.distributed as dist, shmem.torch
+        dist.init_process_group("shmem")
+        me = dist.get_rank()
+        g = dist.new_group([0, 1] if me == 0 else [1], backend="shmem")
+        t = torch.ones(4)
+        dist.all_reduce(t, group=g)
+        print("NOT STOPPED", flush=True)
+    """
+    status, lines, text = torchrun(tmp_path, body, 2, f"--master_port={free_port()}", timeout=120,
+                                   SHMEM_WAIT_TIMEOUT="60")
+    assert status != 0, text
+    assert ("new_group #1: rank 0 was given ranks [0,1], rank 1 ranks [1]; every rank must pass the same "
+            "ranks") in text, text
+    assert "NOT STOPPED" not in "".join(lines.get(0, [])), text
+
+
 @pytest.mark.parametrize("nproc", [2, 4])
 def test_backend_against_gloo(tmp_path, nproc):
     """dist.init_process_group("shmem"): every collective of the backend (all_reduce with every

@@ -1,6 +1,9 @@
 // Team queries, splits and destruction; contexts (core side of shmem_team_* / shmem_ctx_*).
 #include <algorithm>
+#include <cstdint>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "core/access.hpp"
 #include "core/coll_check.hpp"
@@ -56,6 +59,62 @@ int split_failed(Team& parent, const char* why, Team** out) {
   return 1;
 }
 
+// A split's arguments as words, and in words ("start=0, stride=1, size=4").
+struct SplitArgs {
+  std::uint64_t words[3] = {};
+  int count = 0;
+  const char* const* names = nullptr;
+};
+
+std::string describe(const std::uint64_t* words, const SplitArgs& a) {
+  std::string s;
+  for (int k = 0; k < a.count; ++k) {
+    if (k) s += ", ";
+    s += a.names[k];
+    s += '=';
+    s += std::to_string(static_cast<std::int64_t>(words[k]));
+  }
+  return s;
+}
+
+// Whether every member of `parent` passed the same split arguments (collective over the
+// parent). The split itself needs no agreement on them beyond the slot, so members that differ
+// would leave it with different teams and wait on them until SHMEM_WAIT_TIMEOUT (the check of
+// core/coll_check.hpp sees only two PEs in the same routine on the same team). One AND round of
+// a fingerprint and its complement: all equal iff the AND equals every member's own value and
+// the AND of the complements its complement. On a mismatch, an allgather of the arguments
+// names the members: PE 0 of the parent and each member that differs from it log the pair.
+bool same_split_args(Team& parent, const char* routine, const SplitArgs& a) {
+  std::uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (int k = 0; k < a.count; ++k) {  // splitmix64 over the words
+    std::uint64_t z = h + a.words[k] + 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(k + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    h = z ^ (z >> 31);
+  }
+  const std::uint64_t mine[2] = {h, ~h};
+  std::uint64_t all_and[2];
+  parent.and_words(mine, 2, all_and);
+  if (all_and[0] == h && all_and[1] == ~h) return true;
+  const int n = parent.size();
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(n) * static_cast<std::size_t>(a.count));
+  parent.allgather_words(a.words, a.count, all.data());
+  const std::uint64_t* first = all.data();
+  const int me = parent.my_pe();
+  for (int pe = 1; pe < n; ++pe) {
+    const std::uint64_t* theirs = all.data() + static_cast<std::size_t>(pe) * static_cast<std::size_t>(a.count);
+    if (std::equal(theirs, theirs + a.count, first)) continue;
+    if (me == 0 || me == pe)
+      SHMEM_ERROR("team",
+                  "%s: the members of the parent team passed different arguments: parent PE 0 (world PE %d) "
+                  "passed (%s), parent PE %d (world PE %d) passed (%s); every member must pass the same",
+                  routine, parent.world_pe(0), describe(first, a).c_str(), pe, parent.world_pe(pe),
+                  describe(theirs, a).c_str());
+    if (me == 0) break;  // PE 0 names the first that differs
+  }
+  return false;
+}
+
 }  // namespace
 
 namespace core {
@@ -84,6 +143,15 @@ int team_split_strided(Team* parent, int start, int stride, int size, const Team
   *out = nullptr;
   if (!parent) return 1;
   const coll_check::Scope call("shmem_team_split_strided", coll_check::Kind::kTeam, *parent);
+  static const char* const kNames[] = {"start", "stride", "size"};
+  SplitArgs args{
+      {static_cast<std::uint64_t>(start), static_cast<std::uint64_t>(stride), static_cast<std::uint64_t>(size)},
+      3,
+      kNames};
+  if (!same_split_args(*parent, "shmem_team_split_strided", args)) {
+    *out = nullptr;
+    return 1;
+  }
   const int n = parent->size();
   // Every parent member evaluates the same triplet, so all agree on validity without talking.
   bool valid = size > 0 && start >= 0 && start < n && (stride != 0 || size == 1);
@@ -115,6 +183,9 @@ int team_split_2d(Team* parent, int xrange, const TeamConfig* xconfig, long xmas
   *yteam = nullptr;
   if (!parent) return 1;
   const coll_check::Scope call("shmem_team_split_2d", coll_check::Kind::kTeam, *parent);
+  static const char* const kNames[] = {"xrange"};
+  if (!same_split_args(*parent, "shmem_team_split_2d", SplitArgs{{static_cast<std::uint64_t>(xrange)}, 1, kNames}))
+    return 1;
   if (xrange <= 0) {
     parent->sync();
     Team* dummy;

@@ -10,6 +10,8 @@
  *   malloc    PE 0 in shmem_malloc(64), the others in shmem_long_sum_reduce on WORLD
  *   split     PE 0 in shmem_team_split_strided on WORLD, the others in shmem_long_sum_reduce
  *   set       PE 0 in the active-set shmem_barrier of every PE, the others in shmem_team_sync(WORLD)
+ *   split_args PE 0 splits WORLD as (0, 1, n), the others as (1, 1, n-1): every PE's split must
+ *             fail at once naming both (it returns, so this mode ends normally: exit 0)
  *   slow      agreeing calls, the last PE arrives late: must not be reported (exit 0)
  *   teams_slow A then B on every PE, the last PE late to B: must not be reported (exit 0)
  * Each mismatch mode prints "NOT STOPPED" if the calls return.
@@ -71,6 +73,16 @@ int main(int argc, char** argv) {
       (void)shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &t);
     else
       shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dest, source, 4);
+  } else if (strcmp(mode, "split_args") == 0) {
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    const int rc = me == 0 ? shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &t)
+                           : shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 1, last, NULL, 0, &t);
+    CHECK(rc != 0 && t == SHMEM_TEAM_INVALID);
+    shmem_team_t all = SHMEM_TEAM_INVALID; /* agreeing splits work afterwards */
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &all) == 0);
+    shmem_long_sum_reduce(all, dest, source, 1);
+    CHECK_EQ(dest[0], (long)last * (last + 1) / 2);
+    return check_finish("coll_mismatch split_args");
   } else if (strcmp(mode, "set") == 0) {
     for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; ++i) psync[i] = SHMEM_SYNC_VALUE;
     shmem_barrier_all();

@@ -43,6 +43,10 @@ foreach(np 2 4)
                     --match "is in shmem_(barrier\\(PE_start=0, logPE_stride=0, PE_size=${np}\\)|team_sync\\(team=WORLD\\)) while PE [0-9]+ is in shmem_(team_sync\\(team=WORLD\\)|barrier\\(PE_start=0, logPE_stride=0, PE_size=${np}\\))"
                     --no-match "NOT STOPPED"
                     -- ${_mm} -n ${np} ${_mm_prog} set)
+  shmem_expect_test(coll_mismatch_split_args_np${np} --exit 0 --timeout 30
+                    --match "shmem_team_split_strided: the members of the parent team passed different arguments: parent PE 0 \\(world PE 0\\) passed \\(start=0, stride=1, size=${np}\\), parent PE 1 \\(world PE 1\\) passed \\(start=1, stride=1, size=${_last}\\)"
+                    --match "coll_mismatch split_args: OK"
+                    -- ${_mm} -n ${np} ${_mm_prog} split_args)
   shmem_expect_test(coll_mismatch_teams_slow_np${np} --exit 0 --timeout 60 --env SHMEM_COLL_CHECK_AFTER=1
                     --match "coll_mismatch teams_slow: OK" --no-match "mismatched collectives"
                     -- ${_mm} -n ${np} ${_mm_prog} teams_slow)

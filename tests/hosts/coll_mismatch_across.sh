@@ -42,5 +42,13 @@ expect_rc 0 "slow across hosts"
 grep -q "mismatched collectives" "$WORK/err" && fail "slow across hosts: an agreeing late PE was reported"
 pass "a late PE in agreeing calls across hosts is not reported"
 
+# A split whose PEs pass different triplets fails at once on every PE (Team::and_words through
+# the host leaders, then the arguments' allgather across hosts), and agreeing splits work after.
+t0=$(now_ms)
+on_h1 SHMEM_WAIT_TIMEOUT=20 split_args
+expect_rc 0 "split_args across hosts"
+expect_err "parent PE 0 \(world PE 0\) passed \(start=0, stride=1, size=4\), parent PE 1 \(world PE 1\) passed \(start=1, stride=1, size=3\)" "split_args across hosts"
+pass "mismatched split arguments across hosts: refused on every PE, both named ($(( $(now_ms) - t0 )) ms)"
+
 [ -z "$(harness_pids)" ] || fail "processes left in the hosts: $(harness_pids)"
 check_no_leftovers "coll_mismatch_across"
