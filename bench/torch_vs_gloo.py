@@ -126,4 +126,8 @@ if me == 0:
     for name, nbytes, t_s, t_g, t_b in rows:
         extra = f" {t_b * 1e6:.1f} | {t_b / t_s:.2f} |" if args.ab else ""
         print(f"| {name} | {nbytes} | {t_s * 1e6:.1f} | {t_g * 1e6:.1f} | {t_g / t_s:.2f} |{extra}")
+# Drop the groups first: a gloo group still referenced at interpreter exit is destroyed during
+# Py_Finalize, where its worker threads, releasing tensors, are ended mid-destructor
+# ("terminate called without an active exception"; docs/python.md).
+del gloo, staged
 dist.destroy_process_group()
