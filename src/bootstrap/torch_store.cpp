@@ -1,8 +1,10 @@
 // TorchStore (torch_store.hpp): a TCPStore client for meeting under torchrun's agent store.
 #include "torch_store.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include "base/error.hpp"
@@ -60,16 +62,22 @@ void TorchStore::set(const std::string& key, const std::string& value) {
   send_string(value);
 }
 
-std::string TorchStore::get(const std::string& key) {
-  send_bytes(&kWait, 1);
+std::uint8_t TorchStore::ask_about(std::uint8_t query, const std::string& key, const char* what,
+                                   std::initializer_list<std::uint8_t> expected) {
+  send_bytes(&query, 1);
   const std::uint64_t one = 1;
   send_bytes(&one, sizeof one);
   send_string("/" + key);
   std::uint8_t answer = 0xff;
   recv_bytes(&answer, 1);
-  if (answer != kStopWaiting)
-    throw Error(Errc::kBootstrap, "init under torchrun: torchrun's store at " + where_ + " answered a wait with " +
-                                      std::to_string(answer) + " (not PyTorch 1.13's TCPStore protocol?)");
+  if (std::find(expected.begin(), expected.end(), answer) == expected.end())
+    throw Error(Errc::kBootstrap, "init under torchrun: torchrun's store at " + where_ + " answered a " + what +
+                                      " with " + std::to_string(answer) + " (not PyTorch 1.13's TCPStore protocol?)");
+  return answer;
+}
+
+std::string TorchStore::get(const std::string& key) {
+  ask_about(kWait, key, "wait", {kStopWaiting});
   send_bytes(&kGet, 1);
   send_string("/" + key);
   std::uint64_t n = 0;
@@ -83,16 +91,7 @@ std::string TorchStore::get(const std::string& key) {
 }
 
 bool TorchStore::check(const std::string& key) {
-  send_bytes(&kCheck, 1);
-  const std::uint64_t one = 1;
-  send_bytes(&one, sizeof one);
-  send_string("/" + key);
-  std::uint8_t answer = 0xff;
-  recv_bytes(&answer, 1);
-  if (answer != kReady && answer != kNotReady)
-    throw Error(Errc::kBootstrap, "init under torchrun: torchrun's store at " + where_ + " answered a check with " +
-                                      std::to_string(answer) + " (not PyTorch 1.13's TCPStore protocol?)");
-  return answer == kReady;
+  return ask_about(kCheck, key, "check", {kReady, kNotReady}) == kReady;
 }
 
 bool torch_agent_store(const LaunchSpec& l) {

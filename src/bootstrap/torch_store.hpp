@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 
 #include "bootstrap/launch_env.hpp"
@@ -29,6 +30,10 @@ class TorchStore {
   bool check(const std::string& key);
 
  private:
+  // Sends a one-key query and reads its one-byte answer, which must be one of `expected`
+  // (otherwise throws, naming `what`).
+  std::uint8_t ask_about(std::uint8_t query, const std::string& key, const char* what,
+                         std::initializer_list<std::uint8_t> expected);
   void send_string(const std::string& s);
   void send_bytes(const void* p, std::size_t n);
   void recv_bytes(void* p, std::size_t n);

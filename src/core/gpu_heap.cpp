@@ -42,12 +42,10 @@ bool agree(Runtime& r, const std::string& error, const char* func) noexcept {
 // of GPU), a gather of one word per PE otherwise. The same on every PE.
 std::size_t max_granularity(Runtime& r, std::size_t mine) noexcept {
   if (r.n_pes() == 1) return mine;
-  const std::uint64_t words[2] = {mine, ~std::uint64_t{mine}};
-  std::uint64_t all[2];
-  r.world_team()->and_words(words, 2, all);
-  if ((all[0] | all[1]) == ~std::uint64_t{0}) return mine;  // all[0] == mine on every PE
+  if (r.world_team()->all_equal(mine)) return mine;
+  const std::uint64_t word = mine;
   std::vector<std::uint64_t> each(static_cast<std::size_t>(r.n_pes()));
-  r.world_team()->allgather_words(words, 1, each.data());
+  r.world_team()->allgather_words(&word, 1, each.data());
   return static_cast<std::size_t>(*std::max_element(each.begin(), each.end()));
 }
 

@@ -18,16 +18,12 @@ namespace {
 // No heap can be larger than the address space (x86-64 and AArch64 user space: 2^47 bytes).
 constexpr std::size_t kImpossibleSize = std::size_t{1} << 47;
 
-// Whether every member of the world passed these words: the AND of the words and of their
-// complements (which is the complement of their OR) leave every bit set only when all agree.
-// Two and_words reductions (across hosts only the host leaders talk), O(1) words per PE whatever
-// the job size; the same answer on every PE.
-bool words_agree(Runtime& r, const std::uint64_t (&mine)[2]) noexcept {
-  const std::uint64_t flipped[2] = {~mine[0], ~mine[1]};
-  std::uint64_t all_and[2], all_nor[2];
-  r.world_team()->and_words(mine, 2, all_and);
-  r.world_team()->and_words(flipped, 2, all_nor);
-  return (all_and[0] | all_nor[0]) == ~std::uint64_t{0} && (all_and[1] | all_nor[1]) == ~std::uint64_t{0};
+// Whether every PE passed this size and alignment: two Team::all_equal rounds (across hosts
+// only the host leaders talk), O(1) words per PE whatever the job size.
+bool sizes_agree(Runtime& r, std::size_t size, std::size_t alignment) noexcept {
+  const bool same_size = r.world_team()->all_equal(size);  // both rounds run on every PE
+  const bool same_alignment = r.world_team()->all_equal(alignment);
+  return same_size && same_alignment;
 }
 
 // Checks that make an allocation fail on every PE alike (each PE returns NULL after the
@@ -37,7 +33,7 @@ bool words_agree(Runtime& r, const std::uint64_t (&mine)[2]) noexcept {
 bool allocation_ok(Runtime& r, const char* func, std::size_t size, std::size_t alignment) noexcept {
   bool ok = true;
   const std::uint64_t mine[2] = {size, alignment};
-  if (r.checks() && r.n_pes() > 1 && !words_agree(r, mine)) {
+  if (r.checks() && r.n_pes() > 1 && !sizes_agree(r, size, alignment)) {
     std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(r.n_pes()));
     r.world_team()->allgather_words(mine, 2, all.data());
     for (int pe = 0; pe < r.n_pes() && ok; ++pe)

@@ -174,6 +174,15 @@ void Team::allgather_words(const std::uint64_t* mine, int words, std::uint64_t* 
   sync();  // nobody overwrites its scratch before everyone has read it
 }
 
+bool Team::all_equal(std::uint64_t word) noexcept {
+  // All equal iff the AND is the word and the AND of the complements (the complement of the
+  // OR) is its complement.
+  const std::uint64_t mine[2] = {word, ~word};
+  std::uint64_t all[2];
+  and_words(mine, 2, all);
+  return all[0] == word && all[1] == ~word;
+}
+
 void Team::and_words(const std::uint64_t* mine, int words, std::uint64_t* out) noexcept {
   if (!spans_hosts_) {  // one host: every member reads every cell through the mapping
     std::vector<std::uint64_t> all(static_cast<std::size_t>(size()) * static_cast<std::size_t>(words));

@@ -59,6 +59,9 @@ class Team {
   // The bitwise AND of every member's `words` (<= kScratchWords / 3) into out. Collective. Across
   // hosts only the leaders talk: O(hosts) loads per leader, not O(members) per member.
   void and_words(const std::uint64_t* mine, int words, std::uint64_t* out) noexcept;
+  // Whether every member passed the same `word` (one and_words round over the word and its
+  // complement); the same answer on every member. Collective.
+  bool all_equal(std::uint64_t word) noexcept;
   // Sequence number of the next broadcast on this team (the same on every member, since
   // members call collectives in the same order); *same_root tells whether the previous
   // broadcast had the same root.

@@ -80,9 +80,8 @@ std::string describe(const std::uint64_t* words, const SplitArgs& a) {
 // Whether every member of `parent` passed the same split arguments (collective over the
 // parent). The split itself needs no agreement on them beyond the slot, so members that differ
 // would leave it with different teams and wait on them until SHMEM_WAIT_TIMEOUT (the check of
-// core/coll_check.hpp sees only two PEs in the same routine on the same team). One AND round of
-// a fingerprint and its complement: all equal iff the AND equals every member's own value and
-// the AND of the complements its complement. On a mismatch, an allgather of the arguments
+// core/coll_check.hpp sees only two PEs in the same routine on the same team). One
+// Team::all_equal round over a fingerprint of the arguments; on a mismatch, an allgather of the arguments
 // names the members: PE 0 of the parent and each member that differs from it log the pair.
 bool same_split_args(Team& parent, const char* routine, const SplitArgs& a) {
   std::uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -92,10 +91,7 @@ bool same_split_args(Team& parent, const char* routine, const SplitArgs& a) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     h = z ^ (z >> 31);
   }
-  const std::uint64_t mine[2] = {h, ~h};
-  std::uint64_t all_and[2];
-  parent.and_words(mine, 2, all_and);
-  if (all_and[0] == h && all_and[1] == ~h) return true;
+  if (parent.all_equal(h)) return true;
   const int n = parent.size();
   std::vector<std::uint64_t> all(static_cast<std::size_t>(n) * static_cast<std::size_t>(a.count));
   parent.allgather_words(a.words, a.count, all.data());
