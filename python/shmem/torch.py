@@ -98,27 +98,52 @@ def _check_members(store, ranks, rank, group_id, timeout):
     otherwise make different groups whose first collective waits until SHMEM_WAIT_TIMEOUT (a
     group of some ranks talks only to the members it knows; one of every rank runs on the
     world team, whose collectives the others' default group may meet). Each member publishes its
-    list in the group's store (prefixed by the group's name) and compares the others' lists as
-    they arrive: a difference raises on both at once. A rank left out in its own call but listed
-    by another never publishes: that member raises after the group's timeout."""
+    list in the group's store (prefixed by the group's name); the lowest rank of a list reads
+    the others' lists and publishes a verdict, which the others read with the lowest rank's list:
+    2(n-1) reads of the store in all, and a difference raises on every member at once. A rank
+    left out in its own call but listed by another never publishes: the lowest rank raises after
+    the group's timeout and its verdict tells the others why."""
     mine = ",".join(map(str, ranks))
-    me = ranks[rank]
+    me, lead = ranks[rank], min(ranks)
+    call = f"backend 'shmem': new_group #{group_id}"
     store.set(f"shmem/members/{me}", mine)
-    for r in ranks:
-        if r == me:
-            continue
-        key = f"shmem/members/{r}"
+
+    def read(r, key, what, wait=timeout):
         try:
-            store.wait([key], timeout)
+            store.wait([key], wait)
         except RuntimeError:
-            raise ShmemError(-6, f"backend 'shmem': new_group #{group_id} of ranks [{mine}] on rank {me}: rank {r} "
-                                 f"did not create it within {timeout} (its call number {group_id} was given other "
-                                 "ranks, without itself, or it never came)") from None
-        theirs = store.get(key).decode()
-        if theirs != mine:
-            raise ShmemValueError(-1, f"backend 'shmem': new_group #{group_id}: rank {me} was given ranks [{mine}], "
-                                      f"rank {r} ranks [{theirs}]; every rank must pass the same ranks to its call "
-                                      "of the same number (torch numbers new_group calls in order)")
+            raise ShmemError(-6, f"{call} of ranks [{mine}] on rank {me}: rank {r} did not {what} within {timeout} "
+                                 f"(its call number {group_id} was given other ranks, without itself, or it never "
+                                 "came)") from None
+        return store.get(key).decode()
+
+    def differ(r, theirs):
+        return (f"{call}: rank {me} was given ranks [{mine}], rank {r} ranks [{theirs}]; every rank must pass "
+                "the same ranks to its call of the same number (torch numbers new_group calls in order)")
+
+    verdict_key = f"shmem/members/verdict/{lead}"
+    if me == lead:
+        verdict = ""
+        try:
+            for r in ranks:
+                theirs = mine if r == me else read(r, f"shmem/members/{r}", "create it")
+                if theirs != mine and not verdict:
+                    verdict = differ(r, theirs)
+        except ShmemError as e:
+            store.set(verdict_key, e.message)
+            raise
+        store.set(verdict_key, verdict or "ok")
+        if verdict:
+            raise ShmemValueError(-1, verdict)
+        return
+    theirs = read(lead, f"shmem/members/{lead}", "create it")
+    if theirs != mine:
+        raise ShmemValueError(-1, differ(lead, theirs))
+    # The lowest rank may wait up to the timeout for the last member itself: its verdict, which
+    # then names that member, comes later than this rank's own timeout would.
+    verdict = read(lead, verdict_key, "compare the members' ranks", 2 * timeout)
+    if verdict != "ok":
+        raise (ShmemError(-6, verdict) if " did not create it " in verdict else ShmemValueError(-1, verdict))
 
 
 def _create_process_group(opts, pg_options=None):

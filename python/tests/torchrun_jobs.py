@@ -141,6 +141,64 @@ def test_mismatched_new_group(tmp_path):
     assert "NOT STOPPED" not in "".join(lines.get(0, [])), text
 
 
+def test_mismatched_new_group_every_member_raises(tmp_path):
+    """Three ranks, rank 1 given other ranks than ranks 0 and 2: every member raises at once --
+    rank 2, whose list matches rank 0's, through rank 0's verdict (the lowest rank compares the
+    lists; the others read its list and its verdict) -- long before SHMEM_WAIT_TIMEOUT or the
+    group's timeout."""
+    body = """
+        import datetime, time, torch, torch.distributed as dist, shmem.torch
+        from shmem import ShmemValueError
+        dist.init_process_group("shmem")
+        me = dist.get_rank()
+        start = time.monotonic()
+        try:
+            dist.new_group([0, 1] if me == 1 else [0, 1, 2], backend="shmem",
+                           timeout=datetime.timedelta(seconds=100))
+        except ShmemValueError as e:
+            print(f"RAISED after {time.monotonic() - start:.1f} s: {e.message}", flush=True)
+            raise SystemExit(3)
+        print("NOT STOPPED", flush=True)
+    """
+    status, lines, text = torchrun(tmp_path, body, 3, f"--master_port={free_port()}", timeout=150,
+                                   SHMEM_WAIT_TIMEOUT="100")
+    assert status != 0, text
+    for r in range(3):
+        said = [x for x in lines.get(r, []) if x.startswith("RAISED after ")]
+        assert len(said) == 1, text
+        assert "rank 1 ranks [0,1]" in said[0] or "rank 1 was given ranks [0,1]" in said[0], text
+        assert float(said[0].split()[2]) < 60, text  # at once, not at the 100 s timeout
+
+def test_new_group_member_absent_from_its_own_call(tmp_path):
+    """Rank 2 leaves itself out of a new_group that ranks 0 and 1 list it in: after the group's
+    timeout the lowest rank raises naming rank 2, and rank 1 raises with the same cause (rank 0's
+    verdict), not with a bare timeout of its own. Rank 2 is then ended by the job's end."""
+    body = """
+        import datetime, torch, torch.distributed as dist, shmem.torch
+        from shmem import ShmemError
+        dist.init_process_group("shmem")
+        me = dist.get_rank()
+        try:
+            # Rank 2 waits longer in torch's own barrier after new_group (its group of others
+            # only returns at once): it must not end the job before ranks 0 and 1 have raised.
+            dist.new_group([0, 1] if me == 2 else [0, 1, 2], backend="shmem",
+                           timeout=datetime.timedelta(seconds=60 if me == 2 else 5))
+        except ShmemError as e:
+            print(f"RAISED {e.message}", flush=True)
+            raise SystemExit(3)
+        except RuntimeError as e:  # rank 2: torch's own barrier after new_group, at its timeout
+            print(f"TORCH {e}", flush=True)
+            raise SystemExit(3)
+        print("NOT STOPPED", flush=True)
+    """
+    status, lines, text = torchrun(tmp_path, body, 3, f"--master_port={free_port()}", timeout=150)
+    assert status != 0, text
+    for r in (0, 1):
+        said = [x for x in lines.get(r, []) if x.startswith("RAISED ")]
+        assert len(said) == 1 and "rank 2 did not create it within 0:00:05" in said[0], text
+    assert "NOT STOPPED" not in text, text
+
+
 @pytest.mark.parametrize("nproc", [2, 4])
 def test_backend_against_gloo(tmp_path, nproc):
     """dist.init_process_group("shmem"): every collective of the backend (all_reduce with every
