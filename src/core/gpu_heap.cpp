@@ -265,6 +265,14 @@ bool GpuHeap::stream_op(void* stream, const shmem_cuda_stream_op& op, std::strin
   return false;
 }
 
+bool GpuHeap::atomic(void* addr, int pe, int width, int op, std::uint64_t value, std::uint64_t cond, std::uint64_t* old,
+                     std::string* error) const {
+  char err[512] = "";
+  if (p_->atomic(ctx_, addr, pe, width, op, value, cond, old, err, sizeof err) == 0) return true;
+  *error = reason(err);
+  return false;
+}
+
 const int* GpuHeap::team_members(const std::vector<int>& world_pes, std::string* error) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [members, dev] : team_members_)

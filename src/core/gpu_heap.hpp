@@ -67,6 +67,10 @@ class GpuHeap {
   bool stream_sync(void* stream, std::string* error) const;
   // Enqueues op on a user's CUDA stream (the plugin's stream kernels); false with *error set.
   bool stream_op(void* stream, const shmem_cuda_stream_op& op, std::string* error) const;
+  // A host atomic (shmem_cuda_atomic_op) on the symmetric word addr of world PE pe, complete on
+  // return; *old gets the previous value. False with *error set.
+  bool atomic(void* addr, int pe, int width, int op, std::uint64_t value, std::uint64_t cond, std::uint64_t* old,
+              std::string* error) const;
   // A team's members (world PEs) as a device array for stream collectives: made once per team
   // and membership, kept until the heap goes (nullptr with *error set on failure).
   const int* team_members(const std::vector<int>& world_pes, std::string* error);

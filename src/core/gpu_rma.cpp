@@ -1,6 +1,7 @@
 // The core's operations on the GPU heap (core/gpu_heap.hpp): collective allocation, and host
 // transfers to and from GPU symmetric addresses through the CUDA driver (the host cannot load
-// or store GPU memory, so RMA copies on the plugin's stream; AMOs, signals and waits refuse it).
+// or store GPU memory: RMA copies on the plugin's stream, atomics and signals are one-thread
+// kernels there, and waits poll copies of the words).
 #include <algorithm>
 #include <climits>
 #include <string>
@@ -64,9 +65,44 @@ char* gpu_target(const Runtime& r, const void* addr, int pe, const char* func, c
 
 void gpu_unsupported(const Runtime&, const void* addr, const char* func, const char* arg) noexcept {
   fatal(func,
-        "%s=%p is in the GPU heap: %s from the host is not yet supported on GPU memory (put/get forms are); use "
-        "the device API in a kernel, or symmetric CPU memory",
+        "%s=%p is in the GPU heap: %s does not take GPU memory from the host (RMA, atomics, signals and waits "
+        "do); use symmetric CPU memory",
         arg, addr, func);
+}
+
+std::uint64_t gpu_amo(const Runtime& r, AmoOp op, void* sym, int pe, std::size_t width, std::uint64_t value,
+                      std::uint64_t cond, const char* func) noexcept {
+  int code = SHMEM_CUDA_ATOMIC_FETCH;
+  switch (op) {
+    case AmoOp::kFetch: break;
+    case AmoOp::kSet: code = SHMEM_CUDA_ATOMIC_SET; break;
+    case AmoOp::kSwap: code = SHMEM_CUDA_ATOMIC_SWAP; break;
+    case AmoOp::kCompareSwap: code = SHMEM_CUDA_ATOMIC_COMPARE_SWAP; break;
+    case AmoOp::kFetchInc:
+    case AmoOp::kInc:
+      code = SHMEM_CUDA_ATOMIC_ADD;
+      value = 1;
+      break;
+    case AmoOp::kFetchAdd:
+    case AmoOp::kAdd: code = SHMEM_CUDA_ATOMIC_ADD; break;
+    case AmoOp::kFetchAnd:
+    case AmoOp::kAnd: code = SHMEM_CUDA_ATOMIC_AND; break;
+    case AmoOp::kFetchOr:
+    case AmoOp::kOr: code = SHMEM_CUDA_ATOMIC_OR; break;
+    case AmoOp::kFetchXor:
+    case AmoOp::kXor: code = SHMEM_CUDA_ATOMIC_XOR; break;
+  }
+  std::uint64_t old = 0;
+  std::string error;
+  if (!r.gpu()->atomic(sym, pe, static_cast<int>(width), code, value, cond, &old, &error))
+    fatal(func, "an atomic of %zu bytes on GPU memory (%p on PE %d): %s", width, sym, pe, error.c_str());
+  return old;
+}
+
+void gpu_read(const Runtime& r, const volatile void* addr, void* out, std::size_t bytes, const char* func) noexcept {
+  std::string error;
+  if (!r.gpu()->copy(out, const_cast<const void*>(addr), bytes, &error))
+    fatal(func, "reading %zu bytes of GPU memory at %p: %s", bytes, const_cast<const void*>(addr), error.c_str());
 }
 
 void gpu_check_range(const Runtime& r, const void* addr, std::size_t bytes, const char* func,

@@ -90,6 +90,7 @@ template <class T>
 inline int test(const volatile T* ivar, int cmp, T value) noexcept {
   const Runtime* r = current_runtime();
   if (r == nullptr || r->wait_policy().poll != nullptr || static_cast<unsigned>(cmp) > 5u) return -1;
+  if (r->gpu() != nullptr) return -1;  // ivar may be GPU memory, which the host cannot load (ops_wait.cpp)
   return compare<T>(cmp, __atomic_load_n(const_cast<const T*>(ivar), __ATOMIC_ACQUIRE), value) ? 1 : 0;
 }
 // A wait_until whose condition holds on entry returns without entering the wait machinery,

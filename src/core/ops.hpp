@@ -62,6 +62,14 @@ void gpu_free(void* p, const char* func) noexcept;
 char* gpu_target(const Runtime& r, const void* addr, int pe, const char* func, const char* arg) noexcept;
 // Ends the job: `arg` is GPU memory, which `func` cannot use from the host (yet).
 [[noreturn]] void gpu_unsupported(const Runtime& r, const void* addr, const char* func, const char* arg) noexcept;
+// A host atomic on the GPU word `sym` (this PE's symmetric address) of node-local world PE `pe`:
+// the plugin's one-thread kernel, complete on return. Returns the previous value (zero-extended;
+// 0 for the non-fetching operations' callers to ignore). Ends the job naming func on failure.
+std::uint64_t gpu_amo(const Runtime& r, AmoOp op, void* sym, int pe, std::size_t width, std::uint64_t value,
+                      std::uint64_t cond, const char* func) noexcept;
+// Copies `bytes` of this PE's own GPU memory at `addr` into `out` (how the host reads a word it
+// waits on). Ends the job naming func on failure.
+void gpu_read(const Runtime& r, const volatile void* addr, void* out, std::size_t bytes, const char* func) noexcept;
 // Ends the job unless [addr, addr + bytes) lies within this PE's GPU heap (addr must be in it).
 void gpu_check_range(const Runtime& r, const void* addr, std::size_t bytes, const char* func, const char* arg) noexcept;
 // Transfers between local memory and pe's GPU heap (peer: from gpu_target; sym: the symmetric

@@ -1,5 +1,5 @@
 // Node-local atomics: lock-free hardware atomics on the peer's mapped word (amo_apply in
-// transport/amo_op.hpp, std::atomic_ref).
+// transport/amo_op.hpp, std::atomic_ref); on GPU memory a kernel of the CUDA plugin (gpu_amo).
 #include <atomic>
 #include <cstring>
 
@@ -16,7 +16,7 @@ template <class U>
         ctx->rt->describe(dest).c_str(), sizeof(U));
 }
 
-// Another host's PE (or a bad address, which target() reports): out of line, so that the
+// Another host's PE, GPU memory (or a bad address, which target() reports): out of line, so that the
 // node-local path stays as small as it was before there was a remote one. With UCX over TCP
 // the target's CPU performs the operation, with the same CPU atomics, so it is atomic with
 // respect to the target's node-local peers too (see docs/design.md for RDMA NICs). The
@@ -25,8 +25,15 @@ template <class U>
 template <class U>
 [[gnu::noinline]] U amo_far(Ctx* ctx, AmoOp op, void* dest, U value, U cond, int pe, const char* func,
                             void* fetch_to = nullptr) noexcept {
-  const detail::Target t = detail::target(ctx, dest, sizeof(U), pe, func, "dest");
+  const detail::Target t = detail::target<true>(ctx, dest, sizeof(U), pe, func, "dest");
   if (reinterpret_cast<std::uintptr_t>(dest) % sizeof(U) != 0) misaligned<U>(ctx, dest, func);
+  if (t.gpu) {  // a node-local PE's GPU heap: a kernel of the CUDA plugin, complete on return
+    const auto old = static_cast<U>(gpu_amo(*ctx->rt, op, dest, t.pe, sizeof(U), value, cond, func));
+    if (fetch_to) std::memcpy(fetch_to, &old, sizeof old);
+    op_counters::amo(ctx, op, true);
+    if (op != AmoOp::kFetch) op_counters::target(ctx, t.pe, func);
+    return old;
+  }
   if (t.local) {
     const U old = amo_apply<U>(op, reinterpret_cast<U*>(t.local), value, cond);
     if (fetch_to) std::memcpy(fetch_to, &old, sizeof old);  // the caller's object may be a float

@@ -3,8 +3,10 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "base/log.hpp"
+#include "core/gpu_heap.hpp"
 #include "core/hot.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
@@ -39,7 +41,9 @@ void check_cmp(const char* func, int cmp) noexcept {
     fatal(func, "cmp=%d is not a valid comparison: use SHMEM_CMP_EQ, NE, GT, GE, LT or LE", cmp);
 }
 
-// Generic waiter: satisfied(i) tells whether element i meets its condition.
+// Generic waiter: satisfied(i) tells whether element i meets its condition. Words in this PE's
+// GPU heap, which the host cannot load, are read as a copy (`snap`, taken by refresh() before
+// each look: once at the start and once per poll of block()).
 template <class T>
 struct Waiter {
   const char* func;
@@ -49,10 +53,18 @@ struct Waiter {
   int cmp;
   T value;
   const T* values;
+  const Runtime* gpu_rt = nullptr;  // set: ivars is GPU memory
+  mutable std::vector<T> snap;
 
   bool eligible(std::size_t i) const noexcept { return !status || status[i] == 0; }
   T target(std::size_t i) const noexcept { return values ? values[i] : value; }
-  [[gnu::always_inline]] bool satisfied(std::size_t i) const noexcept { return compare<T>(cmp, load<T>(ivars, i), target(i)); }
+  [[gnu::always_inline]] T at(std::size_t i) const noexcept {
+    return __builtin_expect(gpu_rt == nullptr, 1) ? load<T>(ivars, i) : snap[i];
+  }
+  void refresh() const noexcept {
+    if (gpu_rt) gpu_read(*gpu_rt, ivars, snap.data(), n * sizeof(T), func);
+  }
+  [[gnu::always_inline]] bool satisfied(std::size_t i) const noexcept { return compare<T>(cmp, at(i), target(i)); }
   std::size_t first_unsatisfied() const noexcept {
     for (std::size_t i = 0; i < n; ++i)
       if (eligible(i) && !satisfied(i)) return i;
@@ -92,12 +104,16 @@ struct Waiter {
   template <class Done>
   void block(Done&& done, std::size_t watch) const noexcept {
     Runtime& r = rt(func);
-    wait_for(r.wait_policy(), done, [&](double waited) {
+    auto look = [&] {
+      refresh();
+      return done();
+    };
+    wait_for(r.wait_policy(), look, [&](double waited) {
       log::write(log::Level::kFatal, "wait",
                  "%s timed out after %.1f s (SHMEM_WAIT_TIMEOUT=%g): PE %d waited on %s for value %s %s; last seen %s",
                  func, waited, r.wait_policy().timeout_s, r.my_pe(),
-                 r.describe(const_cast<char*>(static_cast<volatile char*>(ivars)) + watch * sizeof(T)).c_str(), cmp_name(cmp),
-                 text(target(watch)).c_str(), text(load<T>(ivars, watch)).c_str());
+                 r.describe(const_cast<char*>(static_cast<volatile char*>(ivars)) + watch * sizeof(T)).c_str(),
+                 cmp_name(cmp), text(target(watch)).c_str(), text(at(watch)).c_str());
       r.abort_job(1);
     });
   }
@@ -123,8 +139,17 @@ Waiter<T> make(const char* func, volatile void* ivars, std::size_t n, const int*
   check_cmp(func, cmp);
   // A program may poll with shmem_test in its own loop: each call drives a transport that
   // needs it (no-op on one host), so remote updates arrive without a progress thread.
-  if (Runtime* r = current_runtime()) r->wait_policy().progress();
-  return Waiter<T>{func, ivars, n, status, cmp, static_cast<T>(value), static_cast<const T*>(values)};
+  Waiter<T> w{func, ivars, n, status, cmp, static_cast<T>(value), static_cast<const T*>(values), nullptr, {}};
+  if (Runtime* r = current_runtime()) {
+    r->wait_policy().progress();
+    if (__builtin_expect(r->gpu() != nullptr, 0) && r->gpu()->contains(const_cast<const void*>(ivars))) {
+      gpu_check_range(*r, const_cast<const void*>(ivars), n * sizeof(T), func, "ivars");
+      w.gpu_rt = r;
+      w.snap.resize(n);
+      w.refresh();
+    }
+  }
+  return w;
 }
 
 }  // namespace
@@ -213,7 +238,7 @@ std::size_t test_some(WaitKind kind, volatile void* ivars, std::size_t n, std::s
 std::uint64_t signal_wait_until(std::uint64_t* sig_addr, int cmp, std::uint64_t value, const char* func) noexcept {
   auto w = make<std::uint64_t>(func, sig_addr, 1, nullptr, cmp, value, nullptr);
   std::uint64_t seen = 0;
-  w.block([&] { return compare(cmp, seen = load<std::uint64_t>(sig_addr, 0), value); }, 0);
+  w.block([&] { return compare(cmp, seen = w.at(0), value); }, 0);
   return seen;
 }
 

@@ -1,5 +1,6 @@
 #include "cuda/context.hpp"
 
+#include <cstdint>
 #include <cstring>
 
 namespace shmem::cuda {
@@ -81,11 +82,17 @@ std::unique_ptr<Context> Context::open(const std::string& driver_path, int devic
   return c;
 }
 
+CUdeviceptr Context::scratch(std::string* error) const {
+  if (!scratch_ && !ok("cuMemAlloc", drv_->cuMemAlloc(&scratch_, sizeof(std::uint64_t)), error)) return 0;
+  return scratch_;
+}
+
 Context::~Context() {
   CUcontext prev = nullptr;  // the application's, put back at the end
   if (drv_->cuCtxGetCurrent(&prev) != CUDA_SUCCESS) prev = nullptr;
   if (ctx_) drv_->cuCtxSetCurrent(ctx_);
   if (stream_) drv_->cuStreamDestroy(stream_);
+  if (scratch_) drv_->cuMemFree(scratch_);
   if (ctx_) drv_->cuDevicePrimaryCtxRelease(dev_);
   drv_->cuCtxSetCurrent(prev);
 }

@@ -2,6 +2,7 @@
 // One PE's use of its GPU: the driver, the device, its primary context (retained, so the
 // application's CUDA runtime shares it) and the plugin's own copy stream.
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "cuda/driver.hpp"
@@ -29,6 +30,11 @@ class Context {
   CUstream stream() const noexcept { return stream_; }
   std::size_t granularity() const noexcept { return granularity_; }
 
+  // An 8-byte device word for the result of a host atomic (made on first use) and the lock its
+  // users hold from the kernel's launch to the copy of the result; 0 with *error set on failure.
+  std::mutex& scratch_lock() const noexcept { return scratch_mu_; }
+  CUdeviceptr scratch(std::string* error) const;
+
  private:
   explicit Context(const Driver* d) : drv_(d) {}
 
@@ -38,6 +44,8 @@ class Context {
   CUcontext ctx_ = nullptr;  // the retained primary context
   CUstream stream_ = nullptr;
   std::size_t granularity_ = 0;
+  mutable std::mutex scratch_mu_;
+  mutable CUdeviceptr scratch_ = 0;  // under scratch_mu_
 };
 
 // The allocation properties of a GPU heap on `ordinal`: pinned device memory exportable as a

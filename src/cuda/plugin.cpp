@@ -1,11 +1,14 @@
 // libshmem_cuda.so: the table of plugins/cuda_plugin_abi.h over Context and Heap.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <string>
 
 #include "cuda/context.hpp"
 #include "cuda/heap.hpp"
+#include "cuda/host_atomic.hpp"
 #include "cuda/stream_entry.hpp"
 #include "plugins/cuda_plugin_abi.h"
 
@@ -189,6 +192,32 @@ int p_stream_op(void* ctx, void* stream, const shmem_cuda_stream_op* op, char* e
   });
 }
 
+int p_atomic(void* ctx, void* addr, int pe, int width, int op, std::uint64_t value, std::uint64_t cond,
+             std::uint64_t* old, char* err, std::size_t err_len) {
+  return guarded(err, err_len, [&](std::string* e) {
+    const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
+    if (width != 4 && width != 8) {
+      *e = "atomic: width " + std::to_string(width) + " is not 4 or 8 bytes";
+      return false;
+    }
+    if (!c.make_current(e)) return false;
+    const std::lock_guard<std::mutex> lock(c.scratch_lock());
+    const CUdeviceptr word = c.scratch(e);
+    if (!word) return false;
+    const int rc = host_atomic(static_cast<cudaStream_t>(c.stream()), addr, pe, width, op, value, cond,
+                               reinterpret_cast<std::uint64_t*>(word));
+    if (rc != 0) {
+      const auto err = static_cast<cudaError_t>(rc);
+      *e = std::string("launching the atomic's kernel: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
+      return false;
+    }
+    return c.ok("cuMemcpyAsync",
+                c.drv().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(old), word, sizeof *old, c.stream()), e) &&
+           c.ok("cuStreamSynchronize", c.drv().cuStreamSynchronize(c.stream()), e);
+  });
+}
+
 constexpr shmem_cuda_plugin kTable = {
     SHMEM_PLUGIN_HEAD(SHMEM_PLUGIN_KIND_CUDA, SHMEM_CUDA_PLUGIN_ABI_VERSION, shmem_cuda_plugin),
     p_open,
@@ -204,7 +233,8 @@ constexpr shmem_cuda_plugin kTable = {
     p_device_alloc,
     p_device_free,
     p_stream_sync,
-    p_stream_op};
+    p_stream_op,
+    p_atomic};
 
 }  // namespace
 }  // namespace shmem::cuda

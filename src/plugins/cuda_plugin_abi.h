@@ -27,8 +27,9 @@
 extern "C" {
 #endif
 
-/* 2: the common head replaced `abi_version, size` and shmem_cuda_plugin_table(). */
-#define SHMEM_CUDA_PLUGIN_ABI_VERSION 2u
+/* 2: the common head replaced `abi_version, size` and shmem_cuda_plugin_table().
+ * 3: atomic (host atomics on GPU symmetric memory). */
+#define SHMEM_CUDA_PLUGIN_ABI_VERSION 3u
 
 /* What open() found: the device this PE uses. */
 typedef struct shmem_cuda_device_info {
@@ -71,6 +72,18 @@ typedef struct shmem_cuda_stream_op {
   int team_n, team_me, team_slot;
   const int* team_members;
 } shmem_cuda_stream_op;
+
+/* The operations of atomic() below; each returns the word's previous value. */
+enum shmem_cuda_atomic_op {
+  SHMEM_CUDA_ATOMIC_FETCH = 0,
+  SHMEM_CUDA_ATOMIC_SET = 1,
+  SHMEM_CUDA_ATOMIC_SWAP = 2,
+  SHMEM_CUDA_ATOMIC_COMPARE_SWAP = 3, /* stores value where the word equals cond */
+  SHMEM_CUDA_ATOMIC_ADD = 4,
+  SHMEM_CUDA_ATOMIC_AND = 5,
+  SHMEM_CUDA_ATOMIC_OR = 6,
+  SHMEM_CUDA_ATOMIC_XOR = 7
+};
 
 typedef struct shmem_cuda_plugin {
   shmem_plugin_head head; /* SHMEM_PLUGIN_KIND_CUDA, SHMEM_CUDA_PLUGIN_ABI_VERSION */
@@ -116,6 +129,13 @@ typedef struct shmem_cuda_plugin {
    * (after its earlier work, before its later work) and returns at once. Errors inside the kernels
    * go to the PE's GPU status record; this returns nonzero only when the enqueue failed. */
   int (*stream_op)(void* ctx, void* stream, const shmem_cuda_stream_op* op, char* err, size_t err_len);
+
+  /* A host atomic on the symmetric GPU word `addr` (this PE's address) of world PE `pe` (node-local):
+   * width 4 or 8 bytes, naturally aligned; `op` a shmem_cuda_atomic_op. A one-thread kernel of the
+   * device API (a system-scope atomic between two system-scope fences) on the plugin's own stream,
+   * complete on return: *old receives the previous value. */
+  int (*atomic)(void* ctx, void* addr, int pe, int width, int op, uint64_t value, uint64_t cond, uint64_t* old,
+                char* err, size_t err_len);
 } shmem_cuda_plugin;
 
 #define SHMEM_CUDA_PLUGIN_FILE "libshmem_cuda.so"

@@ -1,7 +1,8 @@
 // The GPU heap's failures, one per run (tests/cuda_host/CMakeLists.txt checks the messages):
 //   null    every PE's shmemx_cuda_malloc returns NULL alike (no driver, no device, too large,
 //           no peer access, ...) and the CPU heap still works; exits 0 when so
-//   amo     a host atomic on GPU memory: must end the job naming the routine
+//   amo     a host atomic on GPU memory reaches the CUDA plugin's kernel, which the fake driver
+//           cannot run: the job must end naming the routine and the CUDA runtime's reason
 //   signal  put-with-signal whose signal word is GPU memory: the same
 //   range   a put that crosses the end of the GPU heap: the same
 #include <shmem.h>

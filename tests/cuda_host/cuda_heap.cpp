@@ -202,6 +202,39 @@ int main() {
     shmemx_cuda_free(copy);
   }
 
+  // Host waits and tests on GPU words (the host cannot load them: the library reads copies).
+  // Each PE writes into the next PE's words; every PE waits on its own, written by the previous.
+  {
+    auto* words = reinterpret_cast<std::uint64_t*>(buf + 2000);  // 4 words
+    auto* word32 = reinterpret_cast<std::int32_t*>(buf + 2010);
+    const std::uint64_t zero[5] = {};
+    shmem_putmem(words, zero, sizeof zero, me);
+    shmem_barrier_all();
+    CHECK(!shmem_uint64_test(words, SHMEM_CMP_EQ, 9 + static_cast<std::uint64_t>(prev)),
+          "test on GPU memory saw a value nobody wrote");
+    shmem_barrier_all();  // every PE has looked before any writes
+    const std::uint64_t v = 9 + static_cast<std::uint64_t>(me);
+    shmem_putmem(words, &v, sizeof v, next);
+    shmem_uint64_wait_until(words, SHMEM_CMP_EQ, 9 + static_cast<std::uint64_t>(prev));
+    const std::uint64_t three[3] = {1u + me, 2u + me, 3u + me};
+    shmem_putmem(words + 1, three, sizeof three, next);
+    shmem_uint64_wait_until_all(words + 1, 3, nullptr, SHMEM_CMP_GE, 1 + static_cast<std::uint64_t>(prev));
+    CHECK(shmem_uint64_test_all(words + 1, 3, nullptr, SHMEM_CMP_GT, static_cast<std::uint64_t>(prev)),
+          "test_all on GPU memory after wait_until_all");
+    std::size_t idx[3] = {};
+    CHECK(shmem_uint64_test_some(words + 1, 3, idx, nullptr, SHMEM_CMP_EQ, 2 + static_cast<std::uint64_t>(prev)) == 1 &&
+              idx[0] == 1,
+          "test_some on GPU memory: index %zu", idx[0]);
+    CHECK(shmem_signal_fetch(words) == 9 + static_cast<std::uint64_t>(prev), "signal_fetch on GPU memory: %llu",
+          static_cast<unsigned long long>(shmem_signal_fetch(words)));
+    CHECK(shmem_signal_wait_until(words, SHMEM_CMP_GE, 9) == 9 + static_cast<std::uint64_t>(prev),
+          "signal_wait_until on GPU memory");
+    const std::int32_t v32 = -5 - me;
+    shmem_putmem(word32, &v32, sizeof v32, next);
+    shmem_int32_wait_until(word32, SHMEM_CMP_EQ, -5 - prev);
+    shmem_barrier_all();
+  }
+
   // A sink added now hears of the existing heap at once.
   shmemx_cuda_state_sink_add(late_sink);
   CHECK(g_late_calls == 1, "late sink called %d times", g_late_calls);
