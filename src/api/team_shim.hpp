@@ -25,9 +25,7 @@ inline Team* team_of(const char* f, shmem_team_t h) noexcept {
 // programs can compare against SHMEM_TEAM_WORLD / SHMEM_TEAM_SHARED.
 inline shmem_team_t handle_of(Team* t) noexcept {
   if (t == nullptr) return SHMEM_TEAM_INVALID;
-  if (t == core::team_world()) return SHMEM_TEAM_WORLD;
-  if (t == core::team_shared()) return SHMEM_TEAM_SHARED;
-  return reinterpret_cast<shmem_team_t>(t);
+  return reinterpret_cast<shmem_team_t>(core::team_handle(t->rt(), t));
 }
 
 // The public context handle of a core context is the Ctx* itself (ctx_of maps it back).

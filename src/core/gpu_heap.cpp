@@ -15,6 +15,7 @@ namespace shmem::core {
 namespace {
 
 namespace dc = device::cuda;
+static_assert(dc::kGpuTeams >= kMaxTeams, "the device team table has an entry per team slot");
 
 // One GPU heap per process: the device state (and the sinks it goes to) is process-wide.
 std::atomic<bool> g_heap_taken{false};
@@ -191,10 +192,14 @@ bool GpuHeap::finish(Runtime& r, std::string* error) {
   status_host_ = static_cast<GpuStatus*>(status_host);
   status_host_->pe = r.my_pe();
   status_host_->target_pe = -1;
-  if (p_->memset8(ctx_, state_.my_heap, 0, dc::kGpuInternalBytes, err, sizeof err) != 0) {
+  const std::size_t teams = sizeof(dc::GpuTeam) * dc::kGpuTeams;
+  if (p_->memset8(ctx_, state_.my_heap, 0, dc::kGpuInternalBytes, err, sizeof err) != 0 ||
+      p_->device_alloc(ctx_, teams, &teams_dev_, err, sizeof err) != 0 ||
+      p_->memset8(ctx_, teams_dev_, 0, teams, err, sizeof err) != 0) {
     *error = reason(err);
     return false;
   }
+  state_.teams = static_cast<const dc::GpuTeam*>(teams_dev_);
   state_.local_index = static_cast<const std::int32_t*>(index_dev_);
   state_.status = static_cast<GpuStatus*>(status_dev);
   alloc_ = HeapAllocator(state_.heap_size - dc::kGpuInternalBytes);
@@ -206,6 +211,7 @@ GpuHeap::~GpuHeap() {
   if (p_ && ctx_) {
     if (status_host_) p_->host_free(ctx_, status_host_);
     if (index_dev_) p_->device_free(ctx_, index_dev_);
+    if (teams_dev_) p_->device_free(ctx_, teams_dev_);
     for (auto& entry : team_members_) p_->device_free(ctx_, entry.second);
     if (heap_) p_->heap_destroy(heap_);
     p_->close(ctx_);
@@ -288,6 +294,34 @@ const int* GpuHeap::team_members(const std::vector<int>& world_pes, std::string*
   }
   team_members_.emplace_back(world_pes, dev);
   return static_cast<const int*>(dev);
+}
+
+bool GpuHeap::set_team(int slot, std::uint64_t handle, int me, const std::vector<int>& world_pes, std::string* error) {
+  if (slot < 0 || slot >= dc::kGpuTeams) {
+    *error = "team slot " + std::to_string(slot) + " is outside the device team table";
+    return false;
+  }
+  dc::GpuTeam t{};
+  t.handle = handle;
+  t.n = static_cast<std::int32_t>(world_pes.size());
+  t.me = me;
+  t.slot = slot;
+  t.members = team_members(world_pes, error);
+  if (!t.members) return false;
+  char err[512] = "";
+  if (p_->copy(ctx_, static_cast<dc::GpuTeam*>(teams_dev_) + slot, &t, sizeof t, err, sizeof err) == 0) return true;
+  *error = reason(err);
+  return false;
+}
+
+bool GpuHeap::clear_team(int slot, std::string* error) {
+  const dc::GpuTeam none{};
+  char err[512] = "";
+  if (slot < 0 || slot >= dc::kGpuTeams ||
+      p_->copy(ctx_, static_cast<dc::GpuTeam*>(teams_dev_) + slot, &none, sizeof none, err, sizeof err) == 0)
+    return true;
+  *error = reason(err);
+  return false;
 }
 
 }  // namespace shmem::core

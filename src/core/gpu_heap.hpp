@@ -74,6 +74,10 @@ class GpuHeap {
   // A team's members (world PEs) as a device array for stream collectives: made once per team
   // and membership, kept until the heap goes (nullptr with *error set on failure).
   const int* team_members(const std::vector<int>& world_pes, std::string* error);
+  // The device team table (GpuState::teams): entry `slot` names the team of public handle
+  // `handle` (this PE its member `me` of world_pes), or is cleared. False with *error set.
+  bool set_team(int slot, std::uint64_t handle, int me, const std::vector<int>& world_pes, std::string* error);
+  bool clear_team(int slot, std::string* error);
 
  private:
   GpuHeap() : alloc_(0) {}
@@ -84,6 +88,7 @@ class GpuHeap {
   void* ctx_ = nullptr;
   void* heap_ = nullptr;
   void* index_dev_ = nullptr;
+  void* teams_dev_ = nullptr;  // kGpuTeams GpuTeam entries
   GpuStatus* status_host_ = nullptr;
   bool claimed_ = false;          // holds the process's one GPU heap
   std::vector<int> local_index_;  // per world PE: local index, -1 on another host

@@ -184,6 +184,7 @@ class Runtime {
   void finalize() noexcept;
   // The GPU symmetric heap (core/gpu_heap.hpp): nullptr until a GPU allocation created it.
   core::GpuHeap* gpu() const noexcept { return gpu_.get(); }
+  // Takes the GPU heap (or drops it: nullptr) and enters every live team in its device team table.
   void set_gpu(std::unique_ptr<core::GpuHeap> heap) noexcept;
   // Collective: passes fd (of `bytes`) and two words of note to every PE in `peers` (node-local
   // PEs) and returns theirs (a peer's note in its data.size and data.addr), over the
@@ -215,6 +216,9 @@ class Runtime {
   // not empty where this PE's store address came from a unique ID (core/arrivals.cpp).
   std::string gone_hint() const;
   void create_predefined_teams();
+  // Enters team t in the GPU heap's device team table (live) or clears its entry; logs a failure
+  // (kernels naming that team then report a bad argument).
+  void gpu_team(const Team& t, bool live) noexcept;
   void build_device_state();
   void attach_wait_board();
   void agree_on_rings();

@@ -1,12 +1,33 @@
 // The Runtime's side of the GPU heap (core/gpu_heap.hpp): ownership, and the node-local
 // descriptor exchange the heap's creation runs a second time, after init.
 #include "base/error.hpp"
+#include "base/log.hpp"
+#include "core/team.hpp"
+#include "core/team_ops.hpp"
 #include "core/gpu_heap.hpp"
 #include "core/runtime.hpp"
 
 namespace shmem {
 
-void Runtime::set_gpu(std::unique_ptr<core::GpuHeap> heap) noexcept { gpu_ = std::move(heap); }
+void Runtime::set_gpu(std::unique_ptr<core::GpuHeap> heap) noexcept {
+  gpu_ = std::move(heap);
+  if (!gpu_) return;
+  std::vector<const Team*> live;
+  {
+    std::lock_guard<std::mutex> g(teams_mu_);
+    for (const auto& t : teams_) live.push_back(t.get());
+  }
+  for (const Team* t : live) gpu_team(*t, true);
+}
+
+void Runtime::gpu_team(const Team& t, bool live) noexcept {
+  std::string error;
+  const bool ok = live ? gpu_->set_team(t.slot(), core::team_handle(*this, &t), t.my_pe(), t.world_pes(), &error)
+                       : gpu_->clear_team(t.slot(), &error);
+  if (!ok)
+    SHMEM_ERROR("cuda", "the device team table (team slot %d, %d PEs): %s; kernels cannot use this team", t.slot(),
+                t.size(), error.c_str());
+}
 
 std::vector<transport::PeerSegments> Runtime::exchange_node_fd(const std::string& tag, int fd, std::uint64_t bytes,
                                                                const std::uint64_t (&note)[2],

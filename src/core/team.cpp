@@ -246,9 +246,14 @@ void TeamSlots::release(int slot) noexcept { free_[slot / 64] |= 1ull << (slot %
 void Runtime::barrier() noexcept { world_team_->sync(); }
 
 Team* Runtime::add_team(std::unique_ptr<Team> t) {
-  std::lock_guard<std::mutex> g(teams_mu_);
-  teams_.push_back(std::move(t));
-  return teams_.back().get();
+  Team* added = nullptr;
+  {
+    std::lock_guard<std::mutex> g(teams_mu_);
+    teams_.push_back(std::move(t));
+    added = teams_.back().get();
+  }
+  if (gpu_) gpu_team(*added, true);  // kernels may name it (the device team table)
+  return added;
 }
 
 Team* Runtime::team_in_slot(int slot) noexcept {
@@ -259,6 +264,7 @@ Team* Runtime::team_in_slot(int slot) noexcept {
 }
 
 void Runtime::remove_team(Team* t) noexcept {
+  if (gpu_) gpu_team(*t, false);
   std::lock_guard<std::mutex> g(teams_mu_);
   slots_->release(t->slot());
   std::erase_if(teams_, [t](const std::unique_ptr<Team>& p) { return p.get() == t; });

@@ -126,6 +126,13 @@ Team* team_from_handle(void* handle, const char* func) noexcept {
   return static_cast<Team*>(handle);
 }
 
+std::uintptr_t team_handle(const Runtime& r, const Team* t) noexcept {
+  if (t == nullptr) return 0;
+  if (t == r.world_team()) return kWorldHandle;
+  if (t == r.shared_team()) return kSharedHandle;
+  return reinterpret_cast<std::uintptr_t>(t);
+}
+
 int team_my_pe(const Team* t) noexcept { return t ? t->my_pe() : -1; }
 int team_n_pes(const Team* t) noexcept { return t ? t->size() : -1; }
 

@@ -2,7 +2,8 @@
 // under oshrun at 2, 4 and 8 PEs on one GPU). Every value is checked on the host after the
 // kernels: ring put+signal (thread, block and warp forms), get/g/p/iput/iget, every atomic family
 // (64/32/16/8-bit integers, float, double) with exact totals, compare-and-swap tickets, barriers
-// from one thread, one block and a cooperative grid, and host RMA on GPU symmetric memory.
+// from one thread, one block and a cooperative grid on the world and on split teams, and host RMA
+// on GPU symmetric memory.
 //   cuda_device_pe --probe   exits 77 (SKIPPED) where there is no CUDA device, 0 where there is.
 #include <shmem.h>
 #include <shmemx.h>
@@ -39,6 +40,7 @@ struct Sym {  // GPU symmetric objects (all from shmemx_cuda_malloc)
   unsigned long long* tickets;
   long* strided;          // 2 * kWords
   int* errors;            // device-side check failures of this PE's kernels
+  std::uint64_t* team_count;  // barrier rounds on a team: counted on the team's PE 0
 };
 
 #define CUDA_OK(call)                                                                                  \
@@ -128,6 +130,41 @@ __device__ void barrier_rounds(const Sym& s, int scope, const dev::Block& b) {
 }
 __global__ void barrier_kernel(Sym s, int scope) { barrier_rounds(s, scope, dev::this_block()); }
 
+// Teams in kernels: `team` holds the world PEs of this PE's parity (split on the host after the
+// GPU heap existed), SHMEM_TEAM_SHARED every PE (this host; made before the heap). Queries and
+// translations, then barrier rounds on the team at `scope` (0 thread, 1 block, 2 grid): each
+// round one thread per member adds to the team PE 0's counter, and after the barrier every
+// member must see all of the round's adds.
+__device__ void team_rounds(const Sym& s, shmem_team_t team, int scope, const dev::Block& b) {
+  const int me = dev::my_pe(), n = dev::n_pes();
+  const int parity = me % 2, tn = (n - parity + 1) / 2;
+  if (b.block_id == 0 && b.thread_id == 0) {
+    if (dev::team_my_pe(team) != me / 2 || dev::team_n_pes(team) != tn) atomicAdd(s.errors, 1);
+    if (dev::team_translate_pe(team, tn - 1, SHMEM_TEAM_WORLD) != 2 * (tn - 1) + parity) atomicAdd(s.errors, 1);
+    if (dev::team_translate_pe(SHMEM_TEAM_WORLD, me, team) != me / 2) atomicAdd(s.errors, 1);
+    if (dev::team_translate_pe(team, 0, SHMEM_TEAM_SHARED) != parity) atomicAdd(s.errors, 1);
+    if (dev::team_my_pe(SHMEM_TEAM_SHARED) != me || dev::team_n_pes(SHMEM_TEAM_SHARED) != n) atomicAdd(s.errors, 1);
+    if (n > 1 && dev::team_translate_pe(SHMEM_TEAM_WORLD, 1 - parity, team) != -1) atomicAdd(s.errors, 1);
+  }
+  for (int r = 1; r <= kRounds; ++r) {
+    if (b.block_id == 0 && b.thread_id == 0) dev::atomic_add(s.team_count, std::uint64_t{1}, parity);
+    if (scope == 0) {
+      if (b.block_id == 0 && b.thread_id == 0) dev::barrier(team);
+      __syncthreads();
+    } else if (scope == 1) {
+      dev::barrier_block(b, team);
+    } else {
+      dev::barrier_grid(b, team);
+    }
+    if (b.thread_id == 0 && dev::atomic_fetch(s.team_count, parity) < static_cast<std::uint64_t>(tn) * r)
+      atomicAdd(s.errors, 1);
+    if (scope == 2) dev::sync_grid(b, team);
+    else if (b.block_id == 0 && b.thread_id == 0) dev::sync(team);
+    __syncthreads();
+  }
+}
+__global__ void team_kernel(Sym s, shmem_team_t team, int scope) { team_rounds(s, team, scope, dev::this_block()); }
+
 template <class T>
 T* cuda_alloc(std::size_t n) {
   void* p = shmemx_cuda_calloc(n, sizeof(T));
@@ -161,6 +198,7 @@ int main(int argc, char** argv) {
   s.tickets = cuda_alloc<unsigned long long>(1 + 128 + 1);
   s.strided = cuda_alloc<long>(2 * kWords);
   s.errors = cuda_alloc<int>(1);
+  s.team_count = cuda_alloc<std::uint64_t>(1);
   long* scratch = nullptr;
   CUDA_OK(cudaMalloc(&scratch, 64 * sizeof(long)));
   shmem_barrier_all();
@@ -219,6 +257,30 @@ int main(int argc, char** argv) {
   }
   CHECK_EQ(read_back(s.errors), 0);
 
+  // Teams other than the world in kernels: the PEs of each parity.
+  shmem_team_t parity_team = SHMEM_TEAM_INVALID;
+  shmem_team_t other = SHMEM_TEAM_INVALID;
+  shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, me % 2 == 0 ? &parity_team : &other);
+  if (n > 1) shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, n / 2, nullptr, 0, me % 2 == 1 ? &parity_team : &other);
+  CHECKF(parity_team != SHMEM_TEAM_INVALID, "the split gave PE %d no team", me);
+  for (int scope = 0; scope < 3 && parity_team != SHMEM_TEAM_INVALID; ++scope) {
+    CUDA_OK(cudaMemset(s.team_count, 0, sizeof(std::uint64_t)));
+    shmem_barrier_all();
+    if (scope < 2) {
+      team_kernel<<<1, kThreads>>>(s, parity_team, scope);
+      CUDA_OK(cudaGetLastError());
+    } else {
+      const int rc = dev::launch(
+          nullptr, kBlocks, [=] __device__(const dev::Block& b) { team_rounds(s, parity_team, 2, b); },
+          {.block_dim = kThreads, .cooperative = true});
+      CHECK_EQ(rc, 0);
+    }
+    CUDA_OK(cudaDeviceSynchronize());
+    shmem_barrier_all();
+  }
+  CHECK_EQ(read_back(s.errors), 0);
+  if (parity_team != SHMEM_TEAM_INVALID) shmem_team_destroy(parity_team);
+
   // Host RMA on GPU symmetric memory: a host put into the right neighbour's GPU ring.
   std::vector<long> host(kWords);
   for (int i = 0; i < kWords; ++i) host[i] = -(static_cast<long>(me) * 7 + i);
@@ -231,6 +293,7 @@ int main(int argc, char** argv) {
   CHECK_EQ(shmem_long_g(s.src + 5, right), static_cast<long>(right) * 1000003L + 5 + 2);
 
   cudaFree(scratch);
+  shmemx_cuda_free(s.team_count);
   shmemx_cuda_free(s.errors);
   shmemx_cuda_free(s.strided);
   shmemx_cuda_free(s.tickets);

@@ -235,6 +235,40 @@ int main() {
     shmem_barrier_all();
   }
 
+  // The device team table (what kernels read for teams other than the world): the predefined
+  // teams, entered when the heap was made; a split team while it lives, cleared when destroyed.
+  {
+    const auto team_entry = [](int slot) {
+      const auto* t = static_cast<const dc::GpuTeam*>(fakecuda_host_view(g_state.teams + slot, sizeof(dc::GpuTeam)));
+      return t ? *t : dc::GpuTeam{};
+    };
+    CHECK(g_state.teams != nullptr, "no device team table in the GPU state");
+    const dc::GpuTeam world = team_entry(0), shared = team_entry(1);
+    CHECK(world.handle == reinterpret_cast<std::uintptr_t>(SHMEM_TEAM_WORLD) && world.n == n && world.me == me,
+          "world entry: handle %llu n %d me %d", static_cast<unsigned long long>(world.handle), world.n, world.me);
+    CHECK(shared.handle == reinterpret_cast<std::uintptr_t>(SHMEM_TEAM_SHARED) && shared.n == n && shared.me == me,
+          "shared entry: handle %llu n %d me %d", static_cast<unsigned long long>(shared.handle), shared.n, shared.me);
+    shmem_team_t odd = SHMEM_TEAM_INVALID;
+    if (n > 1) shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, n / 2, nullptr, 0, &odd);
+    if (odd != SHMEM_TEAM_INVALID) {
+      int found = -1;
+      for (int slot = 0; slot < dc::kGpuTeams; ++slot)
+        if (team_entry(slot).handle == reinterpret_cast<std::uintptr_t>(odd)) found = slot;
+      CHECK(found >= 2, "the split team is not in the device team table");
+      if (found >= 2) {
+        const dc::GpuTeam t = team_entry(found);
+        CHECK(t.n == n / 2 && t.me == me / 2 && t.slot == found, "split entry: n %d me %d slot %d", t.n, t.me, t.slot);
+        const auto* members =
+            static_cast<const std::int32_t*>(fakecuda_host_view(t.members, sizeof(std::int32_t) * t.n));
+        CHECK(members != nullptr, "the split team's members are not device memory");
+        for (int i = 0; members && i < t.n; ++i) CHECK(members[i] == 2 * i + 1, "member %d is PE %d", i, members[i]);
+        shmem_team_destroy(odd);
+        CHECK(team_entry(found).handle == 0, "the destroyed team's entry was not cleared");
+      }
+    }
+    shmem_barrier_all();
+  }
+
   // A sink added now hears of the existing heap at once.
   shmemx_cuda_state_sink_add(late_sink);
   CHECK(g_late_calls == 1, "late sink called %d times", g_late_calls);

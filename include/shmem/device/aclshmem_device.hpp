@@ -35,8 +35,8 @@
 #include "shmem/device/device.hpp"
 
 #if defined(__CUDACC__)
-// CUDA kernels: device functions; the host library cannot be called from the GPU, so team
-// queries other than ACLSHMEM_TEAM_WORLD answer -1 there.
+// CUDA kernels: device functions; teams other than ACLSHMEM_TEAM_WORLD (a team's handle is its
+// slot) come from the device team table (shmem/device/cuda/state.hpp: GpuTeam).
 #define ACLSHMEM_DEVICE_FN __device__ __forceinline__
 namespace shmem::device::acl_detail {
 struct BlockRef {  // the calling thread's block (always inside a kernel on the GPU)
@@ -49,14 +49,31 @@ __device__ __forceinline__ void barrier_all(bool with_quiet) {
   if (with_quiet) return barrier_all_grid(this_block());
   return sync_all_grid(this_block());
 }
-__device__ __forceinline__ bool world_only(const char* f, aclshmem_team_t team) {
-  if (team == ACLSHMEM_TEAM_WORLD) return true;
-  cuda::detail::bad_argument(f, team);
-  return false;
+// Every thread of the kernel (grid scope, as barrier_all) on a team of the table.
+__device__ inline void team_barrier(const char* f, aclshmem_team_t team, bool with_quiet) {
+  if (team == ACLSHMEM_TEAM_WORLD) return barrier_all(with_quiet);
+  const cuda::GpuTeam* t = cuda::detail::team_at(team);
+  if (t == nullptr) return cuda::detail::bad_argument(f, team);
+  const Block b = this_block();
+  if (with_quiet) quiet();
+  grid_sync(b);
+  if (b.block_id == 0 && b.thread_id == 0) cuda::detail::team_sync(f, *t);
+  grid_sync(b);
 }
-__device__ __forceinline__ int host_team_my_pe(aclshmem_team_t) { return -1; }
-__device__ __forceinline__ int host_team_n_pes(aclshmem_team_t) { return -1; }
-__device__ __forceinline__ int host_team_translate_pe(aclshmem_team_t, int, aclshmem_team_t) { return -1; }
+__device__ __forceinline__ int host_team_my_pe(aclshmem_team_t team) {
+  const cuda::GpuTeam* t = cuda::detail::team_at(team);
+  return t ? t->me : -1;
+}
+__device__ __forceinline__ int host_team_n_pes(aclshmem_team_t team) {
+  const cuda::GpuTeam* t = cuda::detail::team_at(team);
+  return t ? t->n : -1;
+}
+__device__ inline int host_team_translate_pe(aclshmem_team_t src, int pe, aclshmem_team_t dst) {
+  const cuda::GpuTeam* s = src == ACLSHMEM_TEAM_WORLD ? nullptr : cuda::detail::team_at(src);
+  const cuda::GpuTeam* d = dst == ACLSHMEM_TEAM_WORLD ? nullptr : cuda::detail::team_at(dst);
+  if ((src != ACLSHMEM_TEAM_WORLD && !s) || (dst != ACLSHMEM_TEAM_WORLD && !d)) return -1;
+  return cuda::detail::index_in(d, cuda::detail::world_of(s, pe));
+}
 }  // namespace shmem::device::acl_detail
 #else
 #define ACLSHMEM_DEVICE_FN inline
@@ -81,10 +98,9 @@ inline void barrier_all(bool with_quiet) noexcept {
   if (with_quiet) return device::barrier_all();
   return device::sync_all();
 }
-inline bool world_only(const char* f, aclshmem_team_t team) noexcept {
-  if (team == ACLSHMEM_TEAM_WORLD) return true;
+inline void team_barrier(const char* f, aclshmem_team_t team, bool with_quiet) noexcept {
+  if (team == ACLSHMEM_TEAM_WORLD) return barrier_all(with_quiet);
   detail::fail(f, "team %d: device barriers support ACLSHMEM_TEAM_WORLD only; nothing was done", team);
-  return false;
 }
 inline int host_team_my_pe(aclshmem_team_t team) noexcept { return aclshmem_device_host_team_my_pe_(team); }
 inline int host_team_n_pes(aclshmem_team_t team) noexcept { return aclshmem_device_host_team_n_pes_(team); }
@@ -338,8 +354,8 @@ ACLSHMEM_DEVICE_FN void aclshmem_fence() noexcept { shmem::device::fence(); }
 ACLSHMEM_DEVICE_FN void aclshmem_barrier_all() noexcept { shmem::device::acl_detail::barrier_all(true); }
 ACLSHMEM_DEVICE_FN void aclshmem_sync_all() noexcept { shmem::device::acl_detail::barrier_all(false); }
 ACLSHMEM_DEVICE_FN void aclshmem_barrier(aclshmem_team_t team) noexcept {
-  if (shmem::device::acl_detail::world_only("aclshmem_barrier", team)) aclshmem_barrier_all();
+  shmem::device::acl_detail::team_barrier("aclshmem_barrier", team, true);
 }
 ACLSHMEM_DEVICE_FN void aclshmem_sync(aclshmem_team_t team) noexcept {
-  if (shmem::device::acl_detail::world_only("aclshmem_sync", team)) aclshmem_sync_all();
+  shmem::device::acl_detail::team_barrier("aclshmem_sync", team, false);
 }

@@ -16,7 +16,7 @@
 
 namespace shmem::device::cuda {
 
-inline constexpr std::uint32_t kGpuStateVersion = 1;
+inline constexpr std::uint32_t kGpuStateVersion = 2;  // 2: the team table
 
 // The runtime-internal area at the start of every PE's GPU heap.
 inline constexpr std::size_t kGpuInternalBytes = 64 * 1024;
@@ -24,6 +24,21 @@ inline constexpr std::size_t kGpuSyncOffset = 0;            // device barrier ce
 inline constexpr int kGpuSyncSlots = 128;                   // one per team slot, as on the CPU device
 inline constexpr std::size_t kGpuStreamOffset = 16 * 1024;  // words of the on-stream host operations
 inline constexpr std::size_t kGpuStreamBytes = 16 * 1024;
+
+// The teams kernels may name (GpuState::teams, device memory): one entry per team slot of the
+// library (slot i at entry i), filled by the host when a team is made while a GPU heap exists
+// or when the heap is made, cleared when the team is destroyed. The world has entry 0 and its
+// own fast path. A kernel finds a team by its handle (the shmem_team_t value).
+inline constexpr int kGpuTeams = 128;
+inline constexpr int kGpuTeamCells = 64;  // device barrier cells of kernels' teams: cell slot % 64
+struct GpuTeam {
+  std::uint64_t handle;  // the team's shmem_team_t value; 0: no team here
+  std::int32_t n;        // members
+  std::int32_t me;       // this PE's index in the team
+  std::int32_t slot;     // the library's team slot (== the entry's index)
+  std::int32_t pad_;
+  const std::int32_t* members;  // device memory, n entries: member i as a world PE
+};
 
 // Where a kernel reports the first error of this PE (a bad PE, an address outside the GPU heap, a
 // wait past SHMEM_WAIT_TIMEOUT, a PE on another host). Lives in pinned host memory mapped into
@@ -69,6 +84,7 @@ struct GpuState {
   const std::int32_t* local_index = nullptr;  // device memory, n_pes entries: local index, -1 = another host
   GpuStatus* status = nullptr;                // device address of the mapped pinned GpuStatus
   std::uint64_t timeout_ns = 0;               // SHMEM_WAIT_TIMEOUT in ns (0 = never)
+  const GpuTeam* teams = nullptr;             // device memory, kGpuTeams entries
 };
 
 }  // namespace shmem::device::cuda

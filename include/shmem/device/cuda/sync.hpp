@@ -11,8 +11,11 @@
 //   barrier_all_grid(b) / sync_all_grid(b)         every thread of a cooperative launch per PE
 //                                                  (the Ascend API's aclshmem_barrier_all)
 // They are dissemination barriers on cells of the device synchronisation area at the start of every
-// PE's GPU heap (state.hpp: kGpuSyncOffset), apart from the host's barriers. Device barriers serve
-// SHMEM_TEAM_WORLD; other teams are refused (reported, nothing done) in this version.
+// PE's GPU heap (state.hpp: kGpuSyncOffset), apart from the host's barriers. Every team serves:
+// SHMEM_TEAM_WORLD directly, the others through the device team table (state.hpp: GpuTeam), whose
+// entry gives the members and the cell (team slot % kGpuTeamCells; two teams whose slots are equal
+// modulo 64 share a cell, so device barriers must not run on both at once). A handle that is not a
+// team of this PE is reported (bad argument) and nothing is done.
 #include <cooperative_groups.h>
 
 #include "shmem/device/cuda/rma.hpp"
@@ -24,10 +27,55 @@ __device__ __forceinline__ void quiet() { cuda::detail::fence_system(); }
 
 // ---- teams -------------------------------------------------------------------------------------
 __device__ __forceinline__ bool is_world(shmem_team_t team) { return team == SHMEM_TEAM_WORLD; }
-__device__ __forceinline__ int team_my_pe(shmem_team_t team) { return is_world(team) ? my_pe() : -1; }
-__device__ __forceinline__ int team_n_pes(shmem_team_t team) { return is_world(team) ? n_pes() : -1; }
-__device__ __forceinline__ int team_translate_pe(shmem_team_t src, int pe, shmem_team_t dst) {
-  return is_world(src) && is_world(dst) && pe >= 0 && pe < n_pes() ? pe : -1;
+
+namespace cuda::detail {
+// The table entry of a team other than the world; nullptr when `team` is none of this PE's.
+__device__ inline const GpuTeam* find_team(shmem_team_t team) {
+  const GpuState& s = state();
+  const auto h = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(team));
+  if (h == 0 || s.teams == nullptr) return nullptr;
+  for (int i = 0; i < kGpuTeams; ++i)
+    if (s.teams[i].handle == h) return &s.teams[i];
+  return nullptr;
+}
+// The entry of team slot `slot` (the Ascend API's team handles are slots); nullptr when no team
+// of this PE has it.
+__device__ inline const GpuTeam* team_at(int slot) {
+  const GpuState& s = state();
+  if (slot < 0 || slot >= kGpuTeams || s.teams == nullptr || s.teams[slot].handle == 0) return nullptr;
+  return &s.teams[slot];
+}
+// Member `pe` of team t as a world PE (t == nullptr: the world), and the inverse; -1 when out of
+// range or not a member.
+__device__ inline int world_of(const GpuTeam* t, int pe) {
+  if (t == nullptr) return pe >= 0 && pe < state().n_pes ? pe : -1;
+  return pe >= 0 && pe < t->n ? t->members[pe] : -1;
+}
+__device__ inline int index_in(const GpuTeam* t, int world) {
+  if (world < 0 || t == nullptr) return world;
+  for (int i = 0; i < t->n; ++i)
+    if (t->members[i] == world) return i;
+  return -1;
+}
+}  // namespace cuda::detail
+
+__device__ inline int team_my_pe(shmem_team_t team) {
+  if (is_world(team)) return my_pe();
+  const cuda::GpuTeam* t = cuda::detail::find_team(team);
+  return t ? t->me : -1;
+}
+__device__ inline int team_n_pes(shmem_team_t team) {
+  if (is_world(team)) return n_pes();
+  const cuda::GpuTeam* t = cuda::detail::find_team(team);
+  return t ? t->n : -1;
+}
+// PE `pe` of team `src` as a PE of team `dst`; -1 when either is not a team here, pe is out of
+// range, or that PE is not a member of dst.
+__device__ inline int team_translate_pe(shmem_team_t src, int pe, shmem_team_t dst) {
+  const cuda::GpuTeam* s = is_world(src) ? nullptr : cuda::detail::find_team(src);
+  const cuda::GpuTeam* d = is_world(dst) ? nullptr : cuda::detail::find_team(dst);
+  if ((!is_world(src) && !s) || (!is_world(dst) && !d)) return -1;
+  return cuda::detail::index_in(d, cuda::detail::world_of(s, pe));
 }
 
 namespace cuda::detail {
@@ -76,9 +124,15 @@ __device__ __noinline__ inline void team_sync_on(const char* routine, int slot, 
 }
 
 __device__ __forceinline__ void team_sync(const char* routine, shmem_team_t team) {
-  if (!is_world(team)) [[unlikely]]
+  if (is_world(team)) [[likely]]
+    return team_sync_on(routine, 0, nullptr, state().my_pe, state().n_pes);
+  const GpuTeam* t = find_team(team);
+  if (t == nullptr) [[unlikely]]
     return bad_argument(routine, -1);
-  team_sync_on(routine, 0, nullptr, state().my_pe, state().n_pes);
+  team_sync_on(routine, t->slot % kGpuTeamCells, t->members, t->me, t->n);
+}
+__device__ __forceinline__ void team_sync(const char* routine, const GpuTeam& t) {
+  team_sync_on(routine, t.slot % kGpuTeamCells, t.members, t.me, t.n);
 }
 
 }  // namespace cuda::detail
