@@ -69,15 +69,16 @@ void ensure_std_fds() {
 }
 
 // oshrun's descriptors: per local PE its output pipes (and an exec-status pipe while
-// starting), per host agent it starts itself its stdin and stdout (and the exec-status pipe),
-// per PE anywhere two store connections (its client and its job watcher), plus a margin.
-// Raised before the store starts, which sizes its admission limits from the limit.
-void ensure_fd_limit(int local_pes, int agents, int npes) {
-  const std::uint64_t need = static_cast<std::uint64_t>(local_pes) * 3 + static_cast<std::uint64_t>(agents) * 3 +
-                             static_cast<std::uint64_t>(npes) * 2 + 32;
+// starting) and two store connections (its client and its job watcher), per host agent it
+// starts itself its stdin and stdout (and the exec-status pipe), per remote host one store
+// connection (its agent relays its PEs'), plus a margin. Raised before the store starts,
+// which sizes its admission limits from the limit.
+void ensure_fd_limit(int local_pes, int agents, int remote_hosts) {
+  const std::uint64_t need = static_cast<std::uint64_t>(local_pes) * 5 + static_cast<std::uint64_t>(agents) * 3 +
+                             static_cast<std::uint64_t>(remote_hosts) + 32;
   const shmem::util::FdLimit l = shmem::util::raise_fd_limit(need);
   const std::string advice = shmem::util::fd_limit_advice(
-      l, need, "oshrun", "3 per PE on this host and per host agent it starts, 2 store connections per PE");
+      l, need, "oshrun", "5 per PE on this host, 3 per host agent it starts, 1 per remote host");
   if (!advice.empty()) say("warning: " + advice);
 }
 
@@ -230,7 +231,7 @@ int launch(const Args& args, const Placement& place) {
   }
   int local_pes = 0;
   for (const auto& h : place.host_of_rank) local_pes += h.empty() ? 1 : 0;
-  ensure_fd_limit(local_pes, static_cast<int>(tree.size()), npes);
+  ensure_fd_limit(local_pes, static_cast<int>(tree.size()), static_cast<int>(remote.size()));
   try {
     job = make_job_identity();
     shmem::bootstrap::StoreServer::Options opts;
