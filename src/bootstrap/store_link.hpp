@@ -11,8 +11,8 @@ namespace shmem::bootstrap {
 
 struct StoreLink {
   util::UniqueFd fd;
-  Channel ch;         // over fd, with or without TLS
-  std::string where;  // "host:port" of the store, for messages
+  Channel ch;                             // over fd, with or without TLS
+  std::string where;                      // "host:port" of the store, for messages
   std::chrono::seconds host_timeout{60};  // SHMEM_HOST_TIMEOUT, the connection's keepalive
 };
 

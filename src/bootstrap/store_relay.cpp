@@ -48,10 +48,10 @@ struct StoreRelay::Impl {
   struct Pe {
     int rank = -1;
     std::uint32_t chan = 0;
-    util::UniqueFd fd;  // the relay's end
-    bool opened = false;  // kMuxOpen sent (at its first bytes)
+    util::UniqueFd fd;     // the relay's end
+    bool opened = false;   // kMuxOpen sent (at its first bytes)
     bool closing = false;  // the store closed the channel: its last bytes go out, then the end closes
-    std::string out;  // for the PE
+    std::string out;       // for the PE
     std::size_t out_off = 0;
   };
 
@@ -85,6 +85,11 @@ struct StoreRelay::Impl {
       end.why = std::move(why);
     }
     signal_eventfd(ended_evt.get());
+  }
+  std::string silent_why() const {
+    return "no reply from the host of the bootstrap store (" + up->where + ") for " +
+           std::to_string(up->host_timeout.count()) +
+           " s (SHMEM_HOST_TIMEOUT): the network link to the launcher's host is down, or that host is gone";
   }
   void queue(Op op, std::uint32_t chan, FrameWriter& w) { up_out += w.finish(static_cast<std::uint16_t>(op), chan); }
   void read_pe(Pe& pe);
@@ -125,7 +130,8 @@ void StoreRelay::Impl::read_pe(Pe& pe) {
 
 void StoreRelay::Impl::write_pe(Pe& pe) {
   while (pe.fd && pe.out_off < pe.out.size()) {
-    ssize_t w = ::send(pe.fd.get(), pe.out.data() + pe.out_off, pe.out.size() - pe.out_off, MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t w =
+        ::send(pe.fd.get(), pe.out.data() + pe.out_off, pe.out.size() - pe.out_off, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (w > 0) {
       pe.out_off += static_cast<std::size_t>(w);
       continue;
@@ -174,9 +180,7 @@ void StoreRelay::Impl::read_up() {
     }
     const int err = up->ch.sys_errno();
     if (err == ETIMEDOUT || err == EHOSTUNREACH || err == ENETUNREACH) {
-      finish(true, "no reply from the host of the bootstrap store (" + up->where + ") for " +
-                       std::to_string(up->host_timeout.count()) +
-                       " s (SHMEM_HOST_TIMEOUT): the network link to the launcher's host is down, or that host is gone");
+      finish(true, silent_why());
     } else if (r == Channel::Nb::kEof) {
       finish(false, "the bootstrap store at " + up->where + " closed this host's connection (the launcher ended?)");
     } else {
@@ -190,7 +194,8 @@ void StoreRelay::Impl::read_up() {
     while (up_in.size() - off >= kHeaderSize) {
       Header h;
       std::string detail;
-      if (const char* bad = decode_header(reinterpret_cast<const unsigned char*>(up_in.data() + off), true, &h, &detail))
+      if (const char* bad =
+              decode_header(reinterpret_cast<const unsigned char*>(up_in.data() + off), true, &h, &detail))
         throw FrameError(std::string(bad) + " " + detail);
       if (up_in.size() - off - kHeaderSize < h.length) break;
       on_frame(h, std::string_view(up_in.data() + off + kHeaderSize, h.length));
@@ -215,9 +220,7 @@ void StoreRelay::Impl::write_up() {
     // A read tells why (a timeout, the store's end); this only notes that it broke.
     const int err = up->ch.sys_errno();
     if (err == ETIMEDOUT || err == EHOSTUNREACH || err == ENETUNREACH)
-      finish(true, "no reply from the host of the bootstrap store (" + up->where + ") for " +
-                       std::to_string(up->host_timeout.count()) +
-                       " s (SHMEM_HOST_TIMEOUT): the network link to the launcher's host is down, or that host is gone");
+      finish(true, silent_why());
     else
       finish(false, "lost the connection to the bootstrap store at " + up->where + " (" +
                         (r == Channel::Nb::kEof ? std::string("connection closed") : up->ch.tls_error()) + ")");

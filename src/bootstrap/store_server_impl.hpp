@@ -158,7 +158,7 @@ struct StoreServer::Impl {
   // most open at once, and the protocol bytes read and written (after TLS).
   std::uint64_t conns_total = 0;
   std::size_t conns_peak = 0;
-  std::size_t sockets_open = 0;     // connections with a socket (relay channels are not)
+  std::size_t sockets_open = 0;      // connections with a socket (relay channels are not)
   std::uint64_t channels_total = 0;  // relay channels opened
   int next_channel_key = -2;         // a channel's key in conns (a socket's is its fd)
   std::vector<int> dirty_relays;     // keys of relays whose channels queued output

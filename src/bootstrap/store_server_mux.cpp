@@ -41,7 +41,8 @@ bool StoreServer::Impl::handle_mux(Conn& c, const Header& h, std::string_view pa
     const std::int64_t rank = in.i64();
     std::string host(in.bytes(kMaxKey, "host"));
     in.expect_end();
-    if (rank < 0 || rank > 0x7fffffff) throw Violation{"channel " + id + " opened for invalid rank " + std::to_string(rank)};
+    if (rank < 0 || rank > 0x7fffffff)
+      throw Violation{"channel " + id + " opened for invalid rank " + std::to_string(rank)};
     if (it != c.channels.end()) throw Violation{"channel " + id + " opened twice"};
     if (c.channels.size() >= kMaxChannels)
       throw Violation{"more than " + std::to_string(kMaxChannels) + " channels on one relay"};

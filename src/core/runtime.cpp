@@ -112,9 +112,8 @@ Runtime::Runtime(RuntimeSetup setup)
     const bool relayed = static_cast<bool>(relay);
     if (relayed)
       store_ = std::make_unique<bootstrap::StoreClient>(
-          std::move(relay), "the bootstrap store at " + launch.store_host + ":" + std::to_string(launch.store_port) +
-                                " through this host's agent",
-          me_, npes_);
+          std::move(relay),
+          launch.store_host + ":" + std::to_string(launch.store_port) + " (through this host's agent)", me_, npes_);
     else
       store_ =
           std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,

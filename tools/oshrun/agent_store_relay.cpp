@@ -29,8 +29,7 @@ std::unique_ptr<shmem::bootstrap::StoreRelay> open_store_relay(const std::vector
   std::tie(o.store_host, o.store_port) = shmem::bootstrap::parse_host_port(*addr, "SHMEM_STORE_ADDR");
   const auto tls = job_value(job_env, "SHMEM_BOOTSTRAP_TLS");
   o.tls.enabled = shmem::parse_bool(tls && !tls->empty() ? *tls : "1", "SHMEM_BOOTSTRAP_TLS");
-  if (auto info = job_value(job_env, "SHMEM_BOOTSTRAP_TLS_INFO"); info && !info->empty())
-    o.tls.apply_tls_info(*info);
+  if (auto info = job_value(job_env, "SHMEM_BOOTSTRAP_TLS_INFO"); info && !info->empty()) o.tls.apply_tls_info(*info);
   o.tls.secret = job_value(job_env, "SHMEM_JOB_SECRET").value_or("");
   const auto timeout = job_value(job_env, "SHMEM_BOOTSTRAP_TIMEOUT");
   const double secs = shmem::parse_seconds(timeout && !timeout->empty() ? *timeout : "120", "SHMEM_BOOTSTRAP_TIMEOUT");

@@ -41,6 +41,10 @@ constexpr int kExitAgentFailed = 1;
 // After the launcher is gone: SIGTERM, then SIGKILL this much later, then give up.
 constexpr std::chrono::milliseconds kKillDelay{1000};
 constexpr std::chrono::milliseconds kGiveUpDelay{1000};
+// After the store's host went silent: the launcher, which sees the same silence from its side,
+// gets this long to end the job itself, naming this host (its grace for a remote PE's status
+// is 1 s), before this agent ends its PEs.
+constexpr std::chrono::milliseconds kSilentStoreGrace{2000};
 
 std::string_view name_of(std::string_view entry) { return entry.substr(0, entry.find('=')); }
 
@@ -125,7 +129,7 @@ class HostAgent {
   bool up_ok_ = true;         // our stdout still reaches the parent
   bool control_open_ = true;  // our stdin
   std::string control_line_;
-  std::optional<Clock::time_point> kill_at_, give_up_at_;
+  std::optional<Clock::time_point> kill_at_, give_up_at_, end_pes_at_;
 };
 
 void HostAgent::send(const std::string& frame) {
@@ -306,7 +310,10 @@ void HostAgent::on_relay_end() {
     if (!pe.exited) running += (running.empty() ? "" : ",") + std::to_string(pe.rank);
   if (running.empty() || told_to_end_ || kill_at_ || give_up_at_) return;
   say(end.why + "; ending PE" + (running.find(',') == std::string::npos ? " " : "s ") + running + " of this host");
-  end_pes();
+  if (end.silent)
+    end_pes_at_ = Clock::now() + kSilentStoreGrace;
+  else
+    end_pes();
 }
 
 void HostAgent::on_control() {
@@ -430,9 +437,12 @@ int HostAgent::run() {
       give_up_at_ = now + kGiveUpDelay;
     }
     if (give_up_at_ && now >= *give_up_at_) return 0;
-    std::vector<pollfd> fds{{sigfd_.get(), POLLIN, 0},
-                            {control_open_ ? 0 : -1, POLLIN, 0},
-                            {relay_ ? relay_->ended_fd() : -1, POLLIN, 0}};
+    if (end_pes_at_ && now >= *end_pes_at_) {
+      end_pes_at_.reset();
+      end_pes();
+    }
+    std::vector<pollfd> fds{
+        {sigfd_.get(), POLLIN, 0}, {control_open_ ? 0 : -1, POLLIN, 0}, {relay_ ? relay_->ended_fd() : -1, POLLIN, 0}};
     std::vector<std::pair<LocalPe*, bool>> pe_fds;
     std::vector<AgentLink*> link_fds;
     for (auto& pe : pes_) {
@@ -449,7 +459,7 @@ int HostAgent::run() {
       link_fds.push_back(l.get());
     }
     int timeout_ms = -1;
-    if (auto d = kill_at_ ? kill_at_ : give_up_at_) {
+    if (auto d = kill_at_ ? kill_at_ : give_up_at_ ? give_up_at_ : end_pes_at_) {
       timeout_ms = static_cast<int>(
           std::max<long long>(std::chrono::ceil<std::chrono::milliseconds>(*d - Clock::now()).count(), 0));
     }
