@@ -55,6 +55,11 @@ class StoreServer {
   std::uint16_t port() const noexcept;
   bool rank_connected(int rank) const;  // said hello at some point
   bool rank_finalized(int rank) const;  // said goodbye (clean finalize)
+  // Serves `fd`, one end of a socketpair whose other end the caller gives the PE of `rank`
+  // (SHMEM_STORE_FD, bootstrap/store_fd.hpp), as a connection that is authenticated already:
+  // no TLS and no challenge, and its hello must say `rank`. The store owns `fd` from here on.
+  // Thread-safe; throws Error(kInternal) when the socket cannot be set up.
+  void adopt(util::UniqueFd fd, int rank);
   // Puts the store into the failed state: every blocked and future request gets `reason`.
   void fail(const std::string& reason);
 

@@ -356,6 +356,37 @@ void StoreServer::Impl::on_listen() {
   }
 }
 
+void StoreServer::Impl::take_adoptions() {
+  std::vector<std::pair<util::UniqueFd, int>> taken;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    taken.swap(adoptions);
+  }
+  for (auto& [fd, rank] : taken) {
+    auto c = std::make_unique<Conn>();
+    c->fd = std::move(fd);
+    c->peer = "this host's PE " + std::to_string(rank) + " (socketpair)";
+    c->source = "local";
+    c->ch = Channel(c->fd.get());
+    c->phase = Phase::kHello;
+    c->adopted = true;
+    c->declared_rank = rank;
+    c->accepted = Clock::now();
+    c->handshake_deadline = Clock::time_point::max();  // the PE says hello when it gets there
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP;
+    ev.data.fd = c->fd.get();
+    if (::epoll_ctl(epoll_fd.get(), EPOLL_CTL_ADD, c->fd.get(), &ev) != 0) {
+      SHMEM_ERROR("store", "cannot watch PE %d's socketpair: %s", rank, std::strerror(errno));
+      continue;
+    }
+    c->events = ev.events;
+    conns.emplace(c->fd.get(), std::move(c));
+    ++conns_total;
+    conns_peak = std::max(conns_peak, ++sockets_open);
+  }
+}
+
 bool StoreServer::Impl::read_available(Conn& c) {
   char buf[kReadChunk];
   for (;;) {
@@ -414,7 +445,7 @@ bool StoreServer::Impl::read_available(Conn& c) {
 void StoreServer::Impl::handle_frames(Conn& c) {
   std::size_t off = 0;
   while (!c.parked && c.phase != Phase::kClosing && c.out.size() - c.out_off < kMaxUnreadOutput) {
-    if (c.phase == Phase::kHello && off == 0 && !tls && !c.parent &&
+    if (c.phase == Phase::kHello && off == 0 && !tls && !c.trusted() &&
         mismatch::tls_record(reinterpret_cast<const unsigned char*>(c.in.data()), c.in.size())) {
       // A TLS client at a plain-TCP store: a TLS alert makes its handshake fail at once.
       mismatch::answer_and_drain(c.fd.get(), mismatch::tls_alert());
@@ -677,8 +708,11 @@ void StoreServer::Impl::run() noexcept {
         std::uint64_t v;
         ssize_t r = ::read(wake_fd.get(), &v, sizeof v);
         (void)r;
-        std::lock_guard<std::mutex> g(mu);
-        wake_all = true;
+        {
+          std::lock_guard<std::mutex> g(mu);
+          wake_all = true;
+        }
+        take_adoptions();
       } else if (auto it = conns.find(fd); it != conns.end()) {
         on_conn(*it->second, evs[i].events);
       }
@@ -772,6 +806,17 @@ StoreServer::~StoreServer() {
 }
 
 std::uint16_t StoreServer::port() const noexcept { return impl_->port; }
+
+void StoreServer::adopt(util::UniqueFd fd, int rank) {
+  const int fl = ::fcntl(fd.get(), F_GETFL);
+  if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl | O_NONBLOCK) < 0)
+    throw Error(Errc::kInternal, std::string("StoreServer::adopt: fcntl(O_NONBLOCK): ") + std::strerror(errno));
+  {
+    std::lock_guard<std::mutex> g(impl_->mu);
+    impl_->adoptions.emplace_back(std::move(fd), rank);
+  }
+  impl_->wake();
+}
 
 bool StoreServer::rank_connected(int rank) const {
   std::lock_guard<std::mutex> g(impl_->mu);

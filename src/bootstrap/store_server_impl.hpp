@@ -90,7 +90,11 @@ struct Conn {
   std::unordered_map<std::uint32_t, Conn*> channels;
   bool relay = false;
   bool relay_dirty = false;  // channels queued output since it was last flushed
-  bool pending() const { return !parent && (phase == Phase::kTls || phase == Phase::kHello); }
+  // A socketpair end the store's owner handed over for a PE of its host (StoreServer::adopt):
+  // authenticated by being handed over; its hello must say declared_rank.
+  bool adopted = false;
+  bool trusted() const { return parent || adopted; }  // no TLS, no challenge: declared_rank
+  bool pending() const { return !trusted() && (phase == Phase::kTls || phase == Phase::kHello); }
 };
 
 // A protocol violation: the connection is closed with one warning naming the reason.
@@ -162,6 +166,7 @@ struct StoreServer::Impl {
   std::uint64_t channels_total = 0;  // relay channels opened
   int next_channel_key = -2;         // a channel's key in conns (a socket's is its fd)
   std::vector<int> dirty_relays;     // keys of relays whose channels queued output
+  std::vector<std::pair<util::UniqueFd, int>> adoptions;  // StoreServer::adopt, under mu
   std::uint64_t bytes_in = 0, bytes_out = 0;
 
   // store_server.cpp: the loop.
@@ -204,6 +209,7 @@ struct StoreServer::Impl {
   void mux_closed(Conn& ch);
   void close_channels(Conn& relay);
   void flush_relays();
+  void take_adoptions();  // store_server.cpp: serves what adopt() handed over
 
   // Failure tracking (any thread for enter_failed; the loop for the rest).
   // kv mutations that keep kv_bytes (under mu). kv_refusal: empty when `key` may hold `len`

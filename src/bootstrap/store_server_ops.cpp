@@ -94,16 +94,18 @@ bool StoreServer::Impl::handle_hello(Conn& c, const Header& h, PayloadReader& in
   const bool claim_probe = world == kClaimProbe;
   if (claim_probe) world = 0;
   if (world < 0 || world > 0x7fffffff) throw Violation{"hello with invalid world size " + std::to_string(world)};
-  if (c.parent && rank != c.declared_rank) {
-    // The agent that opened the channel started the PE of declared_rank on it.
-    const std::string why = "hello as rank " + std::to_string(rank) + " on the channel that " + c.peer +
-                            " opened for PE " + std::to_string(c.declared_rank);
+  if (c.trusted() && rank != c.declared_rank) {
+    // The agent that opened the channel (or the launcher that handed over the socketpair)
+    // started the PE of declared_rank on it.
+    const std::string why = "hello as rank " + std::to_string(rank) + " on the " +
+                            (c.parent ? "channel that " + c.peer + " opened" : "socketpair the launcher made") +
+                            " for PE " + std::to_string(c.declared_rank);
     SHMEM_WARN("store", "refused a hello: %s", why.c_str());
     reply_error(c, h.op, h.id, Status::kBadRequest, why + " (SHMEM_PE differs from the rank the agent started)");
     return false;
   }
-  // A channel was authenticated with its relay's connection.
-  if (!tls && !c.parent && !opts.tls.secret.empty() &&
+  // A channel was authenticated with its relay's connection, an adopted socketpair by its owner.
+  if (!tls && !c.trusted() && !opts.tls.secret.empty() &&
       (c.nonce.empty() || !hello_proof_ok(opts.tls.secret, c.nonce, rank, world_sent, proof))) {
     const char* what = c.nonce.empty() ? "hello without a challenge (a client of another shmem version?)"
                                        : "wrong job secret in hello";

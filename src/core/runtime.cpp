@@ -106,14 +106,15 @@ Runtime::Runtime(RuntimeSetup setup)
         bootstrap::store_host_failed(launch, e);  // another process claiming this rank holds the port?
       }
     }
-    // Started by a host agent: through its relay (one store connection per host), which also
-    // watches the store's host for this PE (bootstrap/store_relay.hpp).
+    // Under oshrun: over the socketpair that oshrun's store serves (a PE on its host) or that
+    // this host's agent relays (one store connection per host; the agent watches the store's
+    // host for its PEs, bootstrap/store_relay.hpp).
     util::UniqueFd relay = std::string_view(launch.origin) == "oshrun" ? bootstrap::take_store_fd() : util::UniqueFd();
     const bool relayed = static_cast<bool>(relay);
     if (relayed)
       store_ = std::make_unique<bootstrap::StoreClient>(
-          std::move(relay),
-          launch.store_host + ":" + std::to_string(launch.store_port) + " (through this host's agent)", me_, npes_);
+          std::move(relay), launch.store_host + ":" + std::to_string(launch.store_port) + " (over SHMEM_STORE_FD)", me_,
+          npes_);
     else
       store_ =
           std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
@@ -129,8 +130,8 @@ Runtime::Runtime(RuntimeSetup setup)
           to_ms(control_timeout_s_));
     connect_peers();
     // oshrun ends a single-host job itself; a PE with peers on other hosts also watches the
-    // store, so that losing the launcher's host (a link down) ends it too, unless its host's
-    // agent relays its store connection: the agent watches for all its PEs.
+    // store, so that losing the launcher's host (a link down) ends it too, unless oshrun
+    // gave it its store connection: then oshrun, or this host's agent, watches for it.
     if (!watcher_ && remote_ && !relayed)
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
                                               to_ms(connect_timeout_s_), store_server_.get(), launch.on_job_failed);

@@ -20,8 +20,8 @@ run harness_exec h1 "ulimit -Sn 150; exec env $ENVS $OSHRUN --rsh $AG --hosts h1
 expect_out "3 rounds on $((NREMOTE + 1)) PEs, every block and the counter exact" "1 + $NREMOTE PEs"
 pass "1 + $NREMOTE PEs from an oshrun under a soft limit of 150 open files"
 
-# 100 remote PEs under ulimit -n 256 (issue 30, item 7). oshrun needs 5 (its PE, with its two
-# store connections) + 4 x 3 (the agents) + 4 (their store connections) + 32 = 53. The PEs inherit the limit here (the harness
+# 100 remote PEs under ulimit -n 256 (issue 30, item 7). oshrun needs 5 (its PE: pipes and its
+# store socketpair) + 4 x 3 (the agents) + 4 (their store connections) + 32 = 53. The PEs inherit the limit here (the harness
 # agent keeps it, where ssh would give the remote host's own), hence 25 PEs a host: each PE
 # warns that UCX would like more for its remote peers, and fits.
 HARNESS_JOB_TIMEOUT=150 run harness_exec h1 "ulimit -n 256; exec env $ENVS $OSHRUN --rsh $AG --hosts h1:1,h2:25,h3:25,h4:25,h5:25 $soak"

@@ -1,8 +1,10 @@
 // A host agent's relay (bootstrap/store_relay.hpp): PEs reach the store through one
 // authenticated connection, each on a channel that the store serves as a connection of its
-// own (store_server_mux.cpp).
+// own (store_server_mux.cpp); and a socketpair the store's owner hands over for a PE of its
+// own host (StoreServer::adopt).
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <condition_variable>
 #include <mutex>
@@ -192,6 +194,37 @@ TEST_P(StoreLoopMux, ChannelOpsOnAPesOwnConnectionAreRefused) {
   const auto r = link->ch.read(&c, 1);
   EXPECT_NE(r.status, util::IoResult::kOk);
   EXPECT_NE(r.status, util::IoResult::kTimeout);
+}
+
+// A PE on the launcher's host: the store serves one end of a socketpair as its connection.
+std::pair<util::UniqueFd, util::UniqueFd> socket_pair() {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error("socketpair failed");
+  return {util::UniqueFd(sv[0]), util::UniqueFd(sv[1])};
+}
+
+TEST_P(StoreLoopMux, AnAdoptedSocketpairIsTheConnectionOfItsRank) {
+  Losses losses;
+  auto server = server_reporting(tls(), losses);
+  auto [store_end, pe_end] = socket_pair();
+  server->adopt(std::move(store_end), 1);
+  auto pe = std::make_unique<StoreClient>(std::move(pe_end), "the test's socketpair", 1, 2);
+  pe->set("k", "v");
+  EXPECT_EQ(pe->get("k", Millis{2000}), "v");
+  EXPECT_TRUE(server->rank_connected(1));
+  pe.reset();  // closed before goodbye: that PE is lost
+  auto lost = losses.first(Millis{5000});
+  ASSERT_TRUE(lost);
+  EXPECT_EQ(lost->first, 1);
+}
+
+TEST_P(StoreLoopMux, AnAdoptedSocketpairRefusesAnotherRank) {
+  auto server = make_server(tls());
+  auto [store_end, pe_end] = socket_pair();
+  server->adopt(std::move(store_end), 1);
+  expect_error([&] { StoreClient(std::move(pe_end), "the test's socketpair", 2, 4); }, Errc::kInvalidValue,
+               "hello as rank 2 on the socketpair the launcher made for PE 1");
+  EXPECT_FALSE(server->rank_connected(2));
 }
 
 INSTANTIATE_TEST_SUITE_P(Tls, StoreLoopMux, ::testing::Values(true, false),
