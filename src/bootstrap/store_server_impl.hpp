@@ -166,7 +166,8 @@ struct StoreServer::Impl {
   std::uint64_t channels_total = 0;  // relay channels opened
   int next_channel_key = -2;         // a channel's key in conns (a socket's is its fd)
   std::vector<int> dirty_relays;     // keys of relays whose channels queued output
-  std::vector<std::pair<util::UniqueFd, int>> adoptions;  // StoreServer::adopt, under mu
+  // Socketpair ends StoreServer::adopt handed over, with their ranks (under mu).
+  std::vector<std::pair<util::UniqueFd, int>> adoptions;
   std::uint64_t bytes_in = 0, bytes_out = 0;
 
   // store_server.cpp: the loop.
