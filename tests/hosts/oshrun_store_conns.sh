@@ -1,11 +1,12 @@
 #!/bin/bash
 # O(hosts) store connections (issue 30, item 2): a host agent relays its PEs' store connections
-# on one connection of its own (bootstrap/store_relay.hpp), so neither the store's open
-# connections nor oshrun's descriptors grow with the PEs on other hosts. The same job
+# on one connection of its own (bootstrap/store_relay.hpp), and each PE on oshrun's host has a
+# socketpair to the store (StoreServer::adopt), so neither the store's open connections nor
+# oshrun's descriptors grow with the PEs on other hosts. The same job
 # (pe_link_soak, rounds until told to stop) on 2 hosts x 8 and 3 hosts x 8 PEs under oshrun:
 # - the store's peak of open connections, from its INFO line ("store: C connections (peak P
-#   open), ..."), is at most the local PEs' two each (client and job watcher), one per remote
-#   host, and a margin of 2; and the third host's 8 PEs add at most one (its agent's);
+#   open), ..."), is at most one per local PE, one per remote host, and a margin of 2; and the
+#   third host's 8 PEs add at most one (its agent's);
 # - oshrun's open descriptors while every PE runs its rounds (all connected: PE 0 writes the
 #   progress file after a round that every PE took part in), from /proc/PID/fd: the third host
 #   adds at most 6 (its agent's pipes and its relay's connection), not 2 per PE.
@@ -65,12 +66,12 @@ job() {
 
 job 2
 peak2=$PEAK fds2=$FDS
-[ "$peak2" -le $((2 * K + 1 + 2)) ] ||
-  fail "2 x $K PEs: the store had $peak2 connections open at once (at most $((2 * K + 1 + 2)): 2 per local PE, 1 per remote host, 2 more)"
+[ "$peak2" -le $((K + 1 + 2)) ] ||
+  fail "2 x $K PEs: the store had $peak2 connections open at once (at most $((K + 1 + 2)): 1 per local PE, 1 per remote host, 2 more)"
 job 3
 peak3=$PEAK fds3=$FDS
-[ "$peak3" -le $((2 * K + 2 + 2)) ] ||
-  fail "3 x $K PEs: the store had $peak3 connections open at once (at most $((2 * K + 2 + 2)))"
+[ "$peak3" -le $((K + 2 + 2)) ] ||
+  fail "3 x $K PEs: the store had $peak3 connections open at once (at most $((K + 2 + 2)))"
 [ "$peak3" -le $((peak2 + 1)) ] || fail "a third host's $K PEs took the store from $peak2 to $peak3 open connections"
 [ "$fds3" -le $((fds2 + 6)) ] || fail "a third host's $K PEs took oshrun from $fds2 to $fds3 open descriptors"
 check_no_leftovers "oshrun_store_conns"
