@@ -19,7 +19,7 @@ std::uint64_t get_le(const unsigned char* p, int n) noexcept {
 }  // namespace
 
 bool is_known_op(std::uint16_t op) noexcept {
-  return op >= static_cast<std::uint16_t>(Op::kHello) && op <= static_cast<std::uint16_t>(Op::kChallenge);
+  return op >= static_cast<std::uint16_t>(Op::kHello) && op <= static_cast<std::uint16_t>(Op::kMuxClose);
 }
 
 const char* op_name(Op op) noexcept {
@@ -37,6 +37,9 @@ const char* op_name(Op op) noexcept {
     case Op::kGoodbye: return "goodbye";
     case Op::kLeave: return "leave";
     case Op::kChallenge: return "challenge";
+    case Op::kMuxOpen: return "channel open";
+    case Op::kMuxData: return "channel data";
+    case Op::kMuxClose: return "channel close";
   }
   return "?";
 }
@@ -103,6 +106,11 @@ FrameWriter& FrameWriter::i64(std::int64_t v) {
 
 FrameWriter& FrameWriter::bytes(std::string_view s) {
   u32(static_cast<std::uint32_t>(s.size()));
+  buf_.append(s);
+  return *this;
+}
+
+FrameWriter& FrameWriter::raw(std::string_view s) {
   buf_.append(s);
   return *this;
 }

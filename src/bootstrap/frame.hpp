@@ -48,6 +48,17 @@ enum class Op : std::uint16_t {
   kLeave = 12,
   // Plain TCP, before hello: reply = bytes nonce, the challenge the hello's proof answers.
   kChallenge = 13,
+  // A host agent's relay (store_relay.hpp): one authenticated connection carries its PEs'
+  // connections as channels, named by the header's id. None of them has a reply of its own:
+  // both sides send them as they come, the store with kReplyBit set.
+  // Opens channel `id` for the PE the agent started as i64 rank (its hello must say that
+  // rank), bytes host (for messages).
+  kMuxOpen = 14,
+  // The payload is the channel's next bytes: its own frames, cut anywhere.
+  kMuxData = 15,
+  // The channel ended: bytes reason (empty: the PE closed it). From the store: it closed the
+  // channel after its last reply (a refused hello, a protocol violation).
+  kMuxClose = 16,
 };
 bool is_known_op(std::uint16_t op) noexcept;
 const char* op_name(Op op) noexcept;
@@ -89,6 +100,7 @@ class FrameWriter {
   FrameWriter& u32(std::uint32_t v);
   FrameWriter& i64(std::int64_t v);
   FrameWriter& bytes(std::string_view s);
+  FrameWriter& raw(std::string_view s);  // bytes without a length (kMuxData's payload)
   std::size_t payload_size() const noexcept { return buf_.size() - kHeaderSize; }
   // Fills in the header and hands out the frame.
   std::string finish(std::uint16_t op, std::uint32_t id);

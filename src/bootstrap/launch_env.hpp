@@ -1,7 +1,8 @@
 #pragma once
 // Where a PE learns its rank, the job size and how to reach the bootstrap store.
 // In this order of precedence:
-//   oshrun:   SHMEM_PE, SHMEM_NPES, SHMEM_STORE_ADDR, SHMEM_JOB_ID, SHMEM_JOB_SECRET
+//   oshrun:   SHMEM_PE, SHMEM_NPES, SHMEM_STORE_ADDR, SHMEM_JOB_ID, SHMEM_JOB_SECRET (and
+//             SHMEM_STORE_FD, the PE's connection to the store: bootstrap/store_fd.hpp)
 //   mpirun:   OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE (Open MPI) with PMIX_NAMESPACE: the PEs
 //             meet through PMIx (bootstrap/plugin_pmix.hpp; rank 0 hosts the store)
 //   torchrun: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (rank 0 hosts the store there)

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "bootstrap/tls.hpp"
+#include "util/unique_fd.hpp"
 
 namespace shmem::bootstrap {
 
@@ -20,6 +21,8 @@ namespace shmem::bootstrap {
 constexpr int kClaimProbe = -2;
 
 using Millis = std::chrono::milliseconds;
+
+struct StoreLink;  // bootstrap/store_link.hpp
 
 // How long a store known to have been listening may refuse connections before a client takes
 // it as ended (StoreClient's `gone`): a store that runs never refuses, even when it is busy.
@@ -52,6 +55,11 @@ class StoreServer {
   std::uint16_t port() const noexcept;
   bool rank_connected(int rank) const;  // said hello at some point
   bool rank_finalized(int rank) const;  // said goodbye (clean finalize)
+  // Serves `fd`, one end of a socketpair whose other end the caller gives the PE of `rank`
+  // (SHMEM_STORE_FD, bootstrap/store_fd.hpp), as a connection that is authenticated already:
+  // no TLS and no challenge, and its hello must say `rank`. The store owns `fd` from here on.
+  // Thread-safe; throws Error(kInternal) when the socket cannot be set up.
+  void adopt(util::UniqueFd fd, int rank);
   // Puts the store into the failed state: every blocked and future request gets `reason`.
   void fail(const std::string& reason);
 
@@ -89,7 +97,14 @@ class StoreClient {
   // connect_timeout.
   StoreClient(const std::string& host, std::uint16_t port, const TlsConfig& tls, int rank, Millis connect_timeout,
               int world_size = 0, const std::string& unreachable = {}, const std::string& gone = {});
+  // Over a stream that is authenticated already: a PE's end of the socketpair its host agent's
+  // relay gave it (SHMEM_STORE_FD, bootstrap/store_relay.hpp). No TLS and no challenge; says
+  // hello as `rank` of `world_size` as above. `where` names the store in messages.
+  StoreClient(util::UniqueFd connected, const std::string& where, int rank, int world_size);
   ~StoreClient();
+  // For a relay: hands over the authenticated connection (its hello said); this client is
+  // unusable afterwards.
+  std::unique_ptr<StoreLink> release();
   StoreClient(const StoreClient&) = delete;
   StoreClient& operator=(const StoreClient&) = delete;
 

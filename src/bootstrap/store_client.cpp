@@ -12,6 +12,7 @@
 
 #include "bootstrap/frame.hpp"
 #include "bootstrap/hello_proof.hpp"
+#include "bootstrap/store_link.hpp"
 #include "bootstrap/store.hpp"
 #include "bootstrap/tls_conn.hpp"
 #include "base/config.hpp"
@@ -325,6 +326,35 @@ StoreClient::StoreClient(const std::string& host, std::uint16_t port, const TlsC
   m.in_handshake = false;
   util::set_io_timeouts(m.fd.get(), Millis{0}, Millis{0});
   SHMEM_DEBUG_LOG("store", "connected to the store at %s as rank %d", m.where.c_str(), rank);
+}
+
+StoreClient::StoreClient(util::UniqueFd connected, const std::string& where, int rank, int world_size)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.where = where;
+  m.rank = rank;
+  m.fd = std::move(connected);
+  m.ch = Channel(m.fd.get());
+  // The relay answers as fast as the store does; the store may be busy with a large job.
+  util::set_io_timeouts(m.fd.get(), kHandshakeTimeout * 3, kHandshakeTimeout * 3);
+  FrameWriter w;
+  w.i64(rank).bytes("").i64(world_size);
+  m.request(Op::kHello, w);
+  m.in_handshake = false;
+  util::set_io_timeouts(m.fd.get(), Millis{0}, Millis{0});
+  SHMEM_DEBUG_LOG("store", "connected to the store through %s as rank %d", m.where.c_str(), rank);
+}
+
+std::unique_ptr<StoreLink> StoreClient::release() {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> g(m.mu);
+  auto link = std::make_unique<StoreLink>();
+  link->fd = std::move(m.fd);
+  link->ch = std::move(m.ch);
+  link->where = m.where;
+  link->host_timeout = m.host_timeout;
+  m.broken = "handed over to a relay";
+  return link;
 }
 
 StoreClient::~StoreClient() {

@@ -32,6 +32,7 @@ namespace shmem::bootstrap {
 using namespace wire;
 using server_detail::Clock;
 using server_detail::Conn;
+using server_detail::kMaxUnhandledInput;
 using server_detail::Phase;
 using server_detail::Violation;
 
@@ -40,9 +41,6 @@ namespace {
 constexpr int kMaxEvents = 256;
 constexpr int kAcceptsPerWakeup = 64;
 constexpr std::size_t kReadChunk = 64 * 1024;
-// What a client may send while its request is parked or its reply is not out yet (the client
-// library never pipelines; this bounds one that does).
-constexpr std::size_t kMaxUnhandledInput = 64 * 1024;
 // Replies a client may leave unread before the server stops handling its requests.
 constexpr std::size_t kMaxUnreadOutput = 1 << 20;
 // A connection that has not said hello after this long may be closed to make room for a new
@@ -200,9 +198,15 @@ void StoreServer::Impl::close_conn(Conn& c, bool quiet) {
   note_pending_end(c);
   c.phase = Phase::kClosing;
   c.parked.reset();
-  if (!quiet) c.ch.close_notify();
-  ::epoll_ctl(epoll_fd.get(), EPOLL_CTL_DEL, c.fd.get(), nullptr);
-  ::shutdown(c.fd.get(), SHUT_RDWR);
+  if (c.parent) {
+    mux_closed(c);
+  } else {
+    if (!quiet) c.ch.close_notify();
+    ::epoll_ctl(epoll_fd.get(), EPOLL_CTL_DEL, c.fd.get(), nullptr);
+    ::shutdown(c.fd.get(), SHUT_RDWR);
+    --sockets_open;
+    close_channels(c);
+  }
   bool report = c.rank >= 0 && !c.said_goodbye && !c.left;
   if (c.live) {
     std::lock_guard<std::mutex> g(mu);
@@ -215,7 +219,7 @@ void StoreServer::Impl::close_conn(Conn& c, bool quiet) {
 }
 
 void StoreServer::Impl::update_interest(Conn& c) {
-  if (c.phase == Phase::kClosing) return;
+  if (c.phase == Phase::kClosing || c.parent) return;  // a channel's parent: flush_relays
   unsigned want = EPOLLIN | EPOLLRDHUP;
   if (c.out_off < c.out.size() || c.want_write) want |= EPOLLOUT;
   if (want == c.events) return;
@@ -348,7 +352,38 @@ void StoreServer::Impl::on_listen() {
     ++pending_total;
     conns.emplace(c->fd.get(), std::move(c));
     ++conns_total;
-    conns_peak = std::max(conns_peak, conns.size());
+    conns_peak = std::max(conns_peak, ++sockets_open);
+  }
+}
+
+void StoreServer::Impl::take_adoptions() {
+  std::vector<std::pair<util::UniqueFd, int>> taken;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    taken.swap(adoptions);
+  }
+  for (auto& [fd, rank] : taken) {
+    auto c = std::make_unique<Conn>();
+    c->fd = std::move(fd);
+    c->peer = "this host's PE " + std::to_string(rank) + " (socketpair)";
+    c->source = "local";
+    c->ch = Channel(c->fd.get());
+    c->phase = Phase::kHello;
+    c->adopted = true;
+    c->declared_rank = rank;
+    c->accepted = Clock::now();
+    c->handshake_deadline = Clock::time_point::max();  // the PE says hello when it gets there
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP;
+    ev.data.fd = c->fd.get();
+    if (::epoll_ctl(epoll_fd.get(), EPOLL_CTL_ADD, c->fd.get(), &ev) != 0) {
+      SHMEM_ERROR("store", "cannot watch PE %d's socketpair: %s", rank, std::strerror(errno));
+      continue;
+    }
+    c->events = ev.events;
+    conns.emplace(c->fd.get(), std::move(c));
+    ++conns_total;
+    conns_peak = std::max(conns_peak, ++sockets_open);
   }
 }
 
@@ -360,7 +395,8 @@ bool StoreServer::Impl::read_available(Conn& c) {
     if (r == Channel::Nb::kOk) {
       c.in.append(buf, got);
       bytes_in += got;
-      if ((c.parked || c.out_off < c.out.size()) && c.in.size() > kMaxUnhandledInput) {
+      // (A relay is never parked; it carries many PEs' requests, and its agent has the secret.)
+      if (!c.relay && (c.parked || c.out_off < c.out.size()) && c.in.size() > kMaxUnhandledInput) {
         drop(c, "protocol violation", "sent " + std::to_string(c.in.size()) + " bytes while a request was unanswered");
         return false;
       }
@@ -409,7 +445,7 @@ bool StoreServer::Impl::read_available(Conn& c) {
 void StoreServer::Impl::handle_frames(Conn& c) {
   std::size_t off = 0;
   while (!c.parked && c.phase != Phase::kClosing && c.out.size() - c.out_off < kMaxUnreadOutput) {
-    if (c.phase == Phase::kHello && off == 0 && !tls &&
+    if (c.phase == Phase::kHello && off == 0 && !tls && !c.trusted() &&
         mismatch::tls_record(reinterpret_cast<const unsigned char*>(c.in.data()), c.in.size())) {
       // A TLS client at a plain-TCP store: a TLS alert makes its handshake fail at once.
       mismatch::answer_and_drain(c.fd.get(), mismatch::tls_alert());
@@ -471,6 +507,10 @@ void StoreServer::Impl::handle_frames(Conn& c) {
 }
 
 void StoreServer::Impl::flush(Conn& c) {
+  if (c.parent) {
+    mux_flush(c);
+    return;
+  }
   while (c.phase != Phase::kClosing && c.out_off < c.out.size()) {
     std::size_t put = 0;
     Channel::Nb r = c.ch.write_some(c.out.data() + c.out_off, c.out.size() - c.out_off, &put);
@@ -542,6 +582,12 @@ void StoreServer::Impl::advance(Conn& c) {
   }
   if (c.phase == Phase::kClosing || !read_available(c)) return;
   flush(c);
+  // A relay stops handling its frames while its channels' replies are not out; once they are,
+  // the frames that wait go on (its agent may have nothing more to send).
+  if (c.relay && !c.in.empty() && c.phase != Phase::kClosing) {
+    handle_frames(c);
+    flush(c);
+  }
   update_interest(c);
 }
 
@@ -662,8 +708,11 @@ void StoreServer::Impl::run() noexcept {
         std::uint64_t v;
         ssize_t r = ::read(wake_fd.get(), &v, sizeof v);
         (void)r;
-        std::lock_guard<std::mutex> g(mu);
-        wake_all = true;
+        {
+          std::lock_guard<std::mutex> g(mu);
+          wake_all = true;
+        }
+        take_adoptions();
       } else if (auto it = conns.find(fd); it != conns.end()) {
         on_conn(*it->second, evs[i].events);
       }
@@ -671,6 +720,7 @@ void StoreServer::Impl::run() noexcept {
     wake_parked();
     const auto now = Clock::now();
     sweep(now);
+    flush_relays();
     warnings.flush(now);
     // Closed connections go now (their fds may be reused by the next accept).
     for (auto it = conns.begin(); it != conns.end();)
@@ -750,9 +800,23 @@ StoreServer::~StoreServer() {
   SHMEM_INFO_LOG("store", "%llu connections (peak %zu open), %llu bytes in, %llu bytes out",
                  static_cast<unsigned long long>(m.conns_total), m.conns_peak,
                  static_cast<unsigned long long>(m.bytes_in), static_cast<unsigned long long>(m.bytes_out));
+  if (m.channels_total > 0)
+    SHMEM_INFO_LOG("store", "%llu PEs reached it through their host's agent (one connection per agent, counted above)",
+                   static_cast<unsigned long long>(m.channels_total));
 }
 
 std::uint16_t StoreServer::port() const noexcept { return impl_->port; }
+
+void StoreServer::adopt(util::UniqueFd fd, int rank) {
+  const int fl = ::fcntl(fd.get(), F_GETFL);
+  if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl | O_NONBLOCK) < 0)
+    throw Error(Errc::kInternal, std::string("StoreServer::adopt: fcntl(O_NONBLOCK): ") + std::strerror(errno));
+  {
+    std::lock_guard<std::mutex> g(impl_->mu);
+    impl_->adoptions.emplace_back(std::move(fd), rank);
+  }
+  impl_->wake();
+}
 
 bool StoreServer::rank_connected(int rank) const {
   std::lock_guard<std::mutex> g(impl_->mu);

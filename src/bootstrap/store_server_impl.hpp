@@ -21,6 +21,7 @@
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "bootstrap/frame.hpp"
 #include "bootstrap/store.hpp"
@@ -32,6 +33,10 @@ namespace shmem::bootstrap {
 namespace server_detail {
 
 using Clock = std::chrono::steady_clock;
+
+// What a client may send while its request is parked or its reply is not out yet (the client
+// library never pipelines; this bounds one that does).
+constexpr std::size_t kMaxUnhandledInput = 64 * 1024;
 
 // A request waiting for the store to change.
 struct Parked {
@@ -73,7 +78,23 @@ struct Conn {
   bool live = false;  // counted in Impl::live (said hello as a rank, still connected)
   bool left = false;  // announced its departure (kLeave): its disconnect is no news
   int rank = -1;
-  bool pending() const { return phase == Phase::kTls || phase == Phase::kHello; }
+  // A channel of a host agent's relay (store_server_mux.cpp): no socket of its own, its bytes
+  // come and go in its parent's kMuxData frames, and its parent authenticated it. Otherwise a
+  // connection like any other: its own phase, hello, parked request and goodbye.
+  Conn* parent = nullptr;
+  std::uint32_t chan = 0;
+  int declared_rank = -1;    // the rank its agent started on it: the only one its hello may say
+  bool peer_closed = false;  // the agent closed it (no kMuxClose goes back)
+  // A relay's own connection (its host, from the channel opens) and its open channels.
+  std::string host;
+  std::unordered_map<std::uint32_t, Conn*> channels;
+  bool relay = false;
+  bool relay_dirty = false;  // channels queued output since it was last flushed
+  // A socketpair end the store's owner handed over for a PE of its host (StoreServer::adopt):
+  // authenticated by being handed over; its hello must say declared_rank.
+  bool adopted = false;
+  bool trusted() const { return parent || adopted; }  // no TLS, no challenge: declared_rank
+  bool pending() const { return !trusted() && (phase == Phase::kTls || phase == Phase::kHello); }
 };
 
 // A protocol violation: the connection is closed with one warning naming the reason.
@@ -141,6 +162,12 @@ struct StoreServer::Impl {
   // most open at once, and the protocol bytes read and written (after TLS).
   std::uint64_t conns_total = 0;
   std::size_t conns_peak = 0;
+  std::size_t sockets_open = 0;      // connections with a socket (relay channels are not)
+  std::uint64_t channels_total = 0;  // relay channels opened
+  int next_channel_key = -2;         // a channel's key in conns (a socket's is its fd)
+  std::vector<int> dirty_relays;     // keys of relays whose channels queued output
+  // Socketpair ends StoreServer::adopt handed over, with their ranks (under mu).
+  std::vector<std::pair<util::UniqueFd, int>> adoptions;
   std::uint64_t bytes_in = 0, bytes_out = 0;
 
   // store_server.cpp: the loop.
@@ -173,6 +200,17 @@ struct StoreServer::Impl {
   bool try_unpark(Conn& c, Clock::time_point now);
   void reply(Conn& c, std::uint16_t op, std::uint32_t id, FrameWriter& w);
   void reply_error(Conn& c, std::uint16_t op, std::uint32_t id, Status st, const std::string& msg);
+
+  // store_server_mux.cpp: a host agent's channels. handle_mux takes kMuxOpen/Data/Close from a
+  // relay's connection; mux_flush moves a channel's replies into its parent's output;
+  // mux_closed tells the agent that the store closed a channel; close_channels closes every
+  // channel of a relay that closed; flush_relays writes what channels queued.
+  bool handle_mux(Conn& c, const Header& h, std::string_view payload);
+  void mux_flush(Conn& ch);
+  void mux_closed(Conn& ch);
+  void close_channels(Conn& relay);
+  void flush_relays();
+  void take_adoptions();  // store_server.cpp: serves what adopt() handed over
 
   // Failure tracking (any thread for enter_failed; the loop for the rest).
   // kv mutations that keep kv_bytes (under mu). kv_refusal: empty when `key` may hold `len`

@@ -94,7 +94,18 @@ bool StoreServer::Impl::handle_hello(Conn& c, const Header& h, PayloadReader& in
   const bool claim_probe = world == kClaimProbe;
   if (claim_probe) world = 0;
   if (world < 0 || world > 0x7fffffff) throw Violation{"hello with invalid world size " + std::to_string(world)};
-  if (!tls && !opts.tls.secret.empty() &&
+  if (c.trusted() && rank != c.declared_rank) {
+    // The agent that opened the channel (or the launcher that handed over the socketpair)
+    // started the PE of declared_rank on it.
+    const std::string why = "hello as rank " + std::to_string(rank) + " on the " +
+                            (c.parent ? "channel that " + c.peer + " opened" : "socketpair the launcher made") +
+                            " for PE " + std::to_string(c.declared_rank);
+    SHMEM_WARN("store", "refused a hello: %s", why.c_str());
+    reply_error(c, h.op, h.id, Status::kBadRequest, why + " (SHMEM_PE differs from the rank the agent started)");
+    return false;
+  }
+  // A channel was authenticated with its relay's connection, an adopted socketpair by its owner.
+  if (!tls && !c.trusted() && !opts.tls.secret.empty() &&
       (c.nonce.empty() || !hello_proof_ok(opts.tls.secret, c.nonce, rank, world_sent, proof))) {
     const char* what = c.nonce.empty() ? "hello without a challenge (a client of another shmem version?)"
                                        : "wrong job secret in hello";
@@ -220,6 +231,7 @@ bool StoreServer::Impl::handle(Conn& c, const Header& h, std::string_view payloa
   if (op == Op::kHello) return handle_hello(c, h, in);
   if (op == Op::kChallenge) return handle_challenge(c, h, in);
   if (!c.said_hello) throw Violation{std::string("expected hello first, got ") + op_name(op)};
+  if (op == Op::kMuxOpen || op == Op::kMuxData || op == Op::kMuxClose) return handle_mux(c, h, payload);
   auto ok = [&] {
     out.u32(static_cast<std::uint32_t>(Status::kOk));
     reply(c, h.op, h.id, out);

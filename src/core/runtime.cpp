@@ -12,6 +12,7 @@
 
 #include "bootstrap/launch_env.hpp"
 #include "bootstrap/store.hpp"
+#include "bootstrap/store_fd.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "core/arrivals.hpp"
@@ -105,9 +106,19 @@ Runtime::Runtime(RuntimeSetup setup)
         bootstrap::store_host_failed(launch, e);  // another process claiming this rank holds the port?
       }
     }
-    store_ =
-        std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
-                                                 to_ms(connect_timeout_s_), npes_, unreachable_hint(), gone_hint());
+    // Under oshrun: over the socketpair that oshrun's store serves (a PE on its host) or that
+    // this host's agent relays (one store connection per host; the agent watches the store's
+    // host for its PEs, bootstrap/store_relay.hpp).
+    util::UniqueFd relay = std::string_view(launch.origin) == "oshrun" ? bootstrap::take_store_fd() : util::UniqueFd();
+    const bool relayed = static_cast<bool>(relay);
+    if (relayed)
+      store_ = std::make_unique<bootstrap::StoreClient>(
+          std::move(relay), launch.store_host + ":" + std::to_string(launch.store_port) + " (over SHMEM_STORE_FD)", me_,
+          npes_);
+    else
+      store_ =
+          std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
+                                                   to_ms(connect_timeout_s_), npes_, unreachable_hint(), gone_hint());
     if (std::string_view(launch.origin) != "oshrun")  // oshrun ends the job itself
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
                                               to_ms(connect_timeout_s_), store_server_.get(), launch.on_job_failed);
@@ -118,9 +129,10 @@ Runtime::Runtime(RuntimeSetup setup)
           core::ArrivalWait{store_.get(), me_, npes_, control_timeout_s_, arrival_terms(), origin_},
           to_ms(control_timeout_s_));
     connect_peers();
-    // oshrun ends a single-host job itself; a PE on another host also watches the store, so
-    // that losing the launcher's host (a link down) ends it too.
-    if (!watcher_ && remote_)
+    // oshrun ends a single-host job itself; a PE with peers on other hosts also watches the
+    // store, so that losing the launcher's host (a link down) ends it too, unless oshrun
+    // gave it its store connection: then oshrun, or this host's agent, watches for it.
+    if (!watcher_ && remote_ && !relayed)
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
                                               to_ms(connect_timeout_s_), store_server_.get(), launch.on_job_failed);
   }

@@ -5,7 +5,9 @@
 # within SHMEM_HOST_TIMEOUT, 3 s here, plus 5 s), under oshrun and torchrun-style.
 # The PEs wait in a barrier (pe_fail barrier-timeout: PE 0 never arrives) with
 # SHMEM_WAIT_TIMEOUT=60, so the end comes from the loss, not from the watchdog; once more with
-# the PEs waiting in a sum reduction (pe_fail reduce-wait), link down under oshrun.
+# the PEs waiting in a sum reduction (pe_fail reduce-wait), link down under oshrun. Under oshrun
+# h2's agent, which relays its PEs' store connections, says once for the host that the store's
+# host stopped answering.
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
 : "${PE_FAIL:?set by CTest}"
@@ -92,6 +94,11 @@ for launch in oshrun torchrun oshrun-reduce; do
         { cat "$WORK/err" >&2; fail "$launch: no message names the silent host and SHMEM_HOST_TIMEOUT"; }
       grep -q "no reply from the host of the bootstrap store" "$WORK/err" ||
         { cat "$WORK/err" >&2; fail "$launch: h2's PEs do not say that the store's host stopped answering"; }
+      if [ "${launch%-reduce}" = oshrun ]; then
+        # Under oshrun h2's agent relays its PEs' store connections: it says so once for the host.
+        n=$(grep -c "^oshrun (host h2): no reply from the host of the bootstrap store" "$WORK/err")
+        [ "$n" = 1 ] || { cat "$WORK/err" >&2; fail "$launch: h2's agent said $n times that the store's host stopped answering (once expected)"; }
+      fi
     fi
     [ "$loss" = link_down_h2 ] && link_up_h2
     limit=$(( $(now_ms) + 5000 ))

@@ -22,6 +22,7 @@
 
 #include "oshrun/agent_link.hpp"
 #include "oshrun/agent_protocol.hpp"
+#include "oshrun/agent_store_relay.hpp"
 #include "oshrun/output.hpp"
 #include "oshrun/remote.hpp"
 #include "oshrun/spawn.hpp"
@@ -40,6 +41,10 @@ constexpr int kExitAgentFailed = 1;
 // After the launcher is gone: SIGTERM, then SIGKILL this much later, then give up.
 constexpr std::chrono::milliseconds kKillDelay{1000};
 constexpr std::chrono::milliseconds kGiveUpDelay{1000};
+// After the store's host went silent: the launcher, which sees the same silence from its side,
+// gets this long to end the job itself, naming this host (its grace for a remote PE's status
+// is 1 s), before this agent ends its PEs.
+constexpr std::chrono::milliseconds kSilentStoreGrace{2000};
 
 std::string_view name_of(std::string_view entry) { return entry.substr(0, entry.find('=')); }
 
@@ -67,7 +72,8 @@ std::optional<AgentArgs> parse_agent_args(int argc, char** argv) {
 
 // A PE's environment: the launcher's, except that host-local variables keep this host's
 // values, PWD is the working directory, and SHMEM_PE is its rank.
-std::vector<std::string> pe_env(const std::vector<std::string>& job_env, const std::string& cwd, int rank) {
+std::vector<std::string> pe_env(const std::vector<std::string>& job_env, const std::string& cwd, int rank,
+                                int store_fd) {
   std::vector<std::string> env;
   for (const auto& e : job_env)
     if (!is_host_local_variable(name_of(e))) env.push_back(e);
@@ -77,6 +83,7 @@ std::vector<std::string> pe_env(const std::vector<std::string>& job_env, const s
   }
   env.push_back("PWD=" + cwd);
   env.push_back("SHMEM_PE=" + std::to_string(rank));
+  if (store_fd >= 0) env.push_back("SHMEM_STORE_FD=" + std::to_string(store_fd));  // its end of our relay
   return env;
 }
 
@@ -105,6 +112,9 @@ class HostAgent {
   void reap();
   void signal_all(int sig, int except_rank);
   void connection_lost();
+  void end_pes();
+  void on_relay_end();
+  bool open_relay(const AgentJob& job);
   bool finished() const;
 
   std::string host_;
@@ -112,11 +122,14 @@ class HostAgent {
   std::vector<LocalPe> pes_;
   std::vector<std::unique_ptr<AgentLink>> links_;
   std::unique_ptr<CStringArray> agent_env_;
+  // This host's PEs reach the store through it: one connection for all of them.
+  std::unique_ptr<shmem::bootstrap::StoreRelay> relay_;
+  bool told_to_end_ = false;  // the launcher signalled the PEs (the job is ending anyway)
   UniqueFd sigfd_;
   bool up_ok_ = true;         // our stdout still reaches the parent
   bool control_open_ = true;  // our stdin
   std::string control_line_;
-  std::optional<Clock::time_point> kill_at_, give_up_at_;
+  std::optional<Clock::time_point> kill_at_, give_up_at_, end_pes_at_;
 };
 
 void HostAgent::send(const std::string& frame) {
@@ -143,13 +156,26 @@ void HostAgent::start_pes(const AgentJob& job, const sigset_t& mask) {
   UniqueFd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   CStringArray argv(command_);
   for (int rank : job.ranks) {
-    CStringArray env(pe_env(job.env, job.cwd, rank));
+    UniqueFd store_end;
+    try {
+      if (relay_) store_end = relay_->add(rank);
+    } catch (const std::exception& ex) {
+      say("cannot start PE " + std::to_string(rank) + ": " + ex.what());
+      send(encode_frame(FrameType::kExit, rank, W_EXITCODE(kExitAgentFailed, 0)));
+      LocalPe failed;
+      failed.rank = rank;
+      failed.exited = true;
+      pes_.push_back(std::move(failed));
+      continue;
+    }
+    CStringArray env(pe_env(job.env, job.cwd, rank, store_end ? store_end.get() : -1));
     SpawnRequest req;
     req.path = command_[0];
     req.argv = &argv;
     req.envp = &env;
     req.stdin_fd = dev_null.get();  // only a PE 0 on oshrun's host reads its stdin
     req.child_sigmask = mask;
+    req.inherit_fd = store_end ? store_end.get() : -1;
     LocalPe pe;
     pe.rank = rank;
     try {
@@ -239,11 +265,55 @@ void HostAgent::signal_all(int sig, int except_rank) {
 
 void HostAgent::connection_lost() {
   control_open_ = false;
+  if (!kill_at_ && !give_up_at_)
+    for (auto& l : links_) l->close_control();
+  end_pes();
+}
+
+void HostAgent::end_pes() {
   if (kill_at_ || give_up_at_) return;
   for (auto& pe : pes_)
     if (!pe.exited) ::kill(pe.pid, SIGTERM);
-  for (auto& l : links_) l->close_control();
   kill_at_ = Clock::now() + kKillDelay;
+}
+
+bool HostAgent::open_relay(const AgentJob& job) {
+  if (job.ranks.empty()) return true;
+  try {
+    relay_ = open_store_relay(job.env, host_);
+    return true;
+  } catch (const std::exception& e) {
+    // One message for the host; its PEs are not started (they could not reach it either).
+    const std::string why = std::string("cannot reach the bootstrap store: ") + e.what();
+    say(why);
+    for (int r : job.ranks) {
+      send(encode_frame(FrameType::kLost, r, kExitAgentFailed, "lost: the agent on host " + host_ + " " + why));
+      LocalPe pe;
+      pe.rank = r;
+      pe.exited = true;
+      pes_.push_back(std::move(pe));
+    }
+    return false;
+  }
+}
+
+// The store connection of this host's PEs ended. While they run and nobody told them to end,
+// that is news: one line for the host, and its PEs end (as a PE watching the store would).
+void HostAgent::on_relay_end() {
+  std::uint64_t v;
+  ssize_t r = ::read(relay_->ended_fd(), &v, sizeof v);
+  (void)r;
+  const auto end = relay_->ended();
+  if (!end.ended) return;
+  std::string running;
+  for (const auto& pe : pes_)
+    if (!pe.exited) running += (running.empty() ? "" : ",") + std::to_string(pe.rank);
+  if (running.empty() || told_to_end_ || kill_at_ || give_up_at_) return;
+  say(end.why + "; ending PE" + (running.find(',') == std::string::npos ? " " : "s ") + running + " of this host");
+  if (end.silent)
+    end_pes_at_ = Clock::now() + kSilentStoreGrace;
+  else
+    end_pes();
 }
 
 void HostAgent::on_control() {
@@ -260,8 +330,10 @@ void HostAgent::on_control() {
       continue;
     }
     int sig = 0, except = -1;
-    if (std::sscanf(control_line_.c_str(), "signal %d %d", &sig, &except) >= 1 && sig > 0 && sig < NSIG)
+    if (std::sscanf(control_line_.c_str(), "signal %d %d", &sig, &except) >= 1 && sig > 0 && sig < NSIG) {
+      told_to_end_ = true;
       signal_all(sig, except);
+    }
     control_line_.clear();
   }
 }
@@ -273,8 +345,10 @@ void HostAgent::on_signals() {
     int sig = static_cast<int>(si.ssi_signo);
     if (sig == SIGCHLD)
       child = true;
-    else
+    else {
+      told_to_end_ = true;
       signal_all(sig, -1);  // as a shell that exec'ed the PEs would
+    }
   }
   if (child) reap();
 }
@@ -325,13 +399,14 @@ int HostAgent::run() {
         " (PEs on other hosts run in the same directory: a shared filesystem is assumed)");
     return kExitAgentFailed;
   }
-  // Per PE its two output pipes (its exec-status pipe is closed before the next starts); per
+  // Per PE its two output pipes and its end of the store relay (its exec-status pipe and its
+  // own end of the relay are closed before the next starts); the relay's connection; per
   // agent it starts its stdin, stdout and exec-status pipe; a margin.
   const std::uint64_t direct = std::min<std::uint64_t>(job.subtree.size(), static_cast<std::uint64_t>(job.fanout));
-  const std::uint64_t need = job.ranks.size() * 2 + direct * 3 + 32;
+  const std::uint64_t need = job.ranks.size() * 3 + direct * 3 + 32;
   const auto lim = shmem::util::raise_fd_limit(need);
   std::string advice =
-      shmem::util::fd_limit_advice(lim, need, "oshrun on host " + host_, "2 per PE of this host, 3 per host it starts");
+      shmem::util::fd_limit_advice(lim, need, "oshrun on host " + host_, "3 per PE of this host, 3 per host it starts");
   if (!advice.empty()) say("warning: " + advice);
 
   sigset_t handled, original;
@@ -346,7 +421,7 @@ int HostAgent::run() {
   ::signal(SIGPIPE, SIG_IGN);
 
   send(std::string(kAgentHello));
-  start_pes(job, original);
+  if (open_relay(job)) start_pes(job, original);
   start_agents(job, original);
   for (auto& e : job.env) std::memset(e.data(), 0, e.size());  // it held the secret
 
@@ -362,7 +437,12 @@ int HostAgent::run() {
       give_up_at_ = now + kGiveUpDelay;
     }
     if (give_up_at_ && now >= *give_up_at_) return 0;
-    std::vector<pollfd> fds{{sigfd_.get(), POLLIN, 0}, {control_open_ ? 0 : -1, POLLIN, 0}};
+    if (end_pes_at_ && now >= *end_pes_at_) {
+      end_pes_at_.reset();
+      end_pes();
+    }
+    std::vector<pollfd> fds{
+        {sigfd_.get(), POLLIN, 0}, {control_open_ ? 0 : -1, POLLIN, 0}, {relay_ ? relay_->ended_fd() : -1, POLLIN, 0}};
     std::vector<std::pair<LocalPe*, bool>> pe_fds;
     std::vector<AgentLink*> link_fds;
     for (auto& pe : pes_) {
@@ -379,12 +459,12 @@ int HostAgent::run() {
       link_fds.push_back(l.get());
     }
     int timeout_ms = -1;
-    if (auto d = kill_at_ ? kill_at_ : give_up_at_) {
+    if (auto d = kill_at_ ? kill_at_ : give_up_at_ ? give_up_at_ : end_pes_at_) {
       timeout_ms = static_cast<int>(
           std::max<long long>(std::chrono::ceil<std::chrono::milliseconds>(*d - Clock::now()).count(), 0));
     }
     if (::poll(fds.data(), fds.size(), timeout_ms) <= 0) continue;
-    std::size_t k = 2;
+    std::size_t k = 3;
     for (auto& [pe, is_err] : pe_fds)
       if (fds[k++].revents) read_pe(*pe, is_err, false);
     for (AgentLink* l : link_fds) {
@@ -393,6 +473,7 @@ int HostAgent::run() {
       l->read(frames, false);
       for (const auto& f : frames) send(encode_frame(f.type, f.rank, f.value, f.data));
     }
+    if (fds[2].revents) on_relay_end();
     if (fds[1].revents) on_control();
     if (fds[0].revents) on_signals();
   }

@@ -42,8 +42,8 @@ std::string to_hex(const std::array<unsigned char, N>& bytes) {
 }
 
 // Variables oshrun sets for each PE; inherited values (a nested launch) are replaced.
-constexpr std::string_view kJobVars[] = {"SHMEM_PE", "SHMEM_NPES", "SHMEM_STORE_ADDR",
-                                         "SHMEM_JOB_ID", "SHMEM_JOB_SECRET"};
+constexpr std::string_view kJobVars[] = {"SHMEM_PE",     "SHMEM_NPES",       "SHMEM_STORE_ADDR",
+                                         "SHMEM_JOB_ID", "SHMEM_JOB_SECRET", "SHMEM_STORE_FD"};
 
 bool is_job_var(std::string_view entry) {
   for (auto v : kJobVars)

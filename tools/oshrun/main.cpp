@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,16 +70,29 @@ void ensure_std_fds() {
 }
 
 // oshrun's descriptors: per local PE its output pipes (and an exec-status pipe while
-// starting), per host agent it starts itself its stdin and stdout (and the exec-status pipe),
-// per PE anywhere two store connections (its client and its job watcher), plus a margin.
-// Raised before the store starts, which sizes its admission limits from the limit.
-void ensure_fd_limit(int local_pes, int agents, int npes) {
-  const std::uint64_t need = static_cast<std::uint64_t>(local_pes) * 3 + static_cast<std::uint64_t>(agents) * 3 +
-                             static_cast<std::uint64_t>(npes) * 2 + 32;
+// starting), its store socketpair (both ends until it starts), per host agent it
+// starts itself its stdin and stdout (and the exec-status pipe), per remote host one store
+// connection (its agent relays its PEs'), plus a margin. Raised before the store starts,
+// which sizes its admission limits from the limit.
+void ensure_fd_limit(int local_pes, int agents, int remote_hosts) {
+  const std::uint64_t need = static_cast<std::uint64_t>(local_pes) * 5 + static_cast<std::uint64_t>(agents) * 3 +
+                             static_cast<std::uint64_t>(remote_hosts) + 32;
   const shmem::util::FdLimit l = shmem::util::raise_fd_limit(need);
   const std::string advice = shmem::util::fd_limit_advice(
-      l, need, "oshrun", "3 per PE on this host and per host agent it starts, 2 store connections per PE");
+      l, need, "oshrun", "5 per PE on this host, 3 per host agent it starts, 1 per remote host");
   if (!advice.empty()) say("warning: " + advice);
+}
+
+// A local PE's connection to the store, made here: the store serves one end of a socketpair as
+// that PE's (StoreServer::adopt), the PE gets the other in SHMEM_STORE_FD. Throws.
+UniqueFd store_socketpair(shmem::bootstrap::StoreServer& store, int rank) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    throw shmem::Error(shmem::Errc::kInternal,
+                       "socketpair for PE " + std::to_string(rank) + "'s store connection: " + std::strerror(errno));
+  UniqueFd pe_end(sv[1]);
+  store.adopt(UniqueFd(sv[0]), rank);
+  return pe_end;
 }
 
 // Ends PEs that were started when the job cannot go on (before supervision began).
@@ -230,7 +244,7 @@ int launch(const Args& args, const Placement& place) {
   }
   int local_pes = 0;
   for (const auto& h : place.host_of_rank) local_pes += h.empty() ? 1 : 0;
-  ensure_fd_limit(local_pes, static_cast<int>(tree.size()), npes);
+  ensure_fd_limit(local_pes, static_cast<int>(tree.size()), static_cast<int>(remote.size()));
   try {
     job = make_job_identity();
     shmem::bootstrap::StoreServer::Options opts;
@@ -254,11 +268,24 @@ int launch(const Args& args, const Placement& place) {
   UniqueFd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   CStringArray argv(args.command);
   std::vector<CStringArray> envs;  // local PEs: what they exec with
+  std::vector<UniqueFd> store_ends(static_cast<std::size_t>(npes));  // local PEs' ends, until started
   envs.reserve(static_cast<std::size_t>(npes));
-  for (int r = 0; r < npes; ++r) {
-    const bool local = place.host_of_rank[static_cast<std::size_t>(r)].empty();
-    envs.emplace_back(local ? pe_environment(environ, r, npes, store_addr, job, args.exports)
-                            : std::vector<std::string>{});
+  try {
+    for (int r = 0; r < npes; ++r) {
+      const auto ur = static_cast<std::size_t>(r);
+      std::vector<std::string> env;
+      if (place.host_of_rank[ur].empty()) {
+        env = pe_environment(environ, r, npes, store_addr, job, args.exports);
+        if (npes > 1) {
+          store_ends[ur] = store_socketpair(*store, r);
+          env.push_back("SHMEM_STORE_FD=" + std::to_string(store_ends[ur].get()));
+        }
+      }
+      envs.emplace_back(std::move(env));
+    }
+  } catch (const std::exception& e) {
+    say(std::string("cannot prepare the PEs' store connections: ") + e.what());
+    return kExitLaunchFailed;
   }
   if (!remote.empty()) {
     // Every remote PE's environment but SHMEM_PE, which its agent adds.
@@ -291,7 +318,9 @@ int launch(const Args& args, const Placement& place) {
       req.envp = &envs[ur];
       req.stdin_fd = r == 0 ? -1 : dev_null.get();  // only PE 0 reads our stdin
       req.stdout_pty = pe_pty;
+      req.inherit_fd = store_ends[ur] ? store_ends[ur].get() : -1;
       children[ur] = spawn_child(req);
+      store_ends[ur].reset();  // the PE holds it now
     }
     for (const TreeBranch& b : tree) {
       started = b.host.ranks.front();

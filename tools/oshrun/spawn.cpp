@@ -77,6 +77,7 @@ std::pair<UniqueFd, UniqueFd> make_pty() {
   if (req.stdin_fd >= 0 && ::dup2(req.stdin_fd, 0) < 0) fail(errno);
   if (out_w >= 0 && ::dup2(out_w, 1) < 0) fail(errno);
   if (err_w >= 0 && ::dup2(err_w, 2) < 0) fail(errno);
+  if (req.inherit_fd >= 0 && ::fcntl(req.inherit_fd, F_SETFD, 0) != 0) fail(errno);
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   ::sigaction(SIGPIPE, &dfl, nullptr);

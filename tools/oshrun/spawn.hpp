@@ -39,6 +39,9 @@ struct SpawnRequest {
   // its C library line-buffers it as on a terminal (oshrun's own stdout is one).
   bool stdout_pty = false;
   bool new_process_group = false;  // a remote agent: a terminal's ^C reaches it only through us
+  // A close-on-exec descriptor this child alone keeps across exec (-1: none): a PE's end of its
+  // host agent's store relay (SHMEM_STORE_FD).
+  int inherit_fd = -1;
 };
 
 struct SpawnedChild {
