@@ -37,6 +37,23 @@ inline constexpr unsigned kAmAckId = 0x5e02;
 // per fragment is small next to the data.
 inline constexpr std::size_t kAmPutMax = 16384;
 
+// Larger puts to such a peer go as pieces of up to kAmPieceMax bytes, each one active message
+// (kAmPieceId, header AmPiece, the data as it is) sent zero-copy from the caller's buffer; the
+// target copies each into its segment on arrival. ucp_put_nbx over the emulated lane copied
+// every byte once more on the sender (into UCX's send buffer) and had the target answer each
+// fragment. A piece is one TCP segment (the loader's 132 KiB, less headers), so that UCX
+// neither fragments nor reassembles it; it travels on the same lane as the batches, in issue
+// order, counts as one record for the acknowledgements, and completes at quiet like them.
+inline constexpr unsigned kAmPieceId = 0x5e04;
+inline constexpr std::size_t kAmPieceMax = std::size_t{128} << 10;
+struct AmPiece {
+  std::uint64_t off;  // offset within the target's segment
+  std::uint32_t from;
+  std::uint8_t seg;  // transport::Seg
+  std::uint8_t pad[3];
+};
+static_assert(sizeof(AmPiece) == 16);
+
 // A batch's records are puts (kRecordPut), non-fetching atomic adds (kRecordAdd: the
 // library's own signals — barrier rounds, the collectives' leader channel, put_signal's and
 // signal_add's adds — of a 4- or 8-byte addend, applied with a CPU atomic). An add closes the
