@@ -46,7 +46,11 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
   // ---- send: the peers on other hosts first (their transfers go on while the rest is copied),
   // starting after this rank (not every rank at the same peer first); chunk k to every peer,
   // then a fence, so each peer's chunks land in order and its signal counts whole chunks.
-  std::vector<at::Tensor> src(n);  // contiguous inputs: the puts read them until the quiet
+  // Blocking puts: each returns once its source is no longer read (local completion), so the
+  // call needs no quiet at the end, which waited for every receiver to have taken all of this
+  // rank's data (across hosts, acknowledged: a round trip behind the slowest receiver); the
+  // credits already keep a later call from writing a slot that is still being read.
+  std::vector<at::Tensor> src(n);  // contiguous inputs (each put has read its chunk when it returns)
   std::vector<std::uint64_t> chunks(n, 0);
   std::vector<int> order;
   std::vector<int> local;
@@ -66,8 +70,8 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
       if (k == 0) shmem_uint64_wait_until(done + j, SHMEM_CMP_GE, call - 1);  // j read my last block
       const std::size_t off = static_cast<std::size_t>(k) * kChunkBytes;
       const std::size_t len = std::min(kChunkBytes, bytes_of(src[ju]) - off);
-      shmem_putmem_signal_nbi(slots + me * block + off, static_cast<const char*>(src[ju].data_ptr()) + off, len,
-                              sig + rank_, sent_[ju] + k + 1, SHMEM_SIGNAL_SET, j);
+      shmem_putmem_signal(slots + me * block + off, static_cast<const char*>(src[ju].data_ptr()) + off, len,
+                          sig + rank_, sent_[ju] + k + 1, SHMEM_SIGNAL_SET, j);
     }
   }
   for (std::size_t j = 0; j < n; ++j) sent_[j] += chunks[j];
@@ -112,7 +116,6 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
       if (!dst[r].is_same(outputs[r])) outputs[r].copy_(dst[r]);
     }
   }
-  shmem_quiet();  // this rank's puts are complete: the inputs may change
 }
 
 }  // namespace shmem_torch

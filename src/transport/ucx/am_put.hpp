@@ -1,6 +1,7 @@
 #pragma once
-// Small puts to peers whose RMA UCX emulates in software (UCX 1.13's TCP transport), sent as
-// UCP active messages with an acknowledgement of our own. This header holds the wire format
+// Puts to peers whose RMA UCX emulates in software (UCX 1.13's TCP transport), sent as UCP
+// active messages with an acknowledgement of our own: small ones in batches, larger ones in
+// pieces sent zero-copy (kAmPieceId). This header holds the wire format
 // (no UCX types: tests/unit checks it); am_put.cpp sends and receives it.
 //
 // Why: over an emulated transport, ucp_put_nbx is already an active message that the target
@@ -33,8 +34,7 @@ namespace shmem::transport::ucx {
 inline constexpr unsigned kAmPutId = 0x5e01;
 inline constexpr unsigned kAmAckId = 0x5e02;
 
-// Puts up to this size take the AM path; larger ones use ucp_put_nbx, whose completion message
-// per fragment is small next to the data.
+// Puts up to this size go in batches; larger ones as pieces (kAmPieceId, below).
 inline constexpr std::size_t kAmPutMax = 16384;
 
 // Larger puts to such a peer go as pieces of up to kAmPieceMax bytes, each one active message

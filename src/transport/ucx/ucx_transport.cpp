@@ -7,8 +7,9 @@
 //
 // Completion: a blocking put returns once UCX has released the source buffer (local
 // completion, as shmem_put requires); blocking gets and fetching atomics wait for the reply;
-// nbi operations carry a callback that only records a failure, and complete at quiet. Small
-// puts to peers with emulated RMA are gathered per peer and sent as our own active messages,
+// nbi operations carry a callback that only records a failure, and complete at quiet. Puts to
+// peers with emulated RMA are our own active messages (small ones gathered per peer, larger
+// ones in zero-copy pieces),
 // acknowledged by the target (wire format and reasons in am_put.hpp, sending and receiving in
 // am_put.cpp; the class is ucx_transport_impl.hpp); quiet sends them and waits for the
 // acknowledgements, and flushes UCX (ucp_worker_flush or ucp_ep_flush) only when some UCP
