@@ -43,6 +43,53 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
   char* slots = slots_.ensure(block * n);  // collective when it grows: every rank asks the same
   const std::uint64_t call = ++calls_;
 
+  // ---- receive state: per sender, the chunks expected and those copied out so far.
+  std::vector<int> skip(n, 1);  // wait_until_any_vector's status: nonzero excludes a sender
+  std::vector<std::uint64_t> next(n, 0), want(n, 0), first(n, 0);
+  std::vector<at::Tensor> dst(n);  // the outputs, or a contiguous stand-in copied at the end
+  std::size_t pending = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (r == me) continue;
+    const at::Tensor& o = outputs[r];
+    const std::uint64_t c = chunks_of(bytes_of(o));
+    first[r] = received_[r];
+    want[r] = received_[r] + c;
+    if (c == 0) {
+      shmem_uint64_atomic_set(done + rank_, call, static_cast<int>(r));
+      continue;
+    }
+    dst[r] = o.is_contiguous() ? o : at::empty_like(o, at::MemoryFormat::Contiguous);
+    next[r] = received_[r] + 1;
+    skip[r] = 0;
+    ++pending;
+  }
+  // Copies out what arrived from r so far (its signal: `have` chunks in all); a whole block
+  // gives r its credit.
+  auto take = [&](std::size_t r, std::uint64_t have) {
+    have = std::min(have, want[r]);
+    const std::size_t bytes = bytes_of(dst[r]);
+    const std::size_t from = static_cast<std::size_t>(received_[r] - first[r]) * kChunkBytes;
+    const std::size_t to = std::min(static_cast<std::size_t>(have - first[r]) * kChunkBytes, bytes);
+    std::memcpy(static_cast<char*>(dst[r].data_ptr()) + from, slots + r * block + from, to - from);
+    received_[r] = have;
+    next[r] = have + 1;
+    if (have == want[r]) {
+      skip[r] = 1;
+      --pending;
+      shmem_uint64_atomic_set(done + rank_, call, static_cast<int>(r));  // r may write its slot here again
+      if (!dst[r].is_same(outputs[r])) outputs[r].copy_(dst[r]);
+    }
+  };
+  // Between its own chunks a rank copies out what has arrived: the copy overlaps the sends
+  // (a blocking put to another host waits for the network) instead of following them all.
+  auto drain = [&] {
+    for (std::size_t r = 0; r < n; ++r)
+      if (!skip[r]) {
+        const std::uint64_t have = shmem_signal_fetch(sig + r);
+        if (have >= next[r]) take(r, have);
+      }
+  };
+
   // ---- send: the peers on other hosts first (their transfers go on while the rest is copied),
   // starting after this rank (not every rank at the same peer first); chunk k to every peer,
   // then a fence, so each peer's chunks land in order and its signal counts whole chunks.
@@ -72,6 +119,7 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
       const std::size_t len = std::min(kChunkBytes, bytes_of(src[ju]) - off);
       shmem_putmem_signal(slots + me * block + off, static_cast<const char*>(src[ju].data_ptr()) + off, len,
                           sig + rank_, sent_[ju] + k + 1, SHMEM_SIGNAL_SET, j);
+      drain();
     }
   }
   for (std::size_t j = 0; j < n; ++j) sent_[j] += chunks[j];
@@ -80,41 +128,10 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
   outputs[me].copy_(inputs[me].reshape(outputs[me].sizes()));
 
   // ---- receive: copy out whatever chunks arrived, from whichever sender, until every block is in.
-  std::vector<int> skip(n, 1);  // wait_until_any_vector's status: nonzero excludes a sender
-  std::vector<std::uint64_t> next(n, 0), want(n, 0), first(n, 0);
-  std::vector<at::Tensor> dst(n);  // the outputs, or a contiguous stand-in copied at the end
-  std::size_t pending = 0;
-  for (std::size_t r = 0; r < n; ++r) {
-    if (r == me) continue;
-    const at::Tensor& o = outputs[r];
-    const std::uint64_t c = chunks_of(bytes_of(o));
-    first[r] = received_[r];
-    want[r] = received_[r] + c;
-    if (c == 0) {
-      shmem_uint64_atomic_set(done + rank_, call, static_cast<int>(r));
-      continue;
-    }
-    dst[r] = o.is_contiguous() ? o : at::empty_like(o, at::MemoryFormat::Contiguous);
-    next[r] = received_[r] + 1;
-    skip[r] = 0;
-    ++pending;
-  }
   while (pending > 0) {
     const std::size_t r = shmem_uint64_wait_until_any_vector(sig, n, skip.data(), SHMEM_CMP_GE, next.data());
     TORCH_CHECK(r < n, "shmem backend: alltoall: waiting for blocks failed");
-    const std::uint64_t have = std::min(shmem_signal_fetch(sig + r), want[r]);
-    const std::size_t bytes = bytes_of(dst[r]);
-    const std::size_t from = static_cast<std::size_t>(received_[r] - first[r]) * kChunkBytes;
-    const std::size_t to = std::min(static_cast<std::size_t>(have - first[r]) * kChunkBytes, bytes);
-    std::memcpy(static_cast<char*>(dst[r].data_ptr()) + from, slots + r * block + from, to - from);
-    received_[r] = have;
-    next[r] = have + 1;
-    if (have == want[r]) {
-      skip[r] = 1;
-      --pending;
-      shmem_uint64_atomic_set(done + rank_, call, static_cast<int>(r));  // r may write its slot here again
-      if (!dst[r].is_same(outputs[r])) outputs[r].copy_(dst[r]);
-    }
+    take(r, shmem_signal_fetch(sig + r));
   }
 }
 
