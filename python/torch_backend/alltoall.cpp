@@ -43,39 +43,7 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
   char* slots = slots_.ensure(block * n);  // collective when it grows: every rank asks the same
   const std::uint64_t call = ++calls_;
 
-  // ---- send: the peers on other hosts first (their transfers go on while the rest is copied),
-  // starting after this rank (not every rank at the same peer first); chunk k to every peer,
-  // then a fence, so each peer's chunks land in order and its signal counts whole chunks.
-  std::vector<at::Tensor> src(n);  // contiguous inputs: the puts read them until the quiet
-  std::vector<std::uint64_t> chunks(n, 0);
-  std::vector<int> order;
-  std::vector<int> local;
-  for (std::size_t k = 1; k < n; ++k) {
-    const int j = (rank_ + static_cast<int>(k)) % size_;
-    src[static_cast<std::size_t>(j)] = inputs[static_cast<std::size_t>(j)].contiguous();
-    chunks[static_cast<std::size_t>(j)] = chunks_of(bytes_of(src[static_cast<std::size_t>(j)]));
-    (shmem_ptr(slots, j) == nullptr ? order : local).push_back(j);
-  }
-  order.insert(order.end(), local.begin(), local.end());
-  const std::uint64_t rounds = n > 1 ? *std::max_element(chunks.begin(), chunks.end()) : 0;
-  for (std::uint64_t k = 0; k < rounds; ++k) {
-    if (k > 0) shmem_fence();
-    for (const int j : order) {
-      const auto ju = static_cast<std::size_t>(j);
-      if (k >= chunks[ju]) continue;
-      if (k == 0) shmem_uint64_wait_until(done + j, SHMEM_CMP_GE, call - 1);  // j read my last block
-      const std::size_t off = static_cast<std::size_t>(k) * kChunkBytes;
-      const std::size_t len = std::min(kChunkBytes, bytes_of(src[ju]) - off);
-      shmem_putmem_signal_nbi(slots + me * block + off, static_cast<const char*>(src[ju].data_ptr()) + off, len,
-                              sig + rank_, sent_[ju] + k + 1, SHMEM_SIGNAL_SET, j);
-    }
-  }
-  for (std::size_t j = 0; j < n; ++j) sent_[j] += chunks[j];
-
-  // ---- own block: input to output, while the others' chunks travel.
-  outputs[me].copy_(inputs[me].reshape(outputs[me].sizes()));
-
-  // ---- receive: copy out whatever chunks arrived, from whichever sender, until every block is in.
+  // ---- receive state: per sender, the chunks expected and those copied out so far.
   std::vector<int> skip(n, 1);  // wait_until_any_vector's status: nonzero excludes a sender
   std::vector<std::uint64_t> next(n, 0), want(n, 0), first(n, 0);
   std::vector<at::Tensor> dst(n);  // the outputs, or a contiguous stand-in copied at the end
@@ -95,10 +63,10 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
     skip[r] = 0;
     ++pending;
   }
-  while (pending > 0) {
-    const std::size_t r = shmem_uint64_wait_until_any_vector(sig, n, skip.data(), SHMEM_CMP_GE, next.data());
-    TORCH_CHECK(r < n, "shmem backend: alltoall: waiting for blocks failed");
-    const std::uint64_t have = std::min(shmem_signal_fetch(sig + r), want[r]);
+  // Copies out what arrived from r so far (its signal: `have` chunks in all); a whole block
+  // gives r its credit.
+  auto take = [&](std::size_t r, std::uint64_t have) {
+    have = std::min(have, want[r]);
     const std::size_t bytes = bytes_of(dst[r]);
     const std::size_t from = static_cast<std::size_t>(received_[r] - first[r]) * kChunkBytes;
     const std::size_t to = std::min(static_cast<std::size_t>(have - first[r]) * kChunkBytes, bytes);
@@ -111,8 +79,60 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
       shmem_uint64_atomic_set(done + rank_, call, static_cast<int>(r));  // r may write its slot here again
       if (!dst[r].is_same(outputs[r])) outputs[r].copy_(dst[r]);
     }
+  };
+  // Between its own chunks a rank copies out what has arrived: the copy overlaps the sends
+  // (a blocking put to another host waits for the network) instead of following them all.
+  auto drain = [&] {
+    for (std::size_t r = 0; r < n; ++r)
+      if (!skip[r]) {
+        const std::uint64_t have = shmem_signal_fetch(sig + r);
+        if (have >= next[r]) take(r, have);
+      }
+  };
+
+  // ---- send: the peers on other hosts first (their transfers go on while the rest is copied),
+  // starting after this rank (not every rank at the same peer first); chunk k to every peer,
+  // then a fence, so each peer's chunks land in order and its signal counts whole chunks.
+  // Blocking puts: each returns once its source is no longer read (local completion), so the
+  // call needs no quiet at the end, which waited for every receiver to have taken all of this
+  // rank's data (across hosts, acknowledged: a round trip behind the slowest receiver); the
+  // credits already keep a later call from writing a slot that is still being read.
+  std::vector<at::Tensor> src(n);  // contiguous inputs (each put has read its chunk when it returns)
+  std::vector<std::uint64_t> chunks(n, 0);
+  std::vector<int> order;
+  std::vector<int> local;
+  for (std::size_t k = 1; k < n; ++k) {
+    const int j = (rank_ + static_cast<int>(k)) % size_;
+    src[static_cast<std::size_t>(j)] = inputs[static_cast<std::size_t>(j)].contiguous();
+    chunks[static_cast<std::size_t>(j)] = chunks_of(bytes_of(src[static_cast<std::size_t>(j)]));
+    (shmem_ptr(slots, j) == nullptr ? order : local).push_back(j);
   }
-  shmem_quiet();  // this rank's puts are complete: the inputs may change
+  order.insert(order.end(), local.begin(), local.end());
+  const std::uint64_t rounds = n > 1 ? *std::max_element(chunks.begin(), chunks.end()) : 0;
+  for (std::uint64_t k = 0; k < rounds; ++k) {
+    if (k > 0) shmem_fence();
+    for (const int j : order) {
+      const auto ju = static_cast<std::size_t>(j);
+      if (k >= chunks[ju]) continue;
+      if (k == 0) shmem_uint64_wait_until(done + j, SHMEM_CMP_GE, call - 1);  // j read my last block
+      const std::size_t off = static_cast<std::size_t>(k) * kChunkBytes;
+      const std::size_t len = std::min(kChunkBytes, bytes_of(src[ju]) - off);
+      shmem_putmem_signal(slots + me * block + off, static_cast<const char*>(src[ju].data_ptr()) + off, len,
+                          sig + rank_, sent_[ju] + k + 1, SHMEM_SIGNAL_SET, j);
+      drain();
+    }
+  }
+  for (std::size_t j = 0; j < n; ++j) sent_[j] += chunks[j];
+
+  // ---- own block: input to output, while the others' chunks travel.
+  outputs[me].copy_(inputs[me].reshape(outputs[me].sizes()));
+
+  // ---- receive: copy out whatever chunks arrived, from whichever sender, until every block is in.
+  while (pending > 0) {
+    const std::size_t r = shmem_uint64_wait_until_any_vector(sig, n, skip.data(), SHMEM_CMP_GE, next.data());
+    TORCH_CHECK(r < n, "shmem backend: alltoall: waiting for blocks failed");
+    take(r, shmem_signal_fetch(sig + r));
+  }
 }
 
 }  // namespace shmem_torch

@@ -2,19 +2,20 @@
 // AllToAll: the default group's large all_to_all blocks (from kDirectBlockBytes), on one host or
 // across hosts, with no barrier. Every rank has a receive slot per sender in symmetric staging
 // (`block` bytes each). A sender puts block j in chunks straight from its input tensor into its
-// slot at rank j (shmem_putmem_signal_nbi, nonblocking: over the network the transfers of every
-// peer go at once), each chunk carrying in the signal word of that sender at j the count of
-// chunks sent so far (cumulative over calls; a fence between rounds keeps them in order), so the
-// receiver copies chunk k into its output as soon as it arrives, while later chunks are still on
-// the wire: the copy out overlaps the transfer instead of following a barrier. Its own block goes
-// from input to output directly.
+// slot at rank j (shmem_putmem_signal, which returns at local completion: across hosts once the
+// transport has handed the chunk to the network), each chunk carrying in the signal word of that
+// sender at j the count of chunks sent so far (cumulative over calls; a fence between rounds
+// keeps them in order), so the receiver copies chunk k into its output as soon as it arrives,
+// while later chunks are still on the wire: the copy out overlaps the transfer instead of
+// following a barrier. Its own block goes from input to output directly.
 //
 // Credits instead of barriers: once a receiver has copied out a sender's block of call e, it
 // sets that sender's `done` word for it to e; a sender writes into a receiver's slot in call e
 // only after that word reached e - 1, so no call overwrites a slot still being read. The call
-// returns after a quiet (the inputs may be reused at once). Each call is collective, in the same
-// order on every rank; a block's bytes at its sender and at its receiver must agree (torch's
-// split sizes).
+// returns once every block is in and every put has returned (the inputs may be reused at once);
+// no quiet: across hosts, waiting for the receivers to acknowledge this rank's last chunks took
+// up to a third of a call. Each call is collective, in the same order on every rank; a block's
+// bytes at its sender and at its receiver must agree (torch's split sizes).
 #include <ATen/ATen.h>
 
 #include <cstddef>

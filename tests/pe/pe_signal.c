@@ -273,6 +273,8 @@ int main(void) {
   comparisons();
   many_adders();
   payload_visibility(heap, payload, shmem_n_pes() > 4 ? 24 : 64);
+  /* Not a whole number of the transports' pieces or chunks (across hosts: 128 KiB pieces). */
+  payload_visibility(heap, (300u << 10) + 8, 16);
   set_relay(32);
 
   shmem_free(heap);

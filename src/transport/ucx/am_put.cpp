@@ -4,6 +4,7 @@
 // records that ask for an answer (nonblocking fetching atomics and small gets) with their answers.
 // Everything here runs with the transport's mutex held (the handlers from within
 // ucp_worker_progress).
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -107,7 +108,56 @@ ucs_status_t send_owned(ucp_ep_h ep, unsigned id, T* m, const void* header, std:
   return UCS_PTR_STATUS(r);
 }
 
+// A piece of a large put on its way (am_put_large): UCX reads its header until the send
+// completes, and the data from the caller's buffer; a blocking put counts its pieces not yet
+// sent in *pending.
+struct PieceInFlight {
+  AmPiece header;
+  Peer* peer;
+  std::size_t* pending;
+};
+void piece_sent(void* request, ucs_status_t st, void* user) {
+  auto* m = static_cast<PieceInFlight*>(user);
+  if (st != UCS_OK && st != UCS_ERR_CANCELED) m->peer->owner->peer_failed(m->peer->pe, st, "shmem_put");
+  if (m->pending) --*m->pending;
+  delete m;
+  ucp_request_free(request);
+}
+
 }  // namespace
+
+void UcxTransport::am_put_large(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes,
+                                bool nbi) noexcept {
+  std::unique_lock<std::mutex> lk(mu_);
+  issued();
+  send_batch(p);  // the puts before it go first
+  std::size_t pending = 0;
+  const char* data = static_cast<const char*>(src);
+  for (std::size_t at = 0; at < bytes; at += kAmPieceMax) {
+    const std::size_t n = std::min(kAmPieceMax, bytes - at);
+    auto* m = new (std::nothrow)
+        PieceInFlight{{off + at, static_cast<std::uint32_t>(setup_.me), static_cast<std::uint8_t>(seg), {}},
+                      &p,
+                      nbi ? nullptr : &pending};
+    if (!m) fail("shmem_put (no memory for a piece of a large put)", p.pe, UCS_ERR_NO_MEMORY);
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+    prm.cb.send = piece_sent;
+    prm.user_data = m;
+    // REPLY: acknowledged on the endpoint it came by, as the batches (send_batch).
+    prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
+    ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, kAmPieceId, &m->header, sizeof m->header, data + at, n, &prm);
+    if (r == nullptr || UCS_PTR_IS_ERR(r)) delete m;  // done (or failed) at once: no callback
+    if (UCS_PTR_IS_ERR(r)) {
+      lk.unlock();
+      fail("shmem_put", p.pe, UCS_PTR_STATUS(r));
+    }
+    if (r != nullptr && !nbi) ++pending;
+    p.am_owed = ++p.am_sent;
+  }
+  touch(p);
+  if (!nbi) drive_until(lk, [&] { return pending == 0; });  // local completion: UCX is done with src
+}
 
 template <class H>
 H UcxTransport::incoming(const void* header, std::size_t header_length, bool well_formed, const char* what) noexcept {
@@ -235,6 +285,25 @@ ucs_status_t UcxTransport::on_am_put(void* arg, const void* header, size_t heade
   }
   if (reply) t->answers_.push_back(std::move(reply));
   t->applied_from(h.from, h.count, (h.flags & kAckNow) != 0, param->reply_ep);
+  return UCS_OK;
+}
+
+// The target side of am_put_large: one piece, copied into our segment.
+ucs_status_t UcxTransport::on_am_piece(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                       const ucp_am_recv_param_t* param) {
+  auto* t = static_cast<UcxTransport*>(arg);
+  const auto h = t->incoming<AmPiece>(
+      header, header_length,
+      !(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) && (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP),
+      "an incoming put");
+  if (h.seg > 1 || h.off > t->seg_size_[h.seg] || length > t->seg_size_[h.seg] - h.off) {
+    const std::string what = "an incoming put from PE " + std::to_string(h.from) + " (" + std::to_string(length) +
+                             " bytes at offset " + std::to_string(h.off) + " of segment " + std::to_string(h.seg) +
+                             ": outside this PE's segments)";
+    t->fail(what.c_str(), -1, UCS_ERR_INVALID_PARAM);
+  }
+  if (length) std::memcpy(t->seg_base_[h.seg] + h.off, data, length);
+  t->applied_from(h.from, 1, false, param->reply_ep);
   return UCS_OK;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Small puts to peers whose RMA UCX emulates in software (UCX 1.13's TCP transport), sent as
-// UCP active messages with an acknowledgement of our own. This header holds the wire format
+// Puts to peers whose RMA UCX emulates in software (UCX 1.13's TCP transport), sent as UCP
+// active messages with an acknowledgement of our own: small ones in batches, larger ones in
+// pieces sent zero-copy (kAmPieceId). This header holds the wire format
 // (no UCX types: tests/unit checks it); am_put.cpp sends and receives it.
 //
 // Why: over an emulated transport, ucp_put_nbx is already an active message that the target
@@ -33,9 +34,25 @@ namespace shmem::transport::ucx {
 inline constexpr unsigned kAmPutId = 0x5e01;
 inline constexpr unsigned kAmAckId = 0x5e02;
 
-// Puts up to this size take the AM path; larger ones use ucp_put_nbx, whose completion message
-// per fragment is small next to the data.
+// Puts up to this size go in batches; larger ones as pieces (kAmPieceId, below).
 inline constexpr std::size_t kAmPutMax = 16384;
+
+// Larger puts to such a peer go as pieces of up to kAmPieceMax bytes, each one active message
+// (kAmPieceId, header AmPiece, the data as it is) sent zero-copy from the caller's buffer; the
+// target copies each into its segment on arrival. ucp_put_nbx over the emulated lane copied
+// every byte once more on the sender (into UCX's send buffer) and had the target answer each
+// fragment. A piece is one TCP segment (the loader's 132 KiB, less headers), so that UCX
+// neither fragments nor reassembles it; it travels on the same lane as the batches, in issue
+// order, counts as one record for the acknowledgements, and completes at quiet like them.
+inline constexpr unsigned kAmPieceId = 0x5e04;
+inline constexpr std::size_t kAmPieceMax = std::size_t{128} << 10;
+struct AmPiece {
+  std::uint64_t off;  // offset within the target's segment
+  std::uint32_t from;
+  std::uint8_t seg;  // transport::Seg
+  std::uint8_t pad[3];
+};
+static_assert(sizeof(AmPiece) == 16);
 
 // A batch's records are puts (kRecordPut), non-fetching atomic adds (kRecordAdd: the
 // library's own signals — barrier rounds, the collectives' leader channel, put_signal's and

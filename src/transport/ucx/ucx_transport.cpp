@@ -7,8 +7,9 @@
 //
 // Completion: a blocking put returns once UCX has released the source buffer (local
 // completion, as shmem_put requires); blocking gets and fetching atomics wait for the reply;
-// nbi operations carry a callback that only records a failure, and complete at quiet. Small
-// puts to peers with emulated RMA are gathered per peer and sent as our own active messages,
+// nbi operations carry a callback that only records a failure, and complete at quiet. Puts to
+// peers with emulated RMA are our own active messages (small ones gathered per peer, larger
+// ones in zero-copy pieces),
 // acknowledged by the target (wire format and reasons in am_put.hpp, sending and receiving in
 // am_put.cpp; the class is ucx_transport_impl.hpp); quiet sends them and waits for the
 // acknowledgements, and flushes UCX (ucp_worker_flush or ucp_ep_flush) only when some UCP
@@ -126,7 +127,8 @@ bool hardware_rma(const std::string& tl) {
 void UcxTransport::put(int pe, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, bool nbi,
                        const char* op) noexcept {
   Peer& p = connected(pe);
-  if (p.am_put && bytes <= kAmPutMax) return am_put(p, seg, off, src, bytes);
+  if (p.am_put)
+    return bytes <= kAmPutMax ? am_put(p, seg, off, src, bytes) : am_put_large(p, seg, off, src, bytes, nbi);
   rma(ucp_put_nbx, pe, seg, off, const_cast<void*>(src), bytes, nbi, op);
 }
 
@@ -560,6 +562,10 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   // A lost host must end the job within seconds: check peers every second (unless the user
   // chose otherwise). UCX notices a dead endpoint through these checks and its own errors.
   if (!std::getenv("UCX_KEEPALIVE_INTERVAL")) ucp_config_modify(cfg.get(), "KEEPALIVE_INTERVAL", "1s");
+  // The pieces of large puts to peers on an emulated lane (am_put.hpp, kAmPieceMax) go
+  // zero-copy from the caller's buffer; UCX's own choice for TCP copies everything up to a
+  // segment into its send buffer first. Batches (up to 34 KiB) keep being copied.
+  if (!std::getenv("UCX_ZCOPY_THRESH")) ucp_config_modify(cfg.get(), "ZCOPY_THRESH", "64K");
 
   int nremote = 0;
   for (char r : s.remote) nremote += r != 0;
@@ -588,6 +594,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   set_am_handler(kAmPutId, on_am_put);
   set_am_handler(kAmAckId, on_am_ack);
   set_am_handler(kAmAnswerId, on_am_answer);
+  set_am_handler(kAmPieceId, on_am_piece);
 
   PeerBlob mine;
   void* bases[2] = {s.heap_base, s.data_base};

@@ -201,6 +201,9 @@ class UcxTransport final : public RemoteTransport {
   // A small put: into the peer's batch, which then holds the data (the source may be reused
   // at once, as a blocking put requires).
   void am_put(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes) noexcept;
+  // A larger put: pieces of kAmPieceMax sent from src without a copy (am_put.hpp); a blocking
+  // one returns once UCX has sent them all (local completion), an nbi one at once.
+  void am_put_large(Peer& p, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, bool nbi) noexcept;
   // A nonblocking fetching atomic: appended to the peer's batch (which goes out when full or
   // at the next progress call); its old value is stored at fetch_to when the answer comes.
   void am_fetch(Peer& p, Seg seg, std::uint64_t off, AmoOp op, std::size_t width, std::uint64_t value,
@@ -227,6 +230,8 @@ class UcxTransport final : public RemoteTransport {
   // The target's handlers (from within ucp_worker_progress) and the sender's of the answers.
   static ucs_status_t on_am_put(void* arg, const void* header, size_t header_length, void* data, size_t length,
                                 const ucp_am_recv_param_t* param);
+  static ucs_status_t on_am_piece(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                  const ucp_am_recv_param_t* param);
   static ucs_status_t on_am_ack(void* arg, const void* header, size_t header_length, void*, size_t,
                                 const ucp_am_recv_param_t*);
   static ucs_status_t on_am_answer(void* arg, const void* header, size_t header_length, void* data, size_t length,
