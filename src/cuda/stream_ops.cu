@@ -59,8 +59,6 @@ __global__ void k_barrier(StreamTeam t) { team_barrier(t, "shmemx_barrier_on_str
 __device__ void pull(char* dest, const char* source, std::size_t bytes, int pe, unsigned rank, unsigned step) {
   dev::cuda::detail::rma<false>("shmem stream collective (CUDA)", dest, source, bytes, pe, rank, step);
 }
-// Team member i as a world PE (members == nullptr: the world).
-__device__ int member(const StreamTeam& t, int i) { return t.members ? member(t, i) : i; }
 __device__ unsigned grid_rank() { return blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ unsigned grid_step() { return gridDim.x * blockDim.x; }
 

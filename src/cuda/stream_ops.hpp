@@ -18,20 +18,12 @@
 // (include/shmem/device/cuda/state.hpp) like any device-API error.
 #include <cuda_runtime_api.h>
 
+#include "cuda/stream_team.hpp"
+
 #include <cstddef>
 #include <cstdint>
 
 namespace shmem::cuda {
-
-// The team of a stream collective: its members as world PEs in device memory (members[i] is team
-// PE i), this PE's index, and the device-barrier cell the stream operations of the team use
-// (kept apart from the cells of device barriers in kernels).
-struct StreamTeam {
-  int n = 1;
-  int me = 0;
-  int slot = 0;
-  const int* members = nullptr;  // device memory, n entries; nullptr: the world (member i = PE i)
-};
 
 enum class RedOp : int { kSum, kProd, kMin, kMax, kAnd, kOr, kXor };
 enum class Elem : int { kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64 };

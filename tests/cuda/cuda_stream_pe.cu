@@ -1,7 +1,8 @@
 // Stream-ordered operations on a CUDA stream (shmemx_stream_create_cuda) over GPU symmetric memory,
 // between real PEs (gpu_run.sh: SKIPPED without a GPU). Kernels enqueued on the same CUDA stream
 // before and after each operation check the order both ways: an operation sees the data of the
-// kernel before it, and the kernel after it sees the operation's result.
+// kernel before it, and the kernel after it sees the operation's result. A last round runs the
+// collectives on the even and odd PEs' teams (team members are not world PEs there).
 #include <shmem.h>
 #include <shmemx.h>
 
@@ -108,6 +109,38 @@ int main(int argc, char** argv) {
     for (int i = 0; i < kN; ++i) CHECK_EQ_AT(got_m[i], (n - 1 + round) * 0.5 + i, "max[%d]", i);
     CHECK_EQ(host(wrong, 1)[0], 0);
   }
+
+  // Teams of the even and of the odd PEs: member i of my team is world PE 2 i + parity.
+  shmem_team_t even = SHMEM_TEAM_INVALID, odd = SHMEM_TEAM_INVALID;
+  CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &even), 0);
+  if (n > 1) CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, n / 2, nullptr, 0, &odd), 0);
+  const shmem_team_t mine = me % 2 == 0 ? even : odd;
+  const int parity = me % 2, tn = shmem_team_n_pes(mine);
+  CHECK_EQ(shmem_team_my_pe(mine), me / 2);
+  fill<<<4, 256, 0, cs>>>(src, kN, me * 100000 + 7000);
+  shmemx_barrier_on_stream(mine, st);
+  shmemx_fcollectmem_on_stream(mine, all, src, kN * sizeof(int), st);
+  shmemx_int_sum_reduce_on_stream(mine, isum, src, kN, st);
+  shmemx_broadcastmem_on_stream(mine, bcast, src, kN * sizeof(int), tn - 1, st);
+  shmemx_barrier_on_stream(mine, st);
+  CHECK_EQ(shmemx_stream_synchronize(st), 0);
+  const auto team_all = host(all, static_cast<std::size_t>(kN) * tn);
+  const auto team_sum = host(isum, kN);
+  const auto team_b = host(bcast, kN);
+  for (int i = 0; i < kN; ++i) {
+    long want = 0;
+    for (int m = 0; m < tn; ++m) {
+      const int pe = 2 * m + parity;
+      CHECK_EQ_AT(team_all[m * kN + i], pe * 100000 + 7000 + i, "team fcollect[%d][%d]", m, i);
+      want += pe * 100000 + 7000 + i;
+    }
+    CHECK_EQ_AT(static_cast<long>(team_sum[i]), want, "team sum[%d]", i);
+    CHECK_EQ_AT(team_b[i], (2 * (tn - 1) + parity) * 100000 + 7000 + i, "team broadcast[%d]", i);
+  }
+  shmem_barrier_all();  // nobody frees what a peer may still read
+  if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
+  if (even != SHMEM_TEAM_INVALID) shmem_team_destroy(even);
+
   CHECK_EQ(shmemx_stream_destroy(st), 0);
   CUDA_OK(cudaStreamDestroy(cs));
   for (void* p : {static_cast<void*>(wrong), static_cast<void*>(sig), static_cast<void*>(inbox),
