@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "bootstrap/store_address.hpp"
+#include "util/ticker.hpp"
 
 namespace shmem::bootstrap {
 namespace {
@@ -19,6 +21,9 @@ namespace {
 constexpr const char* kPurpose = "shmem_init under a PMIx launcher (mpirun)";
 constexpr const char* kFormat = "shmem1";  // first word of the published value
 constexpr std::size_t kMaxValue = 1024;
+// Rank 0's progress lines in a fence (the same rhythm as core/arrivals.cpp's).
+constexpr util::Ticker::Millis kFirstProgress{5000};
+constexpr util::Ticker::Millis kProgressEvery{15000};
 
 int seconds(double s) { return s <= 1 ? 1 : (s >= 1e6 ? 1000000 : static_cast<int>(std::ceil(s))); }
 
@@ -85,10 +90,23 @@ void PmixClient::put(const std::string& key, const std::string& value) {
     throw Error(Errc::kBootstrap, std::string(kPurpose) + ": " + err);
 }
 
-void PmixClient::fence(double timeout_s) {
+template <class Call>
+void PmixClient::with_progress(double timeout_s, const char* what, Call call) {
+  std::optional<util::Ticker> progress;
+  if (rank_ == 0 && size_ > 1)  // one line per job, not one per rank
+    progress.emplace(kFirstProgress, kProgressEvery, [this, timeout_s, what](util::Ticker::Millis waited) {
+      SHMEM_WARN("init",
+                 "PE 0: waiting in %s (a PMIx fence) for %lld s of %d s: it ends once all %d PEs of the job have "
+                 "reached it; a PE that has not called shmem_init yet keeps it waiting (the deadline is "
+                 "SHMEM_BOOTSTRAP_TIMEOUT)",
+                 what, static_cast<long long>((waited.count() + 500) / 1000), seconds(timeout_s), size_);
+    });
   char err[512] = {};
-  if (fn_.fence(seconds(timeout_s), err, sizeof err) != 0)
-    throw Error(Errc::kBootstrap, std::string(kPurpose) + ": " + err);
+  if (call(err, sizeof err) != 0) throw Error(Errc::kBootstrap, std::string(kPurpose) + ": " + err);
+}
+
+void PmixClient::fence(double timeout_s, const char* what) {
+  with_progress(timeout_s, what, [&](char* err, std::size_t len) { return fn_.fence(seconds(timeout_s), err, len); });
 }
 
 std::string PmixClient::get(int rank, const std::string& key, double timeout_s) {
@@ -106,10 +124,10 @@ void PmixClient::put_bytes(const std::string& key, const std::string& value) {
     throw Error(Errc::kBootstrap, std::string(kPurpose) + ": " + err);
 }
 
-void PmixClient::fence(double timeout_s, bool collect) {
-  char err[512] = {};
-  if (fn_.fence_opt(collect ? 1 : 0, seconds(timeout_s), err, sizeof err) != 0)
-    throw Error(Errc::kBootstrap, std::string(kPurpose) + ": " + err);
+void PmixClient::fence(double timeout_s, bool collect, const char* what) {
+  with_progress(timeout_s, what, [&](char* err, std::size_t len) {
+    return fn_.fence_opt(collect ? 1 : 0, seconds(timeout_s), err, len);
+  });
 }
 
 std::string PmixClient::get_bytes(int rank, const std::string& key, double timeout_s) {
@@ -170,7 +188,7 @@ std::unique_ptr<StoreServer> meet_over_pmix(PmixClient& pmix, LaunchSpec& l, con
     }
     pmix.put(key, value);
   }
-  pmix.fence(timeout_s);
+  pmix.fence(timeout_s, "the rendezvous of shmem_init");
   const Published got = parse(pmix.get(0, key, timeout_s));
   // PE 0 on this host: reach its store over loopback (its published address may be one that
   // only other hosts use).

@@ -27,15 +27,20 @@ class PmixClient {
   const std::string& nspace() const noexcept { return nspace_; }
 
   void put(const std::string& key, const std::string& value);  // PMIx_Put (global) + PMIx_Commit
-  void fence(double timeout_s);                                 // every rank, collecting data
+  // Fences. `what` names the step for the progress lines rank 0 prints while it waits (after 5 s,
+  // then every 15 s: a fence cannot say which ranks are missing, only how long it has waited).
+  void fence(double timeout_s, const char* what);  // every rank, collecting data
   std::string get(int rank, const std::string& key, double timeout_s);
   // The same for values of any bytes and length (PMIx byte objects), and a fence that collects
   // the data only when asked to (a bare barrier otherwise).
   void put_bytes(const std::string& key, const std::string& value);
-  void fence(double timeout_s, bool collect);
+  void fence(double timeout_s, bool collect, const char* what);
   std::string get_bytes(int rank, const std::string& key, double timeout_s);
 
  private:
+  template <class Call>
+  void with_progress(double timeout_s, const char* what, Call call);
+
   const shmem_pmix_plugin& fn_;
   int rank_ = -1;
   int size_ = 0;

@@ -6,7 +6,8 @@ namespace shmem::core {
 
 void PmixBootData::fence(bool collect, const char* step, const std::string& tag) {
   try {
-    pmix_.fence(timeout_s_, collect);
+    const std::string what = step + (tag.empty() ? std::string() : " '" + tag + "'");
+    pmix_.fence(timeout_s_, collect, what.c_str());
   } catch (const Error& e) {
     throw Error(e.code(), "PE " + std::to_string(me_) + ": " + step + (tag.empty() ? "" : " '" + tag + "'") + ": " +
                               e.what() + " (the deadline is SHMEM_BOOTSTRAP_TIMEOUT)");

@@ -2,17 +2,20 @@
  * mpi_pe - shmem_init started by a launcher other than oshrun (Open MPI's mpirun): the PE numbers
  * must be the launcher's, and RMA + barriers must work between the PEs. Links no MPI.
  *
- *   mpirun -n N mpi_pe [N] [twice | no-finalize | fail]
+ *   mpirun -n N mpi_pe [N] [twice | no-finalize | fail | late]
  *
  * The expected PE and job size come from OMPI_COMM_WORLD_RANK / OMPI_COMM_WORLD_SIZE, or, when
  * those are unset (a plain PMIx launch), from PMIX_RANK and the argument N. "twice" runs
  * shmem_init ... shmem_finalize two times in the process; "no-finalize" returns from main
  * without shmem_finalize (the library finalises at exit, and the job must still end cleanly);
  * "fail" makes PE 1 exit with status 3 right after shmem_init while the others wait in a barrier:
- * the job must end (mpirun ends it), not hang.
+ * the job must end (mpirun ends it), not hang. "late" makes the last PE call shmem_init 7 s after
+ * the others (a slow node): the job still verifies, and PE 0 says meanwhile which PMIx fence it
+ * waits in (its first progress line comes after 5 s).
  */
 #include <shmem.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -58,17 +61,23 @@ static void check_job(long want_pe, long want_npes, int finalize, int fail) {
 
 int main(int argc, char** argv) {
   long arg_npes = -1;
-  int twice = 0, finalize = 1, fail = 0;
+  int twice = 0, finalize = 1, fail = 0, late = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "twice") == 0) twice = 1;
     else if (strcmp(argv[i], "no-finalize") == 0) finalize = 0;
     else if (strcmp(argv[i], "fail") == 0) fail = 1;
+    else if (strcmp(argv[i], "late") == 0)
+      late = 1;
     else arg_npes = strtol(argv[i], NULL, 10);
   }
   const long want_pe = check_env_long("OMPI_COMM_WORLD_RANK", check_env_long("PMIX_RANK", -1));
   const long want_npes = check_env_long("OMPI_COMM_WORLD_SIZE", arg_npes);
   CHECK_OR_EXIT(want_pe >= 0 && want_npes > 0, "start me with mpirun (OMPI_COMM_WORLD_RANK/SIZE or PMIX_RANK + N)");
 
+  if (late && want_pe == want_npes - 1) { /* the scenario itself, not a synchronisation */
+    const struct timespec t = {7, 0};
+    nanosleep(&t, NULL);
+  }
   check_job(want_pe, want_npes, finalize, fail);
   if (twice) check_job(want_pe, want_npes, finalize, fail);
   if (want_pe == 0) printf("mpi_pe: VERIFIED (%ld PEs%s)\n", want_npes, twice ? ", twice" : "");
