@@ -57,7 +57,8 @@ enum class Op : std::uint16_t {
   // The payload is the channel's next bytes: its own frames, cut anywhere.
   kMuxData = 15,
   // The channel ended: bytes reason (empty: the PE closed it). From the store: it closed the
-  // channel after its last reply (a refused hello, a protocol violation).
+  // channel after its last reply (a refused hello, a protocol violation), or it got kMuxData
+  // for a channel that is not open there ("channel N is not open at the store").
   kMuxClose = 16,
 };
 bool is_known_op(std::uint16_t op) noexcept;

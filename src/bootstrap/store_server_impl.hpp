@@ -1,7 +1,8 @@
 #pragma once
 // Private to the store server: its state and per-connection types, shared by
-// store_server.cpp (the event loop: connections, I/O, deadlines, failure tracking) and
-// store_server_ops.cpp (requests).
+// store_server.cpp (the event loop: connections, I/O, deadlines, failure tracking),
+// store_server_admit.cpp (accepting connections, the handshake limits, eviction),
+// store_server_ops.cpp (requests) and store_server_mux.cpp (a host agent's channels).
 //
 // One thread serves every connection with non-blocking sockets (epoll; TLS through OpenSSL on
 // non-blocking sockets). A request that must wait (get of an absent key, barrier, wait_failure)
@@ -33,6 +34,14 @@ namespace shmem::bootstrap {
 namespace server_detail {
 
 using Clock = std::chrono::steady_clock;
+
+// A connection that has not said hello after this long may be closed to make room for a new
+// one from the same source (an honest handshake takes milliseconds).
+constexpr auto kEvictAfter = std::chrono::seconds(1);
+
+inline std::string ms_text(Clock::duration d) {
+  return std::to_string(std::chrono::duration_cast<Millis>(d).count()) + " ms";
+}
 
 // What a client may send while its request is parked or its reply is not out yet (the client
 // library never pipelines; this bounds one that does).
@@ -172,7 +181,6 @@ struct StoreServer::Impl {
 
   // store_server.cpp: the loop.
   void run() noexcept;
-  void on_listen();
   void on_conn(Conn& c, unsigned events);
   void advance(Conn& c);  // handshake, reads, requests, writes as far as they go
   bool refuse_plain_client(Conn& c);  // true: it was one, and is closed
@@ -185,9 +193,14 @@ struct StoreServer::Impl {
   void wake_parked();
   std::optional<Clock::time_point> next_deadline() const;
   void drop(Conn& c, const char* reason, const std::string& detail);
+
+  // store_server_admit.cpp: admission. on_listen accepts within the limits on handshakes in
+  // progress (set_admission_limits: from RLIMIT_NOFILE, at start); an idle handshake may be
+  // closed to make room; when none may, the listener pauses and new connections wait in the
+  // kernel's queue. note_pending_end: a connection leaves the handshake counts.
+  void set_admission_limits();
+  void on_listen();
   void note_pending_end(Conn& c);
-  // Admission (store_server.cpp): an idle handshake may be closed to make room; when none may,
-  // the listener pauses and new connections wait in the kernel's queue.
   Conn* evictable(const std::string* source, Clock::time_point now);
   void pause_listen(bool pause);
   void resume_or_warn(Clock::time_point now);

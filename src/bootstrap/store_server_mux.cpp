@@ -66,8 +66,19 @@ bool StoreServer::Impl::handle_mux(Conn& c, const Header& h, std::string_view pa
                     static_cast<long long>(rank));
     return true;
   }
-  // A channel the store closed already (its kMuxClose and the agent's frames crossed).
-  if (it == c.channels.end()) return true;
+  if (it == c.channels.end()) {
+    // Data for a channel that is not open here (never opened, or the store closed it and its
+    // kMuxClose crossed the agent's frames): the agent hears that it is closed, with the reason.
+    // A close of such a channel needs no answer.
+    if (op == Op::kMuxData) {
+      const std::string why = "channel " + id + " is not open at the store";
+      SHMEM_DEBUG_LOG("store", "%s: %s sent %zu bytes for it", why.c_str(), c.peer.c_str(), payload.size());
+      FrameWriter w;
+      w.bytes(why);
+      c.out += w.finish(to_agent(Op::kMuxClose), h.id);
+    }
+    return true;
+  }
   Conn& ch = *it->second;
   if (op == Op::kMuxClose) {
     PayloadReader in(payload);

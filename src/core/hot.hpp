@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/access.hpp"
+#include "core/gpu_heap.hpp"
 #include "core/op_counters.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
@@ -85,12 +86,14 @@ inline T g(Ctx* c, const T* source, int pe, const char* func) noexcept {
 // shmem_TYPENAME_test without the core's machinery where nothing else is owed: no transport to
 // drive (the wait policy has no poll hook; the transport's activity word, which waits count
 // in, comes with it). 1 or 0: the comparison's outcome; -1: not decided here (a transport to
-// drive, before init, or a `cmp` outside SHMEM_CMP_EQ..LE, which the core's path reports).
+// drive, before init, ivar in this PE's GPU heap, or a `cmp` outside SHMEM_CMP_EQ..LE, which the
+// core's path reports).
 template <class T>
 inline int test(const volatile T* ivar, int cmp, T value) noexcept {
   const Runtime* r = current_runtime();
   if (r == nullptr || r->wait_policy().poll != nullptr || static_cast<unsigned>(cmp) > 5u) return -1;
-  if (r->gpu() != nullptr) return -1;  // ivar may be GPU memory, which the host cannot load (ops_wait.cpp)
+  // A word of this PE's GPU heap, which the host cannot load: the core reads a copy (ops_wait.cpp).
+  if (__builtin_expect(r->gpu() != nullptr, 0) && r->gpu()->contains(const_cast<const T*>(ivar))) return -1;
   return compare<T>(cmp, __atomic_load_n(const_cast<const T*>(ivar), __ATOMIC_ACQUIRE), value) ? 1 : 0;
 }
 // A wait_until whose condition holds on entry returns without entering the wait machinery,

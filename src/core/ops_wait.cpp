@@ -1,9 +1,9 @@
 // Point-to-point synchronisation: wait_until / test and their vector forms, signal waits.
 #include <cinttypes>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "base/log.hpp"
 #include "core/gpu_heap.hpp"
@@ -43,7 +43,8 @@ void check_cmp(const char* func, int cmp) noexcept {
 
 // Generic waiter: satisfied(i) tells whether element i meets its condition. Words in this PE's
 // GPU heap, which the host cannot load, are read as a copy (`snap`, taken by refresh() before
-// each look: once at the start and once per poll of block()).
+// each look: once at the start and once per poll of block()); a wait on host memory allocates
+// nothing.
 template <class T>
 struct Waiter {
   const char* func;
@@ -54,7 +55,7 @@ struct Waiter {
   T value;
   const T* values;
   const Runtime* gpu_rt = nullptr;  // set: ivars is GPU memory
-  mutable std::vector<T> snap;
+  std::unique_ptr<T[]> snap;        // set with gpu_rt: n words, the copy refresh() fills
 
   bool eligible(std::size_t i) const noexcept { return !status || status[i] == 0; }
   T target(std::size_t i) const noexcept { return values ? values[i] : value; }
@@ -62,7 +63,7 @@ struct Waiter {
     return __builtin_expect(gpu_rt == nullptr, 1) ? load<T>(ivars, i) : snap[i];
   }
   void refresh() const noexcept {
-    if (gpu_rt) gpu_read(*gpu_rt, ivars, snap.data(), n * sizeof(T), func);
+    if (gpu_rt) gpu_read(*gpu_rt, ivars, snap.get(), n * sizeof(T), func);
   }
   [[gnu::always_inline]] bool satisfied(std::size_t i) const noexcept { return compare<T>(cmp, at(i), target(i)); }
   std::size_t first_unsatisfied() const noexcept {
@@ -145,7 +146,7 @@ Waiter<T> make(const char* func, volatile void* ivars, std::size_t n, const int*
     if (__builtin_expect(r->gpu() != nullptr, 0) && r->gpu()->contains(const_cast<const void*>(ivars))) {
       gpu_check_range(*r, const_cast<const void*>(ivars), n * sizeof(T), func, "ivars");
       w.gpu_rt = r;
-      w.snap.resize(n);
+      w.snap = std::make_unique<T[]>(n);
       w.refresh();
     }
   }

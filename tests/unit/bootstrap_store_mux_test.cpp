@@ -9,6 +9,8 @@
 #include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include "bootstrap/store_link.hpp"
@@ -194,6 +196,133 @@ TEST_P(StoreLoopMux, ChannelOpsOnAPesOwnConnectionAreRefused) {
   const auto r = link->ch.read(&c, 1);
   EXPECT_NE(r.status, util::IoResult::kOk);
   EXPECT_NE(r.status, util::IoResult::kTimeout);
+}
+
+// An agent's connection spoken by hand: an unranked client's link (an agent says hello as no
+// rank), on which the test writes kMuxOpen/Data/Close frames and reads what the store sends.
+class RawAgent {
+ public:
+  struct Frame {
+    wire::Op op;  // without kReplyBit
+    std::uint32_t chan;
+    std::string payload;
+  };
+  RawAgent(const StoreServer& s, const TlsConfig& tls) : link_(make_client(s, tls)->release()) {
+    util::set_io_timeouts(link_->fd.get(), Millis{8000}, Millis{8000});  // a store that sends nothing fails the test
+  }
+  bool open(std::uint32_t chan, int rank, const std::string& host) {
+    wire::FrameWriter w;
+    w.i64(rank).bytes(host);
+    return send(wire::Op::kMuxOpen, chan, w);
+  }
+  bool data(std::uint32_t chan, std::string_view bytes) {
+    wire::FrameWriter w;
+    w.raw(bytes);
+    return send(wire::Op::kMuxData, chan, w);
+  }
+  bool close(std::uint32_t chan) {
+    wire::FrameWriter w;
+    w.bytes("");
+    return send(wire::Op::kMuxClose, chan, w);
+  }
+  // The store's next frame; nullopt when the connection ended (or nothing came in time).
+  std::optional<Frame> next() {
+    unsigned char head[wire::kHeaderSize];
+    if (!link_->ch.read(head, sizeof head).ok()) return std::nullopt;
+    wire::Header h;
+    std::string detail;
+    if (const char* bad = wire::decode_header(head, true, &h, &detail)) {
+      ADD_FAILURE() << bad << ": " << detail;
+      return std::nullopt;
+    }
+    std::string payload(h.length, '\0');
+    if (h.length > 0 && !link_->ch.read(payload.data(), payload.size()).ok()) return std::nullopt;
+    return Frame{static_cast<wire::Op>(h.op & ~wire::kReplyBit), h.id, std::move(payload)};
+  }
+  // Whether the store closed the connection (a read ends, not by the timeout).
+  bool closed_by_store() {
+    char c;
+    const auto r = link_->ch.read(&c, 1);
+    return r.status != util::IoResult::kOk && r.status != util::IoResult::kTimeout;
+  }
+
+ private:
+  bool send(wire::Op op, std::uint32_t chan, wire::FrameWriter& w) {
+    const std::string frame = w.finish(static_cast<std::uint16_t>(op), chan);
+    return link_->ch.write(frame.data(), frame.size()).ok();
+  }
+  std::unique_ptr<StoreLink> link_;
+};
+
+// A PE's hello as it travels in a channel: no proof (the agent authenticated the channel).
+std::string channel_hello(int rank, int world) {
+  wire::FrameWriter w;
+  w.i64(rank).bytes("").i64(world);
+  return w.finish(static_cast<std::uint16_t>(wire::Op::kHello), 1);
+}
+
+// The store's close of a channel that is not open there, naming it.
+void expect_not_open(RawAgent& agent, std::uint32_t chan) {
+  auto f = agent.next();
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->op, wire::Op::kMuxClose);
+  EXPECT_EQ(f->chan, chan);
+  wire::PayloadReader in(f->payload);
+  EXPECT_EQ(std::string(in.bytes(wire::kMaxKey, "reason")),
+            "channel " + std::to_string(chan) + " is not open at the store");
+  in.expect_end();
+}
+
+// The store's answer to a channel's hello: kMuxData on that channel carrying the hello's reply.
+void expect_hello_reply(RawAgent& agent, std::uint32_t chan) {
+  auto f = agent.next();
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->op, wire::Op::kMuxData);
+  EXPECT_EQ(f->chan, chan);
+  ASSERT_GE(f->payload.size(), wire::kHeaderSize);
+  wire::Header h;
+  std::string detail;
+  ASSERT_EQ(wire::decode_header(reinterpret_cast<const unsigned char*>(f->payload.data()), true, &h, &detail), nullptr)
+      << detail;
+  EXPECT_EQ(h.op, static_cast<std::uint16_t>(wire::Op::kHello) | wire::kReplyBit);
+}
+
+// Data for a channel that was never opened, or that the agent closed, is answered with that
+// channel's kMuxClose naming it; the agent's connection and its other channels go on.
+TEST_P(StoreLoopMux, DataOnAChannelThatIsNotOpenIsAnsweredWithItsClose) {
+  auto server = make_server(tls());
+  RawAgent agent(*server, tls());
+  ASSERT_TRUE(agent.data(7, channel_hello(0, 2)));  // channel 7 was never opened
+  ASSERT_TRUE(agent.open(8, 0, "h9"));
+  ASSERT_TRUE(agent.data(8, channel_hello(0, 2)));
+  expect_not_open(agent, 7);
+  expect_hello_reply(agent, 8);
+  EXPECT_TRUE(server->rank_connected(0));
+  // A channel the agent closed (before its PE's hello: no loss) is not open either.
+  ASSERT_TRUE(agent.open(9, 1, "h9"));
+  ASSERT_TRUE(agent.close(9));
+  ASSERT_TRUE(agent.data(9, channel_hello(1, 2)));
+  expect_not_open(agent, 9);
+  EXPECT_FALSE(server->rank_connected(1));
+}
+
+// Opening a channel that is open is a protocol violation: the store closes the agent's
+// connection, and the PE on the open channel is lost naming the agent's host.
+TEST_P(StoreLoopMux, AChannelOpenedTwiceClosesTheAgentsConnection) {
+  Losses losses;
+  auto server = server_reporting(tls(), losses);
+  RawAgent agent(*server, tls());
+  ASSERT_TRUE(agent.open(3, 0, "node5"));
+  ASSERT_TRUE(agent.data(3, channel_hello(0, 2)));
+  expect_hello_reply(agent, 3);
+  ASSERT_TRUE(server->rank_connected(0));
+  ASSERT_TRUE(agent.open(3, 1, "node5"));
+  EXPECT_TRUE(agent.closed_by_store());
+  auto lost = losses.first(Millis{5000});
+  ASSERT_TRUE(lost);
+  EXPECT_EQ(lost->first, 0);
+  EXPECT_NE(lost->second.find("host node5's agent"), std::string::npos) << lost->second;
+  EXPECT_FALSE(server->rank_connected(1));
 }
 
 // A PE on the launcher's host: the store serves one end of a socketpair as its connection.

@@ -284,7 +284,11 @@ bool HostAgent::open_relay(const AgentJob& job) {
     return true;
   } catch (const std::exception& e) {
     // One message for the host; its PEs are not started (they could not reach it either).
-    const std::string why = std::string("cannot reach the bootstrap store: ") + e.what();
+    // The store client's own message says so, naming the address, when it could not connect;
+    // anything else (a refused hello, a bad SHMEM_STORE_ADDR) is said to be why.
+    constexpr std::string_view kCannot = "cannot reach the bootstrap store";
+    std::string why = e.what();
+    if (!why.starts_with(kCannot)) why = std::string(kCannot) + ": " + why;
     say(why);
     for (int r : job.ranks) {
       send(encode_frame(FrameType::kLost, r, kExitAgentFailed, "lost: the agent on host " + host_ + " " + why));
