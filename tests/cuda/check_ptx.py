@@ -17,7 +17,8 @@ REQUIRED = {
     "k_signal_add": [r"atom\.add\.release\.sys"],
     "k_put_signal": [r"st\.release\.sys"],
     "k_put_signal_block": [r"bar\.sync|barrier\.sync", r"fence\.sc\.sys", r"atom\.add\.release\.sys"],
-    "k_put_signal_warp": [r"fence\.sc\.sys", r"st\.release\.sys"],
+    # lanes from %laneid (threadIdx.x & 31 is not the lane in 2-D blocks)
+    "k_put_signal_warp": [r"fence\.sc\.sys", r"st\.release\.sys", r"%laneid"],
     "k_wait_until": [r"ld\.acquire\.sys"],
     "k_signal_wait_until": [r"ld\.acquire\.sys"],
     "k_signal_fetch": [r"ld\.acquire\.sys"],

@@ -72,6 +72,13 @@ __global__ void ring_kernel(Sym s, int form) {
   dev::barrier_all_block(b);  // nobody starts the next form's puts before every PE has checked
 }
 
+// One warp as a 16 x 2 block: lanes come from the linearised thread index (threadIdx.x & 31
+// gave two threads of each lane 0..15 and none of 16..31: half the data, two signals).
+__global__ void warp_2d_kernel(Sym s) {
+  const int me = dev::my_pe(), right = (me + 1) % dev::n_pes();
+  dev::putmem_signal_warp(s.ring, s.src, kWords * sizeof(long), s.sig + 3, std::uint64_t{1}, SHMEM_SIGNAL_ADD, right);
+}
+
 // get, g, p, iput, iget against the right neighbour (whose src holds pattern(right, i) + 2 after
 // the ring's last form).
 __global__ void rma_kernel(Sym s, long* scratch) {
@@ -309,6 +316,21 @@ int main(int argc, char** argv) {
     }
     if (me == 1) CHECKF(slots[0] >= 0 && slots[0] == slots[1], "team slots %d then %d: not reused", slots[0], slots[1]);
     cudaFree(slot);
+  }
+
+  // The warp form from a 2-D block: the whole ring arrives, signalled once.
+  CUDA_OK(cudaMemset(s.ring, 0, kWords * sizeof(long)));
+  CUDA_OK(cudaMemset(s.sig + 3, 0, sizeof(std::uint64_t)));
+  shmem_barrier_all();
+  warp_2d_kernel<<<1, dim3(16, 2)>>>(s);
+  CUDA_OK(cudaDeviceSynchronize());
+  shmem_barrier_all();
+  {
+    std::vector<long> ring(kWords);
+    CUDA_OK(cudaMemcpy(ring.data(), s.ring, kWords * sizeof(long), cudaMemcpyDeviceToHost));
+    const long l = (me + n - 1) % n;
+    for (int i = 0; i < kWords; ++i) CHECK_EQ_AT(ring[i], l * 1000003L + i + 2, "2-D warp ring[%d]", i);
+    CHECK_EQ(read_back(s.sig + 3), std::uint64_t{1});
   }
 
   // Host RMA on GPU symmetric memory: a host put into the right neighbour's GPU ring.
