@@ -119,6 +119,11 @@ bool gpu_wait(const char* f, std::uint64_t* sig, int cmp, std::uint64_t value, s
   if (!p.stream) return false;
   if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)
     return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "cmp is not one of SHMEM_CMP_EQ..SHMEM_CMP_LE");
+  // The kernel's acquire loads need an aligned word (a misaligned one is an exception that
+  // ends the CUDA context, not a report).
+  if (reinterpret_cast<std::uintptr_t>(sig) % alignof(std::uint64_t) != 0 || !in_heap(*p.gpu, sig, sizeof *sig))
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f,
+                "sig_addr is not 8-byte aligned or crosses the end of the GPU heap");
   shmem_cuda_stream_op op{};
   op.kind = SHMEM_CUDA_STREAM_WAIT;
   op.sig = sig;
@@ -145,8 +150,11 @@ bool gpu_gather(const char* f, GpuGather kind, shmem_team_t team, void* dest, co
   shmem_cuda_stream_op op{};
   if (!team_fields(p, f, team, &op)) return true;
   const std::size_t n = static_cast<std::size_t>(op.team_n);
-  const std::size_t dest_bytes = kind == GpuGather::kBroadcast ? bytes : bytes * n;
-  const std::size_t src_bytes = kind == GpuGather::kAlltoall ? bytes * n : bytes;
+  std::size_t all = 0;
+  if (kind != GpuGather::kBroadcast && __builtin_mul_overflow(bytes, n, &all))
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "nelems is too large: the buffer size overflows size_t");
+  const std::size_t dest_bytes = kind == GpuGather::kBroadcast ? bytes : all;
+  const std::size_t src_bytes = kind == GpuGather::kAlltoall ? all : bytes;
   if (kind == GpuGather::kBroadcast && (root < 0 || root >= op.team_n))
     return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "PE_root is not a PE of the team");
   if (!in_heap(*p.gpu, dest, dest_bytes) || !in_heap(*p.gpu, source, src_bytes))
@@ -170,7 +178,9 @@ bool gpu_reduce(const char* f, shmem_team_t team, void* dest, const void* source
   shmem_cuda_stream_op op{};
   if (!team_fields(p, f, team, &op)) return true;
   static constexpr std::size_t kSize[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
-  const std::size_t bytes = count * kSize[elem];
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(count, kSize[elem], &bytes))
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "nreduce is too large: the buffer size overflows size_t");
   if (!in_heap(*p.gpu, dest, bytes) || !in_heap(*p.gpu, source, bytes))
     return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f,
                 "dest and source must both lie wholly in the GPU heap on a CUDA stream");

@@ -6,6 +6,7 @@
 #include <shmem.h>
 #include <shmemx.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -59,6 +60,18 @@ int main() {
   shmem_getmem(got, buf + 2, sizeof got, me);
   const int prev = (me + n - 1) % n;
   check(got[0] == 10 + prev && got[1] == 20 + prev, "the put on the CUDA-wrapped stream");
+
+  // Arguments the kernels cannot take are refused on the host, before anything is enqueued: a
+  // misaligned wait word (an exception in the kernel), sizes whose byte counts overflow (they
+  // wrapped to a few bytes that passed the heap checks).
+  shmemx_signal_wait_until_on_stream(reinterpret_cast<std::uint64_t*>(reinterpret_cast<char*>(buf) + 4), SHMEM_CMP_EQ,
+                                     0, st);
+  check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "a misaligned wait word");
+  shmemx_long_sum_reduce_on_stream(SHMEM_TEAM_WORLD, buf + 8, buf, SIZE_MAX / 4 + 2, st);  // 8 bytes, wrapped
+  check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "a reduction whose size overflows");
+  shmemx_alltoallmem_on_stream(SHMEM_TEAM_WORLD, buf + 8, buf, SIZE_MAX / n + 1, st);  // < n bytes, wrapped
+  check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "an alltoall whose size overflows");
+  shmem_barrier_all();
 
   // A kernel's error comes back from synchronize, once.
   if (me == 0) {
