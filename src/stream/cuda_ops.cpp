@@ -43,12 +43,18 @@ bool in_heap(const core::GpuHeap& g, const void* addr, std::size_t bytes) noexce
   return bytes == 0 || (g.contains(addr) && bytes <= g.room(addr));
 }
 
-// Enqueues op after the stream's library-thread work (kept in order with this path's work).
-bool enqueue(const Path& p, const char* f, const shmem_cuda_stream_op& op) noexcept {
+// Enqueues op after the stream's library-thread work (kept in order with this path's work);
+// false when the CUDA stream refused it (reported and recorded).
+bool enqueued(const Path& p, const char* f, const shmem_cuda_stream_op& op) noexcept {
   p.stream->wait_idle();
   std::string error;
-  if (!p.gpu->stream_op(p.stream->cuda_stream(), op, &error))
-    return fail(*p.stream, SHMEMX_ERR_INTERNAL, f, "the CUDA stream refused the work", error);
+  if (p.gpu->stream_op(p.stream->cuda_stream(), op, &error)) return true;
+  fail(*p.stream, SHMEMX_ERR_INTERNAL, f, "the CUDA stream refused the work", error);
+  return false;
+}
+// The same for an operation that ends with it: true (handled) either way.
+bool enqueue(const Path& p, const char* f, const shmem_cuda_stream_op& op) noexcept {
+  enqueued(p, f, op);
   return true;
 }
 
@@ -110,7 +116,7 @@ bool gpu_put_signal(const char* f, void* dest, const void* source, std::size_t b
   op.source = source;
   op.bytes = bytes;
   op.pe = pe;
-  if (!enqueue(p, f, op)) return true;
+  if (!enqueued(p, f, op)) return true;             // no signal for data that will not arrive
   return gpu_signal(f, sig, value, sig_op, pe, s);  // the signal kernel fences first: data before signal
 }
 
