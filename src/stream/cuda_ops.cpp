@@ -43,12 +43,18 @@ bool in_heap(const core::GpuHeap& g, const void* addr, std::size_t bytes) noexce
   return bytes == 0 || (g.contains(addr) && bytes <= g.room(addr));
 }
 
-// Enqueues op after the stream's library-thread work (kept in order with this path's work).
-bool enqueue(const Path& p, const char* f, const shmem_cuda_stream_op& op) noexcept {
+// Enqueues op after the stream's library-thread work (kept in order with this path's work);
+// false when the CUDA stream refused it (reported and recorded).
+bool enqueued(const Path& p, const char* f, const shmem_cuda_stream_op& op) noexcept {
   p.stream->wait_idle();
   std::string error;
-  if (!p.gpu->stream_op(p.stream->cuda_stream(), op, &error))
-    return fail(*p.stream, SHMEMX_ERR_INTERNAL, f, "the CUDA stream refused the work", error);
+  if (p.gpu->stream_op(p.stream->cuda_stream(), op, &error)) return true;
+  fail(*p.stream, SHMEMX_ERR_INTERNAL, f, "the CUDA stream refused the work", error);
+  return false;
+}
+// The same for an operation that ends with it: true (handled) either way.
+bool enqueue(const Path& p, const char* f, const shmem_cuda_stream_op& op) noexcept {
+  enqueued(p, f, op);
   return true;
 }
 
@@ -110,7 +116,7 @@ bool gpu_put_signal(const char* f, void* dest, const void* source, std::size_t b
   op.source = source;
   op.bytes = bytes;
   op.pe = pe;
-  if (!enqueue(p, f, op)) return true;
+  if (!enqueued(p, f, op)) return true;             // no signal for data that will not arrive
   return gpu_signal(f, sig, value, sig_op, pe, s);  // the signal kernel fences first: data before signal
 }
 
@@ -119,6 +125,11 @@ bool gpu_wait(const char* f, std::uint64_t* sig, int cmp, std::uint64_t value, s
   if (!p.stream) return false;
   if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)
     return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "cmp is not one of SHMEM_CMP_EQ..SHMEM_CMP_LE");
+  // The kernel's acquire loads need an aligned word (a misaligned one is an exception that
+  // ends the CUDA context, not a report).
+  if (reinterpret_cast<std::uintptr_t>(sig) % alignof(std::uint64_t) != 0 || !in_heap(*p.gpu, sig, sizeof *sig))
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f,
+                "sig_addr is not 8-byte aligned or crosses the end of the GPU heap");
   shmem_cuda_stream_op op{};
   op.kind = SHMEM_CUDA_STREAM_WAIT;
   op.sig = sig;
@@ -145,8 +156,11 @@ bool gpu_gather(const char* f, GpuGather kind, shmem_team_t team, void* dest, co
   shmem_cuda_stream_op op{};
   if (!team_fields(p, f, team, &op)) return true;
   const std::size_t n = static_cast<std::size_t>(op.team_n);
-  const std::size_t dest_bytes = kind == GpuGather::kBroadcast ? bytes : bytes * n;
-  const std::size_t src_bytes = kind == GpuGather::kAlltoall ? bytes * n : bytes;
+  std::size_t all = 0;
+  if (kind != GpuGather::kBroadcast && __builtin_mul_overflow(bytes, n, &all))
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "nelems is too large: the buffer size overflows size_t");
+  const std::size_t dest_bytes = kind == GpuGather::kBroadcast ? bytes : all;
+  const std::size_t src_bytes = kind == GpuGather::kAlltoall ? all : bytes;
   if (kind == GpuGather::kBroadcast && (root < 0 || root >= op.team_n))
     return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "PE_root is not a PE of the team");
   if (!in_heap(*p.gpu, dest, dest_bytes) || !in_heap(*p.gpu, source, src_bytes))
@@ -170,7 +184,9 @@ bool gpu_reduce(const char* f, shmem_team_t team, void* dest, const void* source
   shmem_cuda_stream_op op{};
   if (!team_fields(p, f, team, &op)) return true;
   static constexpr std::size_t kSize[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
-  const std::size_t bytes = count * kSize[elem];
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(count, kSize[elem], &bytes))
+    return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "nreduce is too large: the buffer size overflows size_t");
   if (!in_heap(*p.gpu, dest, bytes) || !in_heap(*p.gpu, source, bytes))
     return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f,
                 "dest and source must both lie wholly in the GPU heap on a CUDA stream");

@@ -6,6 +6,9 @@ at system scope (peers are other processes). Usage: check_ptx.py FILE.ptx"""
 import re
 import sys
 
+BARRIER_ADD = r"atom\.add\.release\.sys\.u64"
+BARRIER_TAKE = r"atom\.add(\.relaxed)?\.sys\.u64"
+
 # kernel -> regular expressions that must all match in its code
 REQUIRED = {
     "k_fence": [r"fence\.sc\.sys"],
@@ -14,7 +17,8 @@ REQUIRED = {
     "k_signal_add": [r"atom\.add\.release\.sys"],
     "k_put_signal": [r"st\.release\.sys"],
     "k_put_signal_block": [r"bar\.sync|barrier\.sync", r"fence\.sc\.sys", r"atom\.add\.release\.sys"],
-    "k_put_signal_warp": [r"fence\.sc\.sys", r"st\.release\.sys"],
+    # lanes from %laneid (threadIdx.x & 31 is not the lane in 2-D blocks)
+    "k_put_signal_warp": [r"fence\.sc\.sys", r"st\.release\.sys", r"%laneid"],
     "k_wait_until": [r"ld\.acquire\.sys"],
     "k_signal_wait_until": [r"ld\.acquire\.sys"],
     "k_signal_fetch": [r"ld\.acquire\.sys"],
@@ -29,11 +33,12 @@ REQUIRED = {
     "k_atomic_add_u8": [r"atom\.cas(\.relaxed)?\.sys\.b32"],    # 8-bit add: likewise
     "k_atomic_add_double": [r"(atom|red)\.add(\.relaxed)?\.sys\.f64"],
     "k_atomic_fetch_float": [r"ld\.relaxed\.sys\.b32"],
-    # dissemination barriers: a release store of the epoch into the peer's flag, acquire polling
-    "k_barrier_all": [r"fence\.sc\.sys", r"st\.release\.sys\.b64", r"ld\.acquire\.sys\.b64"],
-    "k_barrier_all_block": [r"bar\.sync|barrier\.sync", r"st\.release\.sys\.b64", r"ld\.acquire\.sys\.b64"],
-    "k_barrier_all_grid": [r"st\.release\.sys\.b64", r"ld\.acquire\.sys\.b64"],
-    "k_sync_all": [r"st\.release\.sys\.b64", r"ld\.acquire\.sys\.b64"],
+    # dissemination barriers: a release add to the peer's counting flag, acquire polling of our
+    # own, and the relaxed add that takes the arrival back
+    "k_barrier_all": [r"fence\.sc\.sys", BARRIER_ADD, r"ld\.acquire\.sys\.b64", BARRIER_TAKE],
+    "k_barrier_all_block": [r"bar\.sync|barrier\.sync", BARRIER_ADD, r"ld\.acquire\.sys\.b64", BARRIER_TAKE],
+    "k_barrier_all_grid": [BARRIER_ADD, r"ld\.acquire\.sys\.b64", BARRIER_TAKE],
+    "k_sync_all": [BARRIER_ADD, r"ld\.acquire\.sys\.b64", BARRIER_TAKE],
 }
 # Kernels whose cooperative-groups grid barrier (within this PE's own launch) is at GPU scope.
 GRID_SCOPE_OK = {"k_barrier_all_grid"}

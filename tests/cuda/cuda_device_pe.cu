@@ -72,6 +72,13 @@ __global__ void ring_kernel(Sym s, int form) {
   dev::barrier_all_block(b);  // nobody starts the next form's puts before every PE has checked
 }
 
+// One warp as a 16 x 2 block: lanes come from the linearised thread index (threadIdx.x & 31
+// gave two threads of each lane 0..15 and none of 16..31: half the data, two signals).
+__global__ void warp_2d_kernel(Sym s) {
+  const int me = dev::my_pe(), right = (me + 1) % dev::n_pes();
+  dev::putmem_signal_warp(s.ring, s.src, kWords * sizeof(long), s.sig + 3, std::uint64_t{1}, SHMEM_SIGNAL_ADD, right);
+}
+
 // get, g, p, iput, iget against the right neighbour (whose src holds pattern(right, i) + 2 after
 // the ring's last form).
 __global__ void rma_kernel(Sym s, long* scratch) {
@@ -164,6 +171,13 @@ __device__ void team_rounds(const Sym& s, shmem_team_t team, int scope, const de
   }
 }
 __global__ void team_kernel(Sym s, shmem_team_t team, int scope) { team_rounds(s, team, scope, dev::this_block()); }
+
+// `rounds` device barriers on `team` from one thread; *slot = the team's slot in the device table.
+__global__ void pair_kernel(shmem_team_t team, int rounds, int* slot) {
+  const dev::cuda::GpuTeam* t = dev::cuda::detail::find_team(team);
+  *slot = t ? t->slot : -1;
+  for (int r = 0; r < rounds; ++r) dev::barrier(team);
+}
 
 template <class T>
 T* cuda_alloc(std::size_t n) {
@@ -280,6 +294,44 @@ int main(int argc, char** argv) {
   }
   CHECK_EQ(read_back(s.errors), 0);
   if (parity_team != SHMEM_TEAM_INVALID) shmem_team_destroy(parity_team);
+
+  // A team slot reused by other members: {0, 1} takes the lowest free slot for three device
+  // barriers and is destroyed; {1, 2} then gets that slot, and its barrier cell, again. PE 1 has
+  // been through more barriers on the cell than PE 2, which the barrier must not depend on (it
+  // kept a per-PE epoch there, and PE 1 then waited for a flag PE 2 never raised that high).
+  if (n >= 3) {
+    int* slot = nullptr;
+    CUDA_OK(cudaMalloc(&slot, sizeof(int)));
+    int slots[2] = {-1, -1};
+    for (int pair = 0; pair < 2; ++pair) {
+      shmem_team_t t = SHMEM_TEAM_INVALID;
+      CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, pair, 1, 2, nullptr, 0, &t), 0);
+      if (t != SHMEM_TEAM_INVALID) {
+        pair_kernel<<<1, 1>>>(t, pair == 0 ? 3 : 1, slot);
+        CUDA_OK(cudaDeviceSynchronize());
+        CUDA_OK(cudaMemcpy(&slots[pair], slot, sizeof(int), cudaMemcpyDeviceToHost));
+      }
+      shmem_barrier_all();
+      if (t != SHMEM_TEAM_INVALID) shmem_team_destroy(t);
+    }
+    if (me == 1) CHECKF(slots[0] >= 0 && slots[0] == slots[1], "team slots %d then %d: not reused", slots[0], slots[1]);
+    cudaFree(slot);
+  }
+
+  // The warp form from a 2-D block: the whole ring arrives, signalled once.
+  CUDA_OK(cudaMemset(s.ring, 0, kWords * sizeof(long)));
+  CUDA_OK(cudaMemset(s.sig + 3, 0, sizeof(std::uint64_t)));
+  shmem_barrier_all();
+  warp_2d_kernel<<<1, dim3(16, 2)>>>(s);
+  CUDA_OK(cudaDeviceSynchronize());
+  shmem_barrier_all();
+  {
+    std::vector<long> ring(kWords);
+    CUDA_OK(cudaMemcpy(ring.data(), s.ring, kWords * sizeof(long), cudaMemcpyDeviceToHost));
+    const long l = (me + n - 1) % n;
+    for (int i = 0; i < kWords; ++i) CHECK_EQ_AT(ring[i], l * 1000003L + i + 2, "2-D warp ring[%d]", i);
+    CHECK_EQ(read_back(s.sig + 3), std::uint64_t{1});
+  }
 
   // Host RMA on GPU symmetric memory: a host put into the right neighbour's GPU ring.
   std::vector<long> host(kWords);

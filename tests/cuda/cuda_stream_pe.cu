@@ -141,6 +141,24 @@ int main(int argc, char** argv) {
   if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
   if (even != SHMEM_TEAM_INVALID) shmem_team_destroy(even);
 
+  // A team slot reused by other members: {0, 1} takes the lowest free slot (the even and odd
+  // teams' are free again) for three barriers on the stream and is destroyed; {1, 2} then gets
+  // the same slot, and its stream barrier cell. PE 1 has been through more barriers on the cell
+  // than PE 2, which the barrier must not depend on (it kept a per-PE epoch there, and PE 1 then
+  // waited for a flag PE 2 never raised that high: a timeout reported by the synchronize).
+  if (n >= 3) {
+    for (int pair = 0; pair < 2; ++pair) {
+      shmem_team_t t = SHMEM_TEAM_INVALID;
+      CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, pair, 1, 2, nullptr, 0, &t), 0);
+      if (t != SHMEM_TEAM_INVALID) {
+        for (int r = 0; r < (pair == 0 ? 3 : 1); ++r) shmemx_barrier_on_stream(t, st);
+        CHECK_EQ(shmemx_stream_synchronize(st), 0);
+      }
+      shmem_barrier_all();
+      if (t != SHMEM_TEAM_INVALID) shmem_team_destroy(t);
+    }
+  }
+
   CHECK_EQ(shmemx_stream_destroy(st), 0);
   CUDA_OK(cudaStreamDestroy(cs));
   for (void* p : {static_cast<void*>(wrong), static_cast<void*>(sig), static_cast<void*>(inbox),

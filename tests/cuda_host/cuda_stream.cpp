@@ -6,6 +6,7 @@
 #include <shmem.h>
 #include <shmemx.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -29,7 +30,7 @@ F driver(const char* name) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   int failures = g_sink;
   auto check = [&](bool ok, const char* what) {
     if (!ok) std::fprintf(stderr, "cuda_stream: PE %d: %s\n", shmem_my_pe(), what), ++failures;
@@ -51,6 +52,19 @@ int main() {
 
   check(shmemx_stream_create_cuda(&st, cs) == 0, "shmemx_stream_create_cuda");
   check(shmemx_stream_cuda_handle(st) == cs, "shmemx_stream_cuda_handle");
+  if (argc > 1 && std::strcmp(argv[1], "put_signal") == 0) {
+    // The fake driver runs no kernels, so the put's kernel is refused: the signal after it must
+    // not be enqueued either (ctest counts one "refused" line per PE, the put's).
+    auto* sig = reinterpret_cast<std::uint64_t*>(buf + 15);
+    shmemx_putmem_signal_on_stream(buf + 8, buf, 8, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal the CUDA stream refused");
+    shmemx_stream_destroy(st);
+    driver<decltype(&cuStreamDestroy)>("cuStreamDestroy")(cs);
+    shmem_barrier_all();
+    shmemx_cuda_free(buf);
+    shmem_finalize();
+    return failures == 0 ? 0 : 1;
+  }
   const long v[2] = {10 + me, 20 + me};
   shmemx_putmem_on_stream(buf + 2, v, sizeof v, next, st);
   check(shmemx_stream_synchronize(st) == 0, "synchronize after a put");
@@ -59,6 +73,18 @@ int main() {
   shmem_getmem(got, buf + 2, sizeof got, me);
   const int prev = (me + n - 1) % n;
   check(got[0] == 10 + prev && got[1] == 20 + prev, "the put on the CUDA-wrapped stream");
+
+  // Arguments the kernels cannot take are refused on the host, before anything is enqueued: a
+  // misaligned wait word (an exception in the kernel), sizes whose byte counts overflow (they
+  // wrapped to a few bytes that passed the heap checks).
+  shmemx_signal_wait_until_on_stream(reinterpret_cast<std::uint64_t*>(reinterpret_cast<char*>(buf) + 4), SHMEM_CMP_EQ,
+                                     0, st);
+  check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "a misaligned wait word");
+  shmemx_long_sum_reduce_on_stream(SHMEM_TEAM_WORLD, buf + 8, buf, SIZE_MAX / 4 + 2, st);  // 8 bytes, wrapped
+  check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "a reduction whose size overflows");
+  shmemx_alltoallmem_on_stream(SHMEM_TEAM_WORLD, buf + 8, buf, SIZE_MAX / n + 1, st);  // < n bytes, wrapped
+  check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "an alltoall whose size overflows");
+  shmem_barrier_all();
 
   // A kernel's error comes back from synchronize, once.
   if (me == 0) {

@@ -81,7 +81,13 @@ __device__ __forceinline__ bool rma(const char* routine, void* dest, const void*
   return true;
 }
 
-__device__ __forceinline__ unsigned lane() { return threadIdx.x & 31u; }
+// The calling thread's lane in its warp. Warps are cut from the linearised thread index, so for
+// 2-D and 3-D blocks (or blockDim.x not a multiple of 32) threadIdx.x & 31 is not the lane.
+__device__ __forceinline__ unsigned lane() {
+  unsigned l;
+  asm("mov.u32 %0, %%laneid;" : "=r"(l));
+  return l;
+}
 
 }  // namespace cuda::detail
 

@@ -80,11 +80,11 @@ __device__ inline int team_translate_pe(shmem_team_t src, int pe, shmem_team_t d
 
 namespace cuda::detail {
 
-// A team slot's cell of the device synchronisation area, on every member: this PE's count of
-// barriers on the slot, and one flag per dissemination round (written by one other member only).
+// A team slot's cell of the device synchronisation area, on every member: one counting flag per
+// dissemination round (added to by one other member per barrier); the first word is unused.
 inline constexpr int kSyncRounds = 15;  // up to 2^15 members
 struct alignas(128) SyncCell {
-  std::uint64_t epoch;
+  std::uint64_t unused_;
   std::uint64_t flag[kSyncRounds];
 };
 static_assert(sizeof(SyncCell) == 128 && kGpuSyncSlots * sizeof(SyncCell) <= kGpuStreamOffset - kGpuSyncOffset);
@@ -97,29 +97,29 @@ __device__ __forceinline__ SyncCell* sync_cell(int world_pe, int slot) {
 }
 
 // Dissemination barrier on cell `slot` of the n members (members[i] is member i as a world PE;
-// nullptr: the world, member i = PE i; this PE is member `me`): in round k member i raises the
-// round-k flag of member (i + 2^k) % n to this barrier's epoch (a release) and waits until its
-// own round-k flag reaches it (an acquire): ceil(log2 n) one-way latencies and no shared counter.
-// Flags only grow (each has one writer, and the epoch is this PE's count of barriers on the slot,
-// kept in its own cell by the one caller per PE), so nothing is reset; a member already in the
-// next barrier raises a flag past the epoch, which still releases this one's waiter, rightly.
+// nullptr: the world, member i = PE i; this PE is member `me`): in round k member i adds one to
+// the round-k flag of member (i + 2^k) % n (a release) and waits until its own round-k flag is
+// non-zero (an acquire), then takes one back: ceil(log2 n) one-way latencies and no shared
+// counter. A member already in the next barrier only adds one more, which that barrier takes.
+// The flags count arrivals not yet taken, so they are back to zero once every member is through:
+// the cell keeps no per-PE count that a later team on the same slot (other members, other size)
+// would have to agree with.
 __device__ __noinline__ inline void team_sync_on(const char* routine, int slot, const int* members, int me, int n) {
   if (n <= 1) return;
   if (n > (1 << kSyncRounds)) return bad_argument(routine, n);
   const int my_world = members ? members[me] : me;
   SyncCell* mine = sync_cell(my_world, slot);
   if (mine == nullptr) return bad_target(routine, state().my_heap, 0, my_world);
-  const std::uint64_t epoch = mine->epoch + 1;
-  mine->epoch = epoch;
   for (int k = 0, d = 1; d < n; ++k, d <<= 1) {
     const int to = members ? members[(me + d) % n] : (me + d) % n;
     SyncCell* peer = sync_cell(to, slot);
     if (peer == nullptr) return bad_target(routine, state().my_heap, 0, to);
-    SysRef<std::uint64_t>(peer->flag[k]).store(epoch, kRelease);
+    SysRef<std::uint64_t>(peer->flag[k]).fetch_add(1, kRelease);
     SysRef<std::uint64_t> own(mine->flag[k]);
     Backoff backoff;
-    for (std::uint64_t v = own.load(kAcquire); v < epoch; v = own.load(kAcquire))
-      backoff.pause(routine, &mine->flag[k], epoch, v, SHMEM_CMP_GE);
+    for (std::uint64_t v = own.load(kAcquire); v == 0; v = own.load(kAcquire))
+      backoff.pause(routine, &mine->flag[k], 1, v, SHMEM_CMP_GE);
+    own.fetch_sub(1, kRelaxed);
   }
 }
 
