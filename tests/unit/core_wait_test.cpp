@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/cpus.hpp"
@@ -376,18 +377,25 @@ TEST(WaitSteps, SiblingsYieldAtEveryPauseWithoutBoardIdleOrNap) {
     p.idle = [](void* arg, long) { ++*static_cast<int*>(arg); };
     p.poll_arg = &idles;
     p.saw_gap(1.0, shmem::wait_clock());  // contended: a spinning wait would nap
+    const double start = shmem::wait_clock();  // before the wait's own start: ages here are >= its
     shmem::WaitSteps steps(p, siblings);
-    std::vector<long> naps;
-    const double start = shmem::wait_clock();
+    // Every sleep step, with the wait's age when it came. On a loaded machine the loop may
+    // outlast kYieldOnlyS, and the wait then rightly sleeps: what may never happen is a nap
+    // (kNapNs, shorter than any sleep step) or a sleep of a wait younger than kYieldOnlyS.
+    std::vector<std::pair<long, double>> sleeps;
     for (int i = 0; i < 64 || shmem::wait_clock() - start < WaitPolicy::kContendedSpinNs * 4e-9; ++i)
-      steps.pause(p, [](double) { FAIL(); }, [&](long ns) { naps.push_back(ns); });
-    EXPECT_FALSE(steps.sleeps());
-    EXPECT_TRUE(naps.empty());  // a yielding wait never naps; it sleeps only at 10 ms
+      steps.pause(
+          p, [](double) { FAIL(); }, [&](long ns) { sleeps.emplace_back(ns, shmem::wait_clock() - start); });
+    EXPECT_EQ(steps.sleeps(), !sleeps.empty());
+    for (const auto& [ns, age] : sleeps) {
+      EXPECT_GE(ns, shmem::sleep_step_ns(WaitPolicy::kYieldOnlyS)) << "a nap of " << ns << " ns";
+      EXPECT_GE(age, WaitPolicy::kYieldOnlyS) << "a sleep before the wait was old";
+    }
     if (siblings) {
       EXPECT_EQ(idles, 0);
       EXPECT_EQ(mine.cpu_plus_1.load(), 0);  // never published: the board was not asked
     } else {
-      EXPECT_GE(idles, 64);
+      EXPECT_GE(idles + static_cast<int>(sleeps.size()), 64);  // every pause gave the CPU or slept
     }
   }
 }
