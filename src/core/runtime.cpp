@@ -74,7 +74,9 @@ Runtime::Runtime(RuntimeSetup setup)
   x_off_ = (kInternalBytes + cfg_.symmetric_size + 4095) & ~std::size_t{4095};
   x_plan_ = x_area_plan(npes_);
   const std::size_t x_bytes = npes_ > 1 ? x_plan_.slot_start(kMaxTeams) + x_set_bytes(npes_) : 0;
-  heap_ = Segment::create("shmem-heap", x_off_ + x_bytes, kMaxHeapAlign, kInternalBytes);
+  // Then the host's address table (core/addr_table.hpp): touched only on host leaders.
+  addr_off_ = (x_off_ + x_bytes + 4095) & ~std::size_t{4095};
+  heap_ = Segment::create("shmem-heap", addr_off_ + addr::table_bytes(npes_), kMaxHeapAlign, kInternalBytes);
   heap_lo_ = reinterpret_cast<std::uintptr_t>(heap_.map.data());
   heap_size_ = heap_.size;
   heap_end_ = kInternalBytes + cfg_.symmetric_size;
@@ -309,7 +311,8 @@ void Runtime::connect_peers() {
   for (int pe = 0; pe < me_; ++pe)
     if (routes_[pe].local()) lowest = std::min(lowest, pe);
   node_of_.resize(static_cast<std::size_t>(npes_));
-  if (boot_->all_placed(reached_all)) {
+  const bool placed = boot_->all_placed(reached_all);
+  if (placed) {
     for (int pe = 0; pe < npes_; ++pe)
       node_of_[static_cast<std::size_t>(pe)] =
           host_table_[static_cast<std::size_t>(host_index_[static_cast<std::size_t>(pe)])].lowest();
@@ -333,7 +336,13 @@ void Runtime::connect_peers() {
   const util::FdLimit lim = util::raise_fd_limit(fds);
   if (!lim.enough && lowest == me_)
     SHMEM_WARN("init", "%s", util::fd_limit_advice(lim, fds, "PE " + std::to_string(me_), "3 per remote PE").c_str());
+  // The transport's addresses: through the host leaders' table where the host table holds
+  // (every PE reached its host's PEs), else through the store alone.
+  const int leader = here.lowest();
+  char* table = placed ? routes_[leader].heap + addr_off_ : nullptr;
+  addr_exchange_ = std::make_unique<addr::TableExchange>(*boot_, table, me_);
   start_transport(remote);
+  if (table && leader == me_) addr::share(*this, *remote_, host_table_, my_host, table, addr_off_);
 }
 
 void Runtime::start_transport(const std::vector<char>& remote) {
@@ -349,7 +358,7 @@ void Runtime::start_transport(const std::vector<char>& remote) {
   s.thread_level = thread_level_;
   s.progress_thread = cfg_.progress_thread;
   s.pes_outnumber_cpus = wait_.oversubscribed;
-  s.exchange = boot_.get();
+  s.exchange = addr_exchange_.get();
   s.fatal = [this](const std::string& msg) {
     log::write(log::Level::kFatal, "transport", "%s", msg.c_str());
     abort_job(1);
@@ -376,6 +385,10 @@ void Runtime::start_transport(const std::vector<char>& remote) {
 // Called before finalize's store rendezvous, which no PE passes before every PE has called
 // this: so no PE tears UCX down while a peer would still report its departure as a failure.
 void Runtime::close_transport() noexcept {
+  if (addr_exchange_)
+    SHMEM_INFO_LOG("finalize", "PE %d: %llu transport address%s fetched from the bootstrap store", me_,
+                   static_cast<unsigned long long>(addr_exchange_->store_fetches()),
+                   addr_exchange_->store_fetches() == 1 ? "" : "es");
   if (remote_) remote_->closing();
 }
 

@@ -12,6 +12,7 @@
 #include "base/config.hpp"
 #include "bootstrap/launch_env.hpp"
 #include "bootstrap/store.hpp"
+#include "core/addr_table.hpp"
 #include "core/boot_data.hpp"
 #include "core/boot_exchange.hpp"
 #include "core/coll_book.hpp"
@@ -244,6 +245,7 @@ class Runtime {
   boot::HostTable host_table_;                     // every host, from PE 0 at init (this host alone before)
   std::vector<int> host_index_;                    // by PE: its host in host_table_ (empty in a single-PE job)
   std::unique_ptr<core::BootData> boot_;           // init's exchanges; lent to remote_, which it outlives
+  std::unique_ptr<addr::TableExchange> addr_exchange_;  // over boot_ and the host's address table; lent to remote_
   std::unique_ptr<transport::RemoteTransport> remote_;
   std::uintptr_t heap_lo_ = 0, data_lo_ = 0;
   std::size_t heap_size_ = 0, data_size_ = 0;
@@ -270,6 +272,7 @@ class Runtime {
   std::vector<int> node_of_;
   std::size_t x_off_ = 0;
   XAreaPlan x_plan_;
+  std::size_t addr_off_ = 0;  // the host's address table (core/addr_table.hpp), after the cross-host area
   std::vector<XPair> x_set_pairs_;
   std::unique_ptr<core::GpuHeap> gpu_;
   LockTickets lock_tickets_;
