@@ -20,7 +20,31 @@ std::uint32_t length(const char* s) noexcept {
 }  // namespace
 
 std::size_t table_bytes(int npes) noexcept {
-  return npes > 1 ? kHeaderBytes + static_cast<std::size_t>(npes) * kSlotBytes : 0;
+  return npes > 1 ? kHeaderBytes + static_cast<std::size_t>(npes) * kSlotBytes + hosts_capacity(npes) : 0;
+}
+
+namespace {
+char* hosts_text(char* table, int npes) noexcept { return slot(table, npes); }  // after the last slot
+}  // namespace
+
+void put_hosts(char* table, int npes, const std::string& text) noexcept {
+  Header& h = header(table);
+  std::uint64_t state = 2;
+  if (text.size() <= hosts_capacity(npes)) {
+    std::memcpy(hosts_text(table, npes), text.data(), text.size());
+    h.hosts_len = text.size();
+    state = 1;
+  }
+  std::atomic_ref<std::uint64_t>(h.hosts_ready).store(state, std::memory_order_release);
+}
+
+std::optional<std::string> wait_hosts(Runtime& rt, char* table, int npes) {
+  Header& h = header(table);
+  std::atomic_ref<std::uint64_t> ready(h.hosts_ready);
+  wait_word(rt, "this host's leader to hand out the host table", &h.hosts_ready,
+            [&] { return ready.load(std::memory_order_acquire) != 0; });
+  if (ready.load(std::memory_order_acquire) != 1) return std::nullopt;
+  return std::string(hosts_text(table, npes), h.hosts_len);
 }
 
 std::size_t write_slot(char* s, std::string_view blob) noexcept {

@@ -27,18 +27,26 @@ class Runtime;
 namespace addr {
 
 constexpr std::size_t kSlotBytes = 1024;   // per PE: a 4-byte length, then the blob
-constexpr std::size_t kHeaderBytes = 192;  // three words, a cache line each
+constexpr std::size_t kHeaderBytes = 256;  // four cache lines
 constexpr std::uint32_t kTooBig = 0xffffffffu;
 
 struct Header {
   alignas(64) std::uint64_t published;  // this host's PEs that wrote their slot (node-local adds)
   alignas(64) std::uint64_t received;   // ring steps the previous host's leader has delivered
   alignas(64) std::uint64_t done;       // 1: every slot is filled
+  // The host table, which the leader alone reads from the store (O(hosts) bytes) and hands its
+  // host's PEs in the text area after the slots: 0 not yet, 1 there (hosts_len bytes), 2 too
+  // big for the area (the PEs read the store).
+  alignas(64) std::uint64_t hosts_ready;
+  std::uint64_t hosts_len;
 };
 static_assert(sizeof(Header) == kHeaderBytes);
 
-// Bytes of the table for npes PEs (0 for a single PE).
+// Bytes of the table for npes PEs (0 for a single PE): header, slots, host table text.
 std::size_t table_bytes(int npes) noexcept;
+// Room for the host table's text: a line per host of at most a 64-byte name, the verdict and
+// its ranges, and hosts <= PEs.
+inline std::size_t hosts_capacity(int npes) noexcept { return 4096 + static_cast<std::size_t>(npes) * 96; }
 // Slot `pe` of a table.
 inline char* slot(char* table, int pe) noexcept {
   return table + kHeaderBytes + static_cast<std::size_t>(pe) * kSlotBytes;
@@ -71,6 +79,11 @@ class TableExchange final : public transport::Exchange {
   std::string tag_;               // the tag the table holds (set once by the first publish, before any fetch)
   std::uint64_t from_store_ = 0;  // atomic_ref
 };
+
+// The leader: hands its host's PEs the host table's text (marks it too big when it is).
+void put_hosts(char* table, int npes, const std::string& text) noexcept;
+// Another PE of the host: waits for the leader's put_hosts; nullopt when the text was too big.
+std::optional<std::string> wait_hosts(Runtime& rt, char* table, int npes);
 
 // The host leaders' ring (the leader of each host calls it, after its transport exists; other
 // PEs do not). table: this leader's table; table_off: its offset in the heap segment, the same

@@ -15,8 +15,14 @@ namespace shmem::core {
 
 class BootData : public transport::Exchange {
  public:
-  // The job's first exchange: every PE's NodeKey in, the host table out.
-  virtual boot::HostTable hosts(const boot::NodeKey& mine) = 0;
+  // The job's first exchange: every PE's NodeKey in; this PE's host out (its entry, its index
+  // and the number of hosts).
+  virtual boot::HostSeen hosts(const boot::NodeKey& mine) = 0;
+  // The whole host table (after hosts()). Over the store one read of O(hosts) bytes, which the
+  // host leaders make and hand their PEs (core/runtime.cpp); table_at_hand(): every PE has it
+  // already (PMIx: each built it from every key).
+  virtual boot::HostTable host_table() = 0;
+  virtual bool table_at_hand() const noexcept { return false; }
   // After the node-local exchange: true on every PE when every PE reached all the PEs its host
   // table entry named (mine: this PE did).
   virtual bool all_placed(bool mine) = 0;

@@ -25,7 +25,7 @@ std::vector<std::string> PmixBootData::gather(const std::string& name, const std
 
 // Every PE builds the host table itself from the N keys (boot::group_hosts is deterministic),
 // so no PE waits for PE 0 to publish it.
-boot::HostTable PmixBootData::hosts(const boot::NodeKey& mine) {
+boot::HostSeen PmixBootData::hosts(const boot::NodeKey& mine) {
   const std::vector<std::string> texts = gather("node", boot::encode(mine), "the exchange of host keys");
   std::vector<boot::NodeKey> keys(static_cast<std::size_t>(npes_));
   for (int pe = 0; pe < npes_; ++pe) {
@@ -35,7 +35,9 @@ boot::HostTable PmixBootData::hosts(const boot::NodeKey& mine) {
                   "PE " + std::to_string(pe) + " reported a malformed host key over PMIx (PEs of different builds?)");
     keys[static_cast<std::size_t>(pe)] = std::move(*k);
   }
-  return boot::group_hosts(keys);
+  table_ = boot::group_hosts(keys);
+  const int h = boot::host_index(table_, npes_)[static_cast<std::size_t>(me_)];
+  return boot::HostSeen{table_[static_cast<std::size_t>(h)], h, static_cast<int>(table_.size())};
 }
 
 bool PmixBootData::all_placed(bool mine) {

@@ -17,7 +17,9 @@ class PmixBootData final : public BootData {
   PmixBootData(bootstrap::PmixClient& pmix, std::string scope, int me, int npes, double timeout_s)
       : pmix_(pmix), scope_(std::move(scope)), me_(me), npes_(npes), timeout_s_(timeout_s) {}
 
-  boot::HostTable hosts(const boot::NodeKey& mine) override;
+  boot::HostSeen hosts(const boot::NodeKey& mine) override;
+  boot::HostTable host_table() override { return table_; }
+  bool table_at_hand() const noexcept override { return true; }
   bool all_placed(bool mine) override;
   void barrier(const std::string& tag) override;
   std::vector<std::string> allgather(const std::string& tag, const std::string& mine) override;
@@ -35,6 +37,7 @@ class PmixBootData final : public BootData {
   bootstrap::PmixClient& pmix_;
   std::string scope_;
   int me_ = 0, npes_ = 1;
+  boot::HostTable table_;  // built by hosts()
   double timeout_s_ = 0;
 };
 

@@ -8,13 +8,15 @@
 namespace shmem::core {
 
 // Every PE's host without an all-to-all through the store: each PE sets its key (O(N) bytes
-// in), PE 0 reads them all (O(N)) and publishes the host table, O(hosts) bytes that every PE
-// reads (core/boot_exchange.hpp). The others wait on a counter, not on every PE's key.
-boot::HostTable StoreBootData::hosts(const boot::NodeKey& mine) {
+// in), PE 0 reads them all (O(N)) and publishes the host table and, under each host's key, that
+// host's entry; each PE reads its host's entry (core/boot_exchange.hpp). The others wait on a
+// counter, not on every PE's key.
+boot::HostSeen StoreBootData::hosts(const boot::NodeKey& mine) {
   const std::string prefix = "boot/node/";
   const int me = wait_.me, npes = wait_.npes;
   store().set(prefix + std::to_string(me), boot::encode(mine));
   store().add("boot/arrived", 1);  // what the waiting PEs read (PE 0 reads every key)
+  const std::string my_key = "boot/host/" + boot::host_key(mine);
   std::string text;
   if (me == 0) {
     std::vector<boot::NodeKey> keys(static_cast<std::size_t>(npes));
@@ -26,12 +28,27 @@ boot::HostTable StoreBootData::hosts(const boot::NodeKey& mine) {
                     "PE " + std::to_string(pe) + " reported a malformed host key (PEs of different builds?)");
       keys[static_cast<std::size_t>(pe)] = std::move(*k);
     }
-    text = boot::encode(boot::group_hosts(keys));
-    store().set("boot/hosts", text);
+    const boot::HostTable t = boot::group_hosts(keys);
+    store().set("boot/hosts", boot::encode(t));
+    // Each host's entry under its key; PE 0's own last, so that it reads its entry back only
+    // once every other host's is there.
+    for (std::size_t h = 0; h < t.size(); ++h)
+      if (t[h].lowest() != 0)
+        store().set("boot/host/" + boot::host_key(keys[static_cast<std::size_t>(t[h].lowest())]),
+                    boot::encode_seen(t, h));
+    text = boot::encode_seen(t, 0);
+    store().set(my_key, text);
   } else {
-    text = wait_.await("boot/hosts", prefix, "boot/arrived");
+    text = wait_.await(my_key, prefix, "boot/arrived");
   }
-  auto table = boot::decode_table(text, npes);
+  auto seen = boot::decode_seen(text, npes);
+  if (!seen || !seen->entry.contains(me))
+    throw Error(Errc::kStore, "the host entry PE 0 published is malformed (PEs of different builds?)");
+  return std::move(*seen);
+}
+
+boot::HostTable StoreBootData::host_table() {
+  auto table = boot::decode_table(store().get("boot/hosts", timeout_), wait_.npes);
   if (!table) throw Error(Errc::kStore, "the host table PE 0 published is malformed (PEs of different builds?)");
   return std::move(*table);
 }

@@ -13,7 +13,8 @@ class StoreBootData final : public BootData {
   // the first exchange's (wait.timeout_s).
   StoreBootData(ArrivalWait wait, bootstrap::Millis timeout) : wait_(std::move(wait)), timeout_(timeout) {}
 
-  boot::HostTable hosts(const boot::NodeKey& mine) override;
+  boot::HostSeen hosts(const boot::NodeKey& mine) override;
+  boot::HostTable host_table() override;
   bool all_placed(bool mine) override;
   void barrier(const std::string& tag) override;
   std::vector<std::string> allgather(const std::string& tag, const std::string& mine) override;

@@ -1,6 +1,8 @@
 #include "core/boot_exchange.hpp"
 
 #include <charconv>
+#include <cstdint>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -61,28 +63,58 @@ HostTable group_hosts(const std::vector<NodeKey>& keys) {
   return t;
 }
 
-std::string encode(const HostTable& t) {
-  std::string out = "H1\n";
-  for (const HostEntry& h : t) {
-    out += h.name + "\t" + (h.oversubscribed ? "1" : "0") + "\t";
-    for (std::size_t i = 0; i < h.ranges.size(); ++i) {
-      if (i) out += ",";
-      out += std::to_string(h.ranges[i].first);
-      if (h.ranges[i].second != h.ranges[i].first) out += "-" + std::to_string(h.ranges[i].second);
-    }
-    out += "\n";
-  }
-  return out;
-}
-
 namespace {
+
+// "name\tverdict\tranges\n"
+std::string encode_entry(const HostEntry& h) {
+  std::string out = h.name + "\t" + (h.oversubscribed ? "1" : "0") + "\t";
+  for (std::size_t i = 0; i < h.ranges.size(); ++i) {
+    if (i) out += ",";
+    out += std::to_string(h.ranges[i].first);
+    if (h.ranges[i].second != h.ranges[i].first) out += "-" + std::to_string(h.ranges[i].second);
+  }
+  return out + "\n";
+}
 
 bool parse_int(std::string_view s, int* v) {
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
   return ec == std::errc() && p == s.data() + s.size();
 }
 
+// One line of encode_entry (without its newline); its ranges ascending, within 0..npes-1.
+std::optional<HostEntry> parse_entry(std::string_view line, int npes) {
+  const std::size_t t1 = line.find('\t'), t2 = line.find('\t', t1 == std::string_view::npos ? t1 : t1 + 1);
+  if (t1 == std::string_view::npos || t2 == std::string_view::npos) return std::nullopt;
+  HostEntry h;
+  h.name = std::string(line.substr(0, t1));
+  const std::string_view verdict = line.substr(t1 + 1, t2 - t1 - 1);
+  if (verdict != "0" && verdict != "1") return std::nullopt;
+  h.oversubscribed = verdict == "1";
+  std::string_view ranges = line.substr(t2 + 1);
+  while (!ranges.empty()) {
+    const std::size_t comma = ranges.find(',');
+    const std::string_view r = ranges.substr(0, comma);
+    ranges = comma == std::string_view::npos ? std::string_view{} : ranges.substr(comma + 1);
+    const std::size_t dash = r.find('-');
+    int first = 0, last = 0;
+    if (!parse_int(r.substr(0, dash), &first)) return std::nullopt;
+    last = first;
+    if (dash != std::string_view::npos && !parse_int(r.substr(dash + 1), &last)) return std::nullopt;
+    if (first < 0 || last < first || last >= npes) return std::nullopt;
+    if (!h.ranges.empty() && first <= h.ranges.back().second) return std::nullopt;
+    h.ranges.emplace_back(first, last);
+  }
+  if (h.ranges.empty()) return std::nullopt;
+  return h;
+}
+
 }  // namespace
+
+std::string encode(const HostTable& t) {
+  std::string out = "H1\n";
+  for (const HostEntry& h : t) out += encode_entry(h);
+  return out;
+}
 
 std::optional<HostTable> decode_table(const std::string& text, int npes) {
   if (text.compare(0, 3, "H1\n") != 0) return std::nullopt;
@@ -93,39 +125,50 @@ std::optional<HostTable> decode_table(const std::string& text, int npes) {
   while (pos < text.size()) {
     const std::size_t eol = text.find('\n', pos);
     if (eol == std::string::npos) return std::nullopt;
-    const std::string_view line(text.data() + pos, eol - pos);
+    auto h = parse_entry(std::string_view(text.data() + pos, eol - pos), npes);
     pos = eol + 1;
-    const std::size_t t1 = line.find('\t'), t2 = line.find('\t', t1 == std::string_view::npos ? t1 : t1 + 1);
-    if (t1 == std::string_view::npos || t2 == std::string_view::npos) return std::nullopt;
-    HostEntry h;
-    h.name = std::string(line.substr(0, t1));
-    const std::string_view verdict = line.substr(t1 + 1, t2 - t1 - 1);
-    if (verdict != "0" && verdict != "1") return std::nullopt;
-    h.oversubscribed = verdict == "1";
-    std::string_view ranges = line.substr(t2 + 1);
-    while (!ranges.empty()) {
-      const std::size_t comma = ranges.find(',');
-      const std::string_view r = ranges.substr(0, comma);
-      ranges = comma == std::string_view::npos ? std::string_view{} : ranges.substr(comma + 1);
-      const std::size_t dash = r.find('-');
-      int first = 0, last = 0;
-      if (!parse_int(r.substr(0, dash), &first)) return std::nullopt;
-      last = first;
-      if (dash != std::string_view::npos && !parse_int(r.substr(dash + 1), &last)) return std::nullopt;
-      if (first < 0 || last < first || last >= npes) return std::nullopt;
-      if (!h.ranges.empty() && first <= h.ranges.back().second) return std::nullopt;
+    if (!h) return std::nullopt;
+    for (const auto& [first, last] : h->ranges) {
       for (int pe = first; pe <= last; ++pe) {
         if (seen[static_cast<std::size_t>(pe)]) return std::nullopt;
         seen[static_cast<std::size_t>(pe)] = 1;
       }
       covered += last - first + 1;
-      h.ranges.emplace_back(first, last);
     }
-    if (h.ranges.empty()) return std::nullopt;
-    t.push_back(std::move(h));
+    t.push_back(std::move(*h));
   }
   if (covered != npes) return std::nullopt;
   return t;
+}
+
+std::string host_key(const NodeKey& k) {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a, the same on every build
+  for (const std::string* f : {&k.host, &k.kernel, &k.netns}) {
+    for (unsigned char c : *f) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull;  // a separator no field holds ("ab","c" != "a","bc")
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string encode_seen(const HostTable& t, std::size_t h) {
+  return "S1 " + std::to_string(h) + " " + std::to_string(t.size()) + "\n" + encode_entry(t[h]);
+}
+
+std::optional<HostSeen> decode_seen(const std::string& text, int npes) {
+  if (text.compare(0, 3, "S1 ") != 0) return std::nullopt;
+  const std::size_t sp = text.find(' ', 3), eol = text.find('\n', 3);
+  if (sp == std::string::npos || eol == std::string::npos || sp > eol) return std::nullopt;
+  HostSeen s;
+  if (!parse_int(std::string_view(text).substr(3, sp - 3), &s.index) ||
+      !parse_int(std::string_view(text).substr(sp + 1, eol - sp - 1), &s.count))
+    return std::nullopt;
+  if (s.count < 1 || s.index < 0 || s.index >= s.count || text.empty() || text.back() != '\n') return std::nullopt;
+  auto h = parse_entry(std::string_view(text).substr(eol + 1, text.size() - eol - 2), npes);
+  if (!h) return std::nullopt;
+  s.entry = std::move(*h);
+  return s;
 }
 
 std::vector<int> host_index(const HostTable& t, int npes) {

@@ -1,8 +1,9 @@
 #pragma once
 // Where the PEs of a job run, found at init without an all-to-all through the store: every PE
 // sets its NodeKey under its own key (O(N) bytes in), PE 0 reads them all (O(N)) and publishes
-// one HostTable, which every PE reads: O(hosts) bytes each, since a host's PEs are rank ranges
-// (one range under oshrun or torchrun). Pure logic here; core/boot_data_store.cpp runs the
+// one HostTable and, per host, that host's entry (HostSeen); each PE reads its host's entry
+// (a host's PEs are rank ranges: one range under oshrun or torchrun), and the table reaches it
+// through its host's leader, which alone reads it from the store. Pure logic here; core/boot_data_store.cpp runs the
 // protocol over the store. Under a PMIx launcher every PE reads all N keys from its local PMIx
 // server instead and groups them itself (core/boot_data_pmix.cpp).
 #include <optional>
@@ -39,6 +40,20 @@ HostTable group_hosts(const std::vector<NodeKey>& keys);
 std::string encode(const HostTable& t);
 // nullopt when malformed or when the hosts do not cover PEs 0..npes-1 exactly once.
 std::optional<HostTable> decode_table(const std::string& text, int npes);
+// What a PE reads of the table before its host's PEs meet (one store key per host): its host's
+// entry, that host's index in the table and the number of hosts. The whole table then comes from
+// the host's leader (core/runtime.cpp), so the store carries O(N) bytes, not O(N x hosts).
+struct HostSeen {
+  HostEntry entry;
+  int index = 0;
+  int count = 1;
+};
+// The name of k's host among the store keys: a 64-bit hash of its host name, kernel and network
+// namespace, in hex (a collision would show as "the host entry ... is malformed").
+std::string host_key(const NodeKey& k);
+// "S1 index count\n" then host h's line as in encode(HostTable).
+std::string encode_seen(const HostTable& t, std::size_t h);
+std::optional<HostSeen> decode_seen(const std::string& text, int npes);
 // host index per PE (O(npes), local).
 std::vector<int> host_index(const HostTable& t, int npes);
 

@@ -244,13 +244,37 @@ std::string netns_id() {
 
 }  // namespace
 
-// Every PE's host: its key (host name, kernel, network namespace, CPU share) to boot_, the host
-// table back (core/boot_data.hpp).
-int Runtime::find_hosts() {
+// Every PE's host: its key (host name, kernel, network namespace, CPU share) to boot_, its
+// host's entry back (core/boot_data.hpp); the whole table too where that costs nothing (one
+// host, PMIx), else connect_peers() has it from the host's leader.
+boot::HostSeen Runtime::find_hosts() {
   const boot::NodeKey mine{hostname(), boot_id(), netns_id(), cpus::share()};
-  host_table_ = boot_->hosts(mine);
+  boot::HostSeen seen = boot_->hosts(mine);
+  host_index_.clear();
+  if (seen.count == 1 || boot_->table_at_hand()) {
+    host_table_ = seen.count == 1 ? boot::HostTable{seen.entry} : boot_->host_table();
+    host_index_ = boot::host_index(host_table_, npes_);
+  } else {
+    host_table_ = boot::HostTable{seen.entry};  // this host alone, until the table comes
+  }
+  return seen;
+}
+
+// The whole host table where find_hosts() did not have it: from the host's leader, which alone
+// reads it from the store (O(hosts) bytes per host, not per PE); from the store where the
+// host's PEs did not all meet (then the leader's memory may not be mapped here).
+void Runtime::complete_host_table(bool placed, int leader) {
+  if (!host_index_.empty()) return;
+  char* area = routes_[leader].heap ? routes_[leader].heap + addr_off_ : nullptr;
+  std::optional<boot::HostTable> t;
+  if (placed && area && leader == me_) {
+    t = boot_->host_table();
+    addr::put_hosts(area, npes_, boot::encode(*t));
+  } else if (placed && area) {
+    if (auto text = addr::wait_hosts(*this, area, npes_)) t = boot::decode_table(*text, npes_);
+  }
+  host_table_ = t ? std::move(*t) : boot_->host_table();
   host_index_ = boot::host_index(host_table_, npes_);
-  return host_index_[static_cast<std::size_t>(me_)];
 }
 
 // Node detection. PEs are node-local when they report the same host name, kernel and network
@@ -265,8 +289,9 @@ void Runtime::connect_peers() {
   // CPUs is decided from the shares of every PE under each kernel (its boot id; "" when
   // unreadable, then every such PE counts as sharing one machine), by PE 0 or under PMIx by
   // every PE from the same keys, so that all decide alike.
-  const int my_host = find_hosts();
-  const boot::HostEntry& here = host_table_[static_cast<std::size_t>(my_host)];
+  const boot::HostSeen seen = find_hosts();
+  const int my_host = seen.index;
+  const boot::HostEntry& here = seen.entry;
   std::vector<int> candidates;
   for (const auto& [first, last] : here.ranges)
     for (int pe = first; pe <= last; ++pe)
@@ -312,6 +337,8 @@ void Runtime::connect_peers() {
     if (routes_[pe].local()) lowest = std::min(lowest, pe);
   node_of_.resize(static_cast<std::size_t>(npes_));
   const bool placed = boot_->all_placed(reached_all);
+  const int leader = here.lowest();
+  complete_host_table(placed, leader);
   if (placed) {
     for (int pe = 0; pe < npes_; ++pe)
       node_of_[static_cast<std::size_t>(pe)] =
@@ -338,7 +365,6 @@ void Runtime::connect_peers() {
     SHMEM_WARN("init", "%s", util::fd_limit_advice(lim, fds, "PE " + std::to_string(me_), "3 per remote PE").c_str());
   // The transport's addresses: through the host leaders' table where the host table holds
   // (every PE reached its host's PEs), else through the store alone.
-  const int leader = here.lowest();
   char* table = placed ? routes_[leader].heap + addr_off_ : nullptr;
   addr_exchange_ = std::make_unique<addr::TableExchange>(*boot_, table, me_);
   start_transport(remote);

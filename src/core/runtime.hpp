@@ -207,9 +207,12 @@ class Runtime {
  private:
   void connect_peers();
   void start_transport(const std::vector<char>& remote);
-  // Every PE's host (core/boot_exchange.hpp), from every PE's NodeKey through boot_; fills
-  // host_table_ and host_index_ and returns this PE's host's index.
-  int find_hosts();
+  // This PE's host (core/boot_exchange.hpp), from every PE's NodeKey through boot_; fills
+  // host_table_ and host_index_ where the whole table is at hand (else complete_host_table).
+  boot::HostSeen find_hosts();
+  // After the node-local exchange: the whole host table, from the host's leader (placed: every
+  // PE reached its host's PEs) or from the store.
+  void complete_host_table(bool placed, int leader);
   // The terms of the launch mode for the first rendezvous' messages (core/arrivals.cpp).
   std::string arrival_terms() const;
   std::string unreachable_hint() const;

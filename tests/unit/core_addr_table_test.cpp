@@ -35,8 +35,8 @@ TEST(AddrTable, ABlobThatFillsTheSlotFitsOneMoreDoesNot) {
 
 TEST(AddrTable, TableBytes) {
   EXPECT_EQ(table_bytes(1), 0u);
-  EXPECT_EQ(table_bytes(2), kHeaderBytes + 2 * kSlotBytes);
-  EXPECT_EQ(table_bytes(16384), kHeaderBytes + 16384 * kSlotBytes);
+  EXPECT_EQ(table_bytes(2), kHeaderBytes + 2 * kSlotBytes + hosts_capacity(2));
+  EXPECT_EQ(table_bytes(16384), kHeaderBytes + 16384 * kSlotBytes + hosts_capacity(16384));
 }
 
 // Leader h forwards ring_block(h, k) to h + 1 in step k, having received it from h - 1 in step
@@ -65,6 +65,19 @@ TEST(AddrTable, RingDeliversEveryBlockOnceAndInOrder) {
     for (std::size_t h = 0; h < un; ++h)
       for (std::size_t b = 0; b < un; ++b) ASSERT_TRUE(have[h][b]) << "n " << n << " leader " << h << " lacks " << b;
   }
+}
+
+TEST(AddrTable, TheHostTableTextFitsOrIsMarkedTooBig) {
+  const std::string text = "H1\nh1\t0\t0-1\nh2\t0\t2-3\n";
+  std::vector<char> table(table_bytes(4), 0);
+  auto* h = reinterpret_cast<Header*>(table.data());
+  put_hosts(table.data(), 4, text);
+  EXPECT_EQ(h->hosts_ready, 1u);
+  EXPECT_EQ(std::string(slot(table.data(), 4), h->hosts_len), text);
+  EXPECT_EQ(slot(table.data(), 4) + hosts_capacity(4), table.data() + table.size());  // the area ends the table
+  std::vector<char> other(table_bytes(4), 0);
+  put_hosts(other.data(), 4, std::string(hosts_capacity(4) + 1, 'x'));
+  EXPECT_EQ(reinterpret_cast<Header*>(other.data())->hosts_ready, 2u);
 }
 
 class CountingStore final : public transport::Exchange {

@@ -89,5 +89,59 @@ TEST(BootExchange, MalformedTablesAreRefused) {
   EXPECT_TRUE(decode_table("H1\na\t0\t0-1\n", 2));
 }
 
+// What each PE reads of the table (one key per host): its host's entry, index and the count.
+TEST(BootExchange, EachHostsEntryRoundTripsAlone) {
+  std::vector<NodeKey> keys = {key("a", "ka"), key("b", "kb"), key("a", "ka"), key("c", "kc")};
+  const HostTable t = group_hosts(keys);
+  ASSERT_EQ(t.size(), 3u);
+  for (std::size_t h = 0; h < t.size(); ++h) {
+    const auto seen = decode_seen(encode_seen(t, h), 4);
+    ASSERT_TRUE(seen) << h;
+    EXPECT_EQ(seen->index, static_cast<int>(h));
+    EXPECT_EQ(seen->count, 3);
+    EXPECT_EQ(seen->entry.name, t[h].name);
+    EXPECT_EQ(seen->entry.ranges, t[h].ranges);
+    EXPECT_EQ(seen->entry.oversubscribed, t[h].oversubscribed);
+  }
+  EXPECT_EQ(encode_seen(t, 0), "S1 0 3\na\t1\t0,2\n");
+  // O(its ranges), whatever the number of hosts: host 1023 of 1024 x 16.
+  std::vector<NodeKey> big;
+  for (int h = 0; h < 1024; ++h)
+    for (int i = 0; i < 16; ++i) big.push_back(key("host" + std::to_string(h), "k" + std::to_string(h)));
+  const HostTable bt = group_hosts(big);
+  const std::string text = encode_seen(bt, 1023);
+  EXPECT_LT(text.size(), 48u);
+  const auto s = decode_seen(text, 16384);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->entry.ranges, (std::vector<std::pair<int, int>>{{16368, 16383}}));
+  EXPECT_EQ(s->index, 1023);
+  EXPECT_EQ(s->count, 1024);
+}
+
+TEST(BootExchange, MalformedEntriesAreRefused) {
+  EXPECT_FALSE(decode_seen("", 2));
+  EXPECT_FALSE(decode_seen("S1 0 1\n", 2));             // no entry
+  EXPECT_FALSE(decode_seen("S1 1 1\na\t0\t0-1\n", 2));  // index past the count
+  EXPECT_FALSE(decode_seen("S1 0 0\na\t0\t0-1\n", 2));  // no hosts
+  EXPECT_FALSE(decode_seen("S1 x 1\na\t0\t0-1\n", 2));
+  EXPECT_FALSE(decode_seen("S1 0 1\na\t0\t0-2\n", 2));  // PE 2 of 2
+  EXPECT_FALSE(decode_seen("S1 0 1\na\t0\t0-1", 2));    // no end of line
+  EXPECT_FALSE(decode_seen("H1\na\t0\t0-1\n", 2));      // a table, not an entry
+  EXPECT_TRUE(decode_seen("S1 0 1\na\t0\t0-1\n", 2));
+}
+
+// The store key of a host: the same for every PE of it, different for another host name, kernel
+// or network namespace, and short (a fixed 16 hex digits, whatever the names' lengths).
+TEST(BootExchange, HostKeysNameHostsApart) {
+  const std::string k = host_key(key("a", "ka", "net:[1]"));
+  EXPECT_EQ(k.size(), 16u);
+  EXPECT_EQ(host_key(NodeKey{"a", "ka", "net:[1]", "another share"}), k);
+  EXPECT_NE(host_key(key("b", "ka", "net:[1]")), k);
+  EXPECT_NE(host_key(key("a", "kb", "net:[1]")), k);
+  EXPECT_NE(host_key(key("a", "ka", "net:[2]")), k);
+  EXPECT_NE(host_key(key("ab", "c")), host_key(key("a", "bc")));
+  EXPECT_EQ(host_key(key(std::string(64, 'h'), std::string(36, 'k'))).size(), 16u);
+}
+
 }  // namespace
 }  // namespace shmem::boot
