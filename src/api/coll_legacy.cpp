@@ -43,7 +43,9 @@ void aset_gather(const char* f, api::Gather kind, void* dest, const void* source
   const auto n = static_cast<std::size_t>(size);
   check_buffer(f, "dest", dest, nelems, elem, kind == api::Gather::kCollect ? 1 : n);
   check_buffer(f, "source", source, nelems, elem, kind == api::Gather::kAlltoall ? n : 1);
-  const Scope call(f, Kind::kSetNelems, *shmem::current_runtime(), start, log_stride, size, nelems);
+  // collect: nelems may differ from PE to PE (the check compares the routine only)
+  const Scope call(f, kind == api::Gather::kCollect ? Kind::kSet : Kind::kSetNelems, *shmem::current_runtime(), start,
+                   log_stride, size, nelems);
   switch (kind) {
     case api::Gather::kCollect:
       return core::collect(set, dest, source, nelems * elem);

@@ -104,7 +104,9 @@ inline int gather(const char* f, Gather kind, shmem_team_t h, void* dest, const 
   const std::size_t all = checked_bytes(f, "nelems", nelems, elem, n);
   check_coll_buffer(f, "dest", dest, kind == Gather::kCollect ? bytes : all);
   check_coll_buffer(f, "source", source, kind == Gather::kAlltoall ? all : bytes);
-  const coll_check::Scope call(f, coll_check::Kind::kNelems, *t, nelems);
+  // collect: nelems may differ from PE to PE (the check compares the routine only)
+  const coll_check::Scope call(f, kind == Gather::kCollect ? coll_check::Kind::kTeam : coll_check::Kind::kNelems, *t,
+                               nelems);
   switch (kind) {
     case Gather::kCollect:
       return core::collect(t, dest, source, nelems * elem);

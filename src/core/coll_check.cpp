@@ -1,21 +1,22 @@
 // Mismatched collectives (coll_check.hpp): reading the other PEs' call lines, deciding whether
 // two calls can meet, and the report.
 //
-// Two calls cannot meet when
-//  - both are the same call number on the same team slot (or both are in the same active set)
-//    but differ in routine, count, root or set: every member must make the same calls in the
-//    same order;
-//  - this PE waits in a call on team T of which the peer is a member, while the peer waits in
-//    a WORLD call that this PE has not yet made: each waits for the other (this is what calls
-//    on different teams look like);
-//  - this PE waits in a call on team A that waits for the peer, which has not made that call,
-//    while the peer waits in a call on team B (WORLD or any other) that waits for this PE, a
-//    member of B that has not made that call: each waits for the other (calls on different
-//    teams, or the same teams in a different order).
-// A peer that is in no call, or in an earlier or later call of the same team, is not reported:
-// it may still arrive. Symmetric allocations (on WORLD) and team creation and destruction (on
-// the parent, or the team) are calls like the others; an active set counts as a team without
-// call numbers.
+// Two calls cannot meet (rules::cannot_meet) when
+//  - both are the same call on one team slot, or on one active set (the same call number: a
+//    team's calls on its slot, an active set's calls on that set, as counted by each PE), but
+//    differ in routine, count or root: every member must make the same calls in the same order;
+//  - they are calls on two groups (two teams, a team and an active set, or two active sets),
+//    and each PE waits for the other in a call the other has not made: this PE's call waits for
+//    the peer, which has made fewer calls on this PE's team or set than this call's number, while
+//    the peer's call waits for this PE, which has made fewer calls on the peer's team or set than
+//    the peer's call's number. This is what calls on different teams look like, or the same
+//    teams in a different order, or an active-set call that a peer skipped.
+// A peer that is in no call, in an earlier call of the same group, or in a later one (it has
+// made this PE's call and left it: a slow PE still inside an active-set alltoall while the others
+// are in the next barrier_all), is not reported: it may still arrive, or has. Symmetric
+// allocations (on WORLD) and team creation and destruction (on the parent, or the team) are calls
+// like the others. An active set past the first kCountedSets that a PE calls on has no numbers:
+// its calls are not compared (never a false report, sometimes a missed one).
 #include "core/coll_check.hpp"
 
 #include <dlfcn.h>
@@ -24,8 +25,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
-#include <vector>
 
 #include "base/log.hpp"
 #include "core/ops.hpp"
@@ -37,16 +38,29 @@ const char kNameAnchor[] = "shmem collective";
 
 namespace {
 
-// One PE's call as read, with the number of the call on its slot.
+// One PE's call as read, with its number: among the calls on its team slot, or on its active set
+// (kUnknown: a set that PE does not count).
+constexpr std::int64_t kUnknown = -1;
 struct Call {
   std::uint64_t state = 0, count_root = 0, set = 0, anchor = 0;
-  std::uint32_t number = 0;
-  std::uint32_t seq() const noexcept { return number; }
+  std::int64_t number = 0;
   int slot() const noexcept { return static_cast<int>((state >> 8) & 0xff); }
   Kind kind() const noexcept { return static_cast<Kind>(state & 0xff); }
   int root() const noexcept { return static_cast<int>(count_root >> 40); }
   bool active() const noexcept { return kind() != Kind::kNone; }
 };
+
+// How many calls the line's PE has made on call c's team slot or active set.
+std::int64_t made(const CallLine& l, const Call& c) noexcept {
+  if (c.slot() == kSetSlot) return rules::made_on_set(l, c.set);
+  return c.slot() < kMaxTeams ? l.calls[c.slot()] : kUnknown;
+}
+
+Call call_of(const CallLine& l) noexcept {
+  Call c{l.state, l.count_root, l.set, l.anchor, 0};
+  if (c.active()) c.number = made(l, c);
+  return c;
+}
 
 // Whether the call's kind publishes a count or a root (the words are stale otherwise).
 bool has_count(Kind k) noexcept {
@@ -63,38 +77,37 @@ std::uintptr_t name_here(const Call& c) noexcept {
 }
 
 // Peer `pe`'s line: node-local through the mapping, otherwise through the transport. A line
-// that changed while it was read (its state or its slot's call number) counts as "in no call":
-// the peer is moving.
-bool read_line(Runtime& r, int pe, Call* c, std::uint32_t* calls) noexcept {
+// that changed while it was read (its state, or its slot's call number; active sets: set_calls)
+// counts as "in no call": the peer is moving.
+bool read_line(Runtime& r, int pe, CallLine* out) noexcept {
   if (char* p = r.heap_at(pe, kCallLineOffset)) {
     auto* l = reinterpret_cast<CallLine*>(p);
     auto load = [](std::uint64_t& w) { return std::atomic_ref<std::uint64_t>(w).load(std::memory_order_acquire); };
-    c->state = load(l->state);
-    const int slot = c->slot();
-    auto seq = [&] {
-      return slot == kSetSlot ? 0 : std::atomic_ref<std::uint32_t>(l->calls[slot]).load(std::memory_order_acquire);
-    };
-    const std::uint32_t seq_before = seq();
-    c->count_root = load(l->count_root);
-    c->set = load(l->set);
-    c->anchor = load(l->anchor);
-    if (calls != nullptr)
-      for (int s = 0; s < kMaxTeams; ++s)
-        calls[s] = std::atomic_ref<std::uint32_t>(l->calls[s]).load(std::memory_order_relaxed);
+    auto load32 = [](std::uint32_t& w) { return std::atomic_ref<std::uint32_t>(w).load(std::memory_order_acquire); };
+    out->state = load(l->state);
+    const int slot = static_cast<int>((out->state >> 8) & 0xff);
+    auto version = [&] { return load32(slot == kSetSlot ? l->set_calls : l->calls[slot < kMaxTeams ? slot : 0]); };
+    const std::uint32_t before = version();
+    out->count_root = load(l->count_root);
+    out->set = load(l->set);
+    out->anchor = load(l->anchor);
+    for (int s = 0; s < kMaxTeams; ++s) out->calls[s] = load32(l->calls[s]);
+    out->set_calls = load32(l->set_calls);
+    out->sets_used = load32(l->sets_used);
+    for (int s = 0; s < kCountedSets; ++s) {
+      out->set_keys[s] = load(l->set_keys[s]);
+      out->set_counts[s] = load32(l->set_counts[s]);
+    }
+    // The state first, then the version: the writer bumps the version before it stores a new
+    // call's state (after that call's count, which a read above may have seen), so a state that
+    // is back to the same value comes with a new version.
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (seq() != seq_before || std::atomic_ref<std::uint64_t>(l->state).load(std::memory_order_relaxed) != c->state)
-      c->state = 0;
-    c->number = c->state != 0 ? seq_before : 0;
+    if (load(l->state) != out->state || version() != before) out->state = 0;
     return true;
   }
   if (r.remote() == nullptr) return false;
-  CallLine copy;
-  core::get(r.default_ctx(), &copy, r.heap_at(r.my_pe(), kCallLineOffset), sizeof(CallLine), pe,
+  core::get(r.default_ctx(), out, r.heap_at(r.my_pe(), kCallLineOffset), sizeof(CallLine), pe,
             "the collective check (SHMEM_COLL_CHECK_AFTER)");
-  *c = Call{copy.state, copy.count_root, copy.set, copy.anchor, 0};
-  const int slot = c->slot();
-  if (c->state != 0 && slot != kSetSlot) c->number = copy.calls[slot];
-  if (calls != nullptr) std::memcpy(calls, copy.calls, sizeof(copy.calls));
   return true;
 }
 
@@ -169,118 +182,154 @@ bool same_call(const Call& a, const Call& b) noexcept {
   r.abort_job(1);
 }
 
-// A broadcast waits only for its root; everything else for every member. world_pe: whether a
-// call (on `team`, nullptr = WORLD) waits for that world PE.
-bool waits_for(const Call& c, Team* team, int world_pe) noexcept {
-  const int index = team == nullptr ? world_pe : team->index_of(world_pe);
-  if (index < 0) return false;
-  if (c.kind() == Kind::kNelemsRoot) return c.root() == index;
-  return true;
-}
-
-// The same for an active-set call (its set word: start | log_stride << 32 | size << 40).
-bool set_waits_for(const Call& c, int world_pe) noexcept {
-  const int start = static_cast<std::int32_t>(c.set & 0xffffffffu);
-  const int log_stride = static_cast<int>((c.set >> 32) & 0xff);
-  const int size = static_cast<int>(c.set >> 40);
+// world_pe's index in an active set (its set word: start | log_stride << 32 | size << 40); -1 if
+// not a member.
+int set_index(std::uint64_t set, int world_pe) noexcept {
+  const int start = static_cast<std::int32_t>(set & 0xffffffffu);
+  const int log_stride = static_cast<int>((set >> 32) & 0xff);
+  const int size = static_cast<int>(set >> 40);
   const int off = world_pe - start;
-  if (off < 0 || log_stride > 30 || (off & ((1 << log_stride) - 1)) != 0 || (off >> log_stride) >= size) return false;
-  if (c.kind() == Kind::kSetNelemsRoot) return c.root() == (off >> log_stride);
-  return true;
+  if (off < 0 || log_stride > 30 || (off & ((1 << log_stride) - 1)) != 0 || (off >> log_stride) >= size) return -1;
+  return off >> log_stride;
 }
 
-// Whether call c (on a team slot or an active set) waits for world_pe; team: c's team here.
-bool call_waits_for(const Call& c, Team* team, int world_pe) noexcept {
-  return c.slot() == kSetSlot ? set_waits_for(c, world_pe) : waits_for(c, team, world_pe);
-}
+// The team slots of this PE's runtime.
+class RuntimeTeams final : public rules::Teams {
+ public:
+  explicit RuntimeTeams(Runtime& r) noexcept : r_(&r) {}
+  int index_of(int slot, int world_pe) const noexcept override {
+    Team* t = r_->team_in_slot(slot);
+    return t == nullptr ? -1 : t->index_of(world_pe);
+  }
+
+ private:
+  Runtime* r_;
+};
 
 // One look at every other PE. when: the words of the report's reason.
-// long_wait: this PE has waited SHMEM_COLL_CHECK_AFTER (else SHMEM_DEBUG=1 at entry, when a
-// peer in an active-set call may merely be leaving it).
-void compare_all(Runtime& r, const Call& mine, const char* when, bool long_wait) {
-  std::vector<std::uint32_t> calls(kMaxTeams);
-  std::uint32_t my_calls[kMaxTeams];
-  Call again;
-  read_line(r, r.my_pe(), &again, my_calls);
+void compare_all(Runtime& r, const CallLine& mine, const char* when) {
+  const RuntimeTeams teams(r);
   const int world_slot = r.world_team()->slot();
+  CallLine theirs;
   for (int pe = 0; pe < r.n_pes(); ++pe) {
-    if (pe == r.my_pe()) continue;
-    Call c;
-    if (!read_line(r, pe, &c, calls.data()) || !c.active()) continue;
-    if (c.slot() == mine.slot()) {
-      const bool comparable = mine.slot() == kSetSlot ? c.set == mine.set : c.seq() == mine.seq();
-      if (comparable && !same_call(mine, c)) report(r, pe, mine, c, when);
-      continue;
-    }
-    // Calls on two teams (or a team and an active set): each waits for the other. The peer waits
-    // in a call on team B (its slot) that this PE, a member of B, has not made yet, while this PE
-    // waits in a call on its team that waits for the peer, which has not made that call yet. An
-    // active set has no call numbers: a PE that waits in a team call has not made the set call
-    // that the peer waits in (it would have let the peer go); the peer, waiting in a team call,
-    // has not made this PE's.
-    if (!long_wait && (c.slot() == kSetSlot || mine.slot() == kSetSlot)) continue;
-    if (c.slot() != kSetSlot && my_calls[c.slot()] >= c.seq()) continue;
-    if (mine.slot() != kSetSlot && calls[static_cast<std::size_t>(mine.slot())] >= mine.seq()) continue;
-    Team* theirs = c.slot() == world_slot ? nullptr : r.team_in_slot(c.slot());
-    if (c.slot() != world_slot && c.slot() != kSetSlot &&
-        (theirs == nullptr || theirs->index_of(pe) < 0 || theirs->my_pe() < 0))
-      continue;
-    Team* team = mine.slot() == world_slot ? nullptr : r.team_in_slot(mine.slot());
-    if (mine.slot() != world_slot && mine.slot() != kSetSlot && team == nullptr) continue;
-    if (call_waits_for(mine, team, pe) && call_waits_for(c, theirs, r.my_pe())) report(r, pe, mine, c, when);
+    if (pe == r.my_pe() || !read_line(r, pe, &theirs)) continue;
+    if (rules::cannot_meet(mine, theirs, r.my_pe(), pe, world_slot, teams))
+      report(r, pe, call_of(mine), call_of(theirs), when);
   }
-}
-
-Call my_call(Runtime& r) noexcept {
-  Call c;
-  read_line(r, r.my_pe(), &c, nullptr);
-  return c;
 }
 
 thread_local bool t_checking = false;  // the check's own reads through the transport wait too
 
 }  // namespace
 
+namespace rules {
+
+std::int64_t made_on_set(const CallLine& line, std::uint64_t set) noexcept {
+  const std::uint32_t used = line.sets_used < kCountedSets ? line.sets_used : kCountedSets;
+  for (std::uint32_t i = 0; i < used; ++i)
+    if (line.set_keys[i] == set) return line.set_counts[i];
+  return used == kCountedSets ? kUnknown : 0;
+}
+
+bool cannot_meet(const CallLine& mine, const CallLine& theirs, int me, int pe, int world_slot,
+                 const Teams& teams) noexcept {
+  const Call m = call_of(mine);
+  const Call c = call_of(theirs);
+  if (!m.active() || !c.active() || m.number == kUnknown || c.number == kUnknown) return false;
+  auto index = [&](const Call& call, int world_pe) {
+    if (call.slot() == kSetSlot) return set_index(call.set, world_pe);
+    return call.slot() == world_slot ? world_pe : teams.index_of(call.slot(), world_pe);
+  };
+  // The same team, or the same active set: the same call must agree; an earlier or a later one
+  // is a PE on its way. A peer outside this PE's team in that slot is in another team there (the
+  // other half of a split): its calls are not this team's.
+  if (m.slot() == c.slot() && (m.slot() != kSetSlot || m.set == c.set))
+    return index(m, pe) >= 0 && m.number == c.number && !same_call(m, c);
+  // Two groups: each waits for the other in a call the other has not made.
+  const std::int64_t they_made = made(theirs, m);  // the peer's calls on this PE's team or set
+  const std::int64_t i_made = made(mine, c);       // this PE's calls on the peer's
+  if (they_made == kUnknown || i_made == kUnknown || they_made >= m.number || i_made >= c.number) return false;
+  // A broadcast waits only for its root; everything else for every member.
+  auto waits_for = [&](const Call& call, int world_pe) {
+    const int i = index(call, world_pe);
+    return i >= 0 && (!has_root(call.kind()) || call.root() == i);
+  };
+  // The peer's slot holds another team here (one this PE is not a member of, like the other half
+  // of a split): the peer's team is not one this PE can judge.
+  if (c.slot() != kSetSlot && c.slot() != world_slot && (index(c, pe) < 0 || index(c, me) < 0)) return false;
+  return waits_for(m, pe) && waits_for(c, me);
+}
+
+}  // namespace rules
+
 void on_long_wait(void* arg) noexcept {
   if (t_checking) return;
   Runtime& r = *static_cast<Runtime*>(arg);
-  const Call mine = my_call(r);
-  if (!mine.active()) return;
+  CallLine mine;
+  read_line(r, r.my_pe(), &mine);
+  if (!call_of(mine).active()) return;
   t_checking = true;
   char when[96];
   std::snprintf(when, sizeof when, "found after %g s in the collective, SHMEM_COLL_CHECK_AFTER=%g",
                 r.wait_policy().long_wait_after_s, r.wait_policy().long_wait_after_s);
-  compare_all(r, mine, when, true);
+  compare_all(r, mine, when);
   t_checking = false;
 }
 
 void check_now(Runtime& r, Team* team) noexcept {
   if (t_checking) return;
-  const Call mine = my_call(r);
+  CallLine line;
+  read_line(r, r.my_pe(), &line);
+  const Call mine = call_of(line);
   if (!mine.active()) return;
   t_checking = true;
   if (team != nullptr) {  // wait until every member has made this call, then compare
     const int slot = mine.slot();
+    CallLine theirs;
     for (int i = 0; i < team->size(); ++i) {
       const int pe = team->world_pe(i);
       if (pe == r.my_pe()) continue;
-      Call c;
-      std::vector<std::uint32_t> calls(kMaxTeams);
       t_checking = false;  // the wait below may check on its own when it lasts
       wait_for(
-          r.wait_policy(), [&] { return read_line(r, pe, &c, calls.data()) && calls[slot] >= mine.seq(); },
+          r.wait_policy(), [&] { return read_line(r, pe, &theirs) && theirs.calls[slot] >= mine.number; },
           [&](double) {
             log::write(log::Level::kFatal, "coll", "PE %d waited past SHMEM_WAIT_TIMEOUT for PE %d to enter %s",
                        r.my_pe(), pe, describe(r, mine).c_str());
             r.abort_job(1);
           });
       t_checking = true;
-      if (c.active() && c.slot() == slot && c.seq() == mine.seq() && !same_call(mine, c))
+      const Call c = call_of(theirs);
+      if (c.active() && c.slot() == slot && c.number == mine.number && !same_call(mine, c))
         report(r, pe, mine, c, "SHMEM_DEBUG=1 compares every collective call");
     }
   }
-  compare_all(r, mine, "SHMEM_DEBUG=1 compares every collective call", false);
+  compare_all(r, line, "SHMEM_DEBUG=1 compares every collective call");
   t_checking = false;
+}
+
+void count_set_call(CallLine* line, std::uint64_t set) noexcept {
+  auto ref = [](std::uint32_t& w) { return std::atomic_ref<std::uint32_t>(w); };
+  auto find = [&](std::uint32_t used) {
+    for (std::uint32_t i = 0; i < used; ++i)
+      if (std::atomic_ref<std::uint64_t>(line->set_keys[i]).load(std::memory_order_relaxed) == set)
+        return static_cast<int>(i);
+    return -1;
+  };
+  int i = find(ref(line->sets_used).load(std::memory_order_acquire));
+  if (i < 0) {  // a set this PE has not called on yet (another thread of it may add one at once)
+    static std::mutex adding;
+    const std::lock_guard<std::mutex> hold(adding);
+    const std::uint32_t used = ref(line->sets_used).load(std::memory_order_relaxed);
+    i = find(used);
+    if (i < 0 && used < kCountedSets) {
+      std::atomic_ref<std::uint64_t>(line->set_keys[used]).store(set, std::memory_order_relaxed);
+      ref(line->set_counts[used]).store(0, std::memory_order_relaxed);
+      ref(line->sets_used).store(used + 1, std::memory_order_release);
+      i = static_cast<int>(used);
+    }
+  }
+  if (i >= 0) ref(line->set_counts[i]).fetch_add(1, std::memory_order_release);
+  ref(line->set_calls).fetch_add(1, std::memory_order_release);
 }
 
 void forget_slot(Runtime& r, int slot) noexcept {

@@ -6,8 +6,9 @@
 // and, where they cannot meet, ends the job naming each PE's call ("PE 0 is in
 // shmem_long_sum_reduce(team=WORLD, nreduce=4) while PE 1 is in shmem_barrier_all()").
 // SHMEM_DEBUG=1 compares on every call. The data path pays an increment and two to four plain
-// stores on entry (one for barrier_all and team_sync), one on exit, all to this PE's own line
-// (what is and is not detected: core/coll_check.cpp).
+// stores on entry (one for barrier_all and team_sync), one on exit, all to this PE's own line;
+// the deprecated active-set calls also count themselves per set there (count_set_call: a scan of
+// the sets this PE has used and two increments). What is and is not detected: core/coll_check.cpp.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -35,17 +36,28 @@ enum class Kind : std::uint8_t {
 };
 constexpr int kSetSlot = 255;  // the "team" of active-set calls
 
+// Active sets whose calls a PE counts (the first this many distinct sets it calls on).
+constexpr int kCountedSets = 32;
+
 // One PE's current call; words written by that PE only, in this order: the call number of the
-// team slot, the words of the call's kind, then state (0 between calls; otherwise the address
-// of the routine's name << 16 | slot << 8 | kind: user addresses have 47 bits). The other words are written
-// only by the calls whose kind has them (the check reads them by kind): a barrier_all pays one
-// increment and one store on entry, one store on exit.
+// team slot (active sets: the count of the set and set_calls), the words of the call's kind, then
+// state (0 between calls; otherwise the address of the routine's name << 16 | slot << 8 | kind:
+// user addresses have 47 bits). The other words are written only by the calls whose kind has them
+// (the check reads them by kind): a barrier_all pays one increment and one store on entry, one
+// store on exit.
 struct alignas(64) CallLine {
   std::uint64_t state;
   std::uint64_t count_root;        // kinds with nelems / nreduce: the count; broadcasts: Scope::with_root
   std::uint64_t set;               // active sets: start | log_stride << 32 | size << 40
   std::uint64_t anchor;            // kNameAnchor's address in the writer's process (written at init)
   std::uint32_t calls[kMaxTeams];  // calls made on each team slot (the number of the latest)
+  // Active sets have no slot: a PE counts its calls per set (the set word), in the order it first
+  // calls on each, so that a peer can tell "made this set call and left it" from "never made it".
+  // A set past the first kCountedSets is not counted (its calls have no number: never compared).
+  std::uint32_t set_calls;                 // active-set calls made, all sets (readers' version)
+  std::uint32_t sets_used;                 // entries of set_keys in use, at most kCountedSets
+  std::uint64_t set_keys[kCountedSets];    // the set words
+  std::uint32_t set_counts[kCountedSets];  // calls made on each (the number of the latest)
 };
 constexpr std::size_t kCallLineOffset = (kWaitSlotOffset - sizeof(CallLine) - 64) & ~std::size_t{63};
 static_assert(kTeamPushOffset + sizeof(TeamPushArea) <= kCallLineOffset);
@@ -81,6 +93,29 @@ inline void after_sleep(const WaitPolicy& pol, std::chrono::steady_clock::time_p
     pol.long_wait(pol.long_wait_arg);
   }
 }
+// An active-set call on `set` begins: counts it (set_counts, set_calls) on this PE's line.
+void count_set_call(CallLine* line, std::uint64_t set) noexcept;
+
+// The decision, on two lines as read (tests/unit/core_coll_check_test.cpp).
+namespace rules {
+// How the checking PE sees a team slot: the index of world_pe in the team it has in that slot,
+// -1 where world_pe is not a member or it has no team there (WORLD is never asked).
+class Teams {
+ public:
+  virtual int index_of(int slot, int world_pe) const noexcept = 0;
+
+ protected:
+  ~Teams() = default;
+};
+// How many calls the line's PE has made on an active set (the number of the latest): 0 if none,
+// -1 if it does not know (the set is past its first kCountedSets).
+std::int64_t made_on_set(const CallLine& line, std::uint64_t set) noexcept;
+// Whether PE me, in mine's call, and PE pe, in theirs, cannot meet (coll_check.cpp lists the
+// cases); world_slot: WORLD's slot.
+bool cannot_meet(const CallLine& mine, const CallLine& theirs, int me, int pe, int world_slot,
+                 const Teams& teams) noexcept;
+}  // namespace rules
+
 // A team slot is free again (Team::clear_my_cell): its next team starts counting from zero.
 void forget_slot(Runtime& r, int slot) noexcept;
 
@@ -109,8 +144,10 @@ class Scope {
                                std::uint64_t count = 0, int root = 0) noexcept
       : line_(my_line(r)) {
     store(line_->count_root, with_root(count, root));
-    store(line_->set, static_cast<std::uint32_t>(start) | static_cast<std::uint64_t>(log_stride & 0xff) << 32 |
-                          static_cast<std::uint64_t>(size) << 40);
+    const std::uint64_t set = static_cast<std::uint32_t>(start) | static_cast<std::uint64_t>(log_stride & 0xff) << 32 |
+                              static_cast<std::uint64_t>(size) << 40;
+    count_set_call(line_, set);
+    store(line_->set, set);
     enter(kSetSlot, kind, f, false);
     if (__builtin_expect(r.checks(), 0)) check_now(r, nullptr);
   }

@@ -14,10 +14,21 @@
  *             fail at once naming both (it returns, so this mode ends normally: exit 0)
  *   slow      agreeing calls, the last PE arrives late: must not be reported (exit 0)
  *   teams_slow A then B on every PE, the last PE late to B: must not be reported (exit 0)
+ *   set_slow  an active-set shmem_alltoall64 of every PE, then shmem_barrier_all: the last PE is
+ *             held inside the alltoall (a fault on a page of its dest that it protected) until
+ *             every other PE has left the alltoall, then for 3 s more while they wait in the
+ *             barrier_all: the others have made its call, so it must not be reported (exit 0)
  * Each mismatch mode prints "NOT STOPPED" if the calls return.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <shmem.h>
+#include <signal.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -30,6 +41,39 @@
 static long dest[8];
 static long source[8];
 static long psync[SHMEM_BARRIER_SYNC_SIZE];
+
+/* set_slow: the page of the last PE's dest that the others' blocks land on, protected until the
+ * fault handler lets the alltoall go on; the other PEs that have left the alltoall (on the last
+ * PE); the faults taken. */
+enum { kSlowBlock = 16 }; /* longs per PE pair: pushed through the pSync slots (set of <= 8 PEs) */
+static char* held_page;
+static long held_bytes;
+static long left_alltoall;
+static volatile sig_atomic_t held_faults;
+static long others;
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void hold_in_alltoall(int sig, siginfo_t* si, void* uc) {
+  (void)uc;
+  char* a = (char*)si->si_addr;
+  if (held_page == NULL || a < held_page || a >= held_page + held_bytes) {
+    signal(sig, SIG_DFL); /* not ours: die of it on return */
+    return;
+  }
+  ++held_faults;
+  /* Every other PE has left the alltoall (and goes on to shmem_barrier_all); 30 s at most. */
+  const double start = now_s();
+  while (__atomic_load_n(&left_alltoall, __ATOMIC_ACQUIRE) < others && now_s() - start < 30) {}
+  /* Then 3 s more (SHMEM_COLL_CHECK_AFTER=1): the others' barrier_all waits past the check's bound. */
+  const double held = now_s();
+  while (now_s() - held < 3) {}
+  mprotect(held_page, (size_t)held_bytes, PROT_READ | PROT_WRITE);
+}
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -90,6 +134,43 @@ int main(int argc, char** argv) {
       shmem_barrier(0, 0, last + 1, psync);
     else
       shmem_team_sync(SHMEM_TEAM_WORLD);
+  } else if (strcmp(mode, "set_slow") == 0) {
+    /* The last PE's own block lands at dest + last * block, the others' below it: dest is placed
+     * so that its own block starts a page, and the page below (the others' blocks) is protected
+     * there. The pushed alltoall copies its own block first, then pushes to the others (who can
+     * then finish), then copies the others' blocks from its pSync slots: the fault is there. */
+    const long page = sysconf(_SC_PAGESIZE);
+    const size_t block = kSlowBlock * sizeof(long);
+    CHECK((size_t)last * block <= (size_t)page);
+    char* area = (char*)shmem_align((size_t)page, 2 * (size_t)page);
+    long* a2a_source = (long*)shmem_malloc((size_t)(last + 1) * block);
+    CHECK(area != NULL && a2a_source != NULL);
+    long* a2a_dest = (long*)(area + page - (size_t)last * block);
+    for (int i = 0; i < (last + 1) * kSlowBlock; ++i) a2a_source[i] = me * 1000 + i;
+    for (int i = 0; i < SHMEM_ALLTOALL_SYNC_SIZE; ++i) psync[i] = SHMEM_SYNC_VALUE;
+    others = last;
+    if (me == last) {
+      struct sigaction sa;
+      memset(&sa, 0, sizeof sa);
+      sa.sa_sigaction = hold_in_alltoall;
+      sa.sa_flags = SA_SIGINFO;
+      sigemptyset(&sa.sa_mask);
+      CHECK(sigaction(SIGSEGV, &sa, NULL) == 0);
+      held_page = area;
+      held_bytes = page;
+      CHECK(mprotect(held_page, (size_t)page, PROT_READ) == 0);
+    }
+    shmem_barrier_all();
+    shmem_alltoall64(a2a_dest, a2a_source, kSlowBlock, 0, 0, last + 1, psync);
+    if (me != last) shmem_long_atomic_inc(&left_alltoall, last);
+    if (me == last) {
+      CHECK_EQ((long)held_faults, 1L);                                     /* it was held inside the alltoall */
+      CHECK_EQ(__atomic_load_n(&left_alltoall, __ATOMIC_ACQUIRE), others); /* after the others left */
+    }
+    for (int k = 0; k <= last; ++k)
+      for (int e = 0; e < kSlowBlock; ++e) CHECK_EQ(a2a_dest[k * kSlowBlock + e], (long)k * 1000 + me * kSlowBlock + e);
+    shmem_barrier_all();
+    return check_finish("coll_mismatch set_slow");
   } else if (strcmp(mode, "teams_slow") == 0) {
     shmem_team_t a = SHMEM_TEAM_INVALID, b = SHMEM_TEAM_INVALID;
     if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, last + 1, NULL, 0, &a) != 0) return 3;

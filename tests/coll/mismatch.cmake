@@ -53,4 +53,7 @@ foreach(np 2 4)
   shmem_expect_test(coll_mismatch_slow_np${np} --exit 0 --timeout 60 --env SHMEM_COLL_CHECK_AFTER=1
                     --match "coll_mismatch slow: OK" --no-match "mismatched collectives"
                     -- ${_mm} -n ${np} ${_mm_prog} slow)
+  shmem_expect_test(coll_mismatch_set_slow_np${np} --exit 0 --timeout 60 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "coll_mismatch set_slow: OK" --no-match "mismatched collectives"
+                    -- ${_mm} -n ${np} ${_mm_prog} set_slow)
 endforeach()
