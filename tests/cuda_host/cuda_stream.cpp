@@ -89,6 +89,19 @@ int main(int argc, char** argv) {
   // A kernel's error comes back from synchronize, once.
   if (me == 0) {
     dc::GpuStatus& s = *g_state.status;  // pinned host memory, mapped at the same address
+    // A kernel still writing its record (on another stream, say: this one is synchronised) has
+    // claimed the code but not set `ready`: synchronize returns the error and leaves the record
+    // to its writer; once complete, the next synchronize clears it without returning it again.
+    // (Clearing it under the writer lost its fields and left `ready` set for the next error.)
+    s.code = dc::kGpuErrBadPe;
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "an error whose record is being written");
+    check(s.code == dc::kGpuErrBadPe, "the record was cleared under the kernel writing it");
+    s.target_pe = 9;
+    std::strcpy(s.routine, "shmem_long_p");
+    s.ready = 1;  // the kernel completes its record
+    check(shmemx_stream_synchronize(st) == 0, "an error returned once is returned again");
+    check(s.code == 0 && s.ready == 0 && s.target_pe == -1 && s.routine[0] == '\0' && s.pe == 0,
+          "the completed record is cleared for the next error");
     s.target_pe = 1;
     s.addr = reinterpret_cast<std::uintptr_t>(buf);
     s.bytes = 8;
