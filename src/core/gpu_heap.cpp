@@ -311,6 +311,17 @@ bool GpuHeap::atomic(void* addr, int pe, int width, int op, std::uint64_t value,
   return false;
 }
 
+bool GpuHeap::kernel_access(const void* addr, bool* ok, std::string* error) const {
+  char err[512] = "";
+  int reach = 0;
+  if (p_->kernel_access(ctx_, addr, &reach, err, sizeof err) != 0) {
+    *error = reason(err);
+    return false;
+  }
+  *ok = reach != 0;
+  return true;
+}
+
 const int* GpuHeap::team_members(const std::vector<int>& world_pes, std::string* error) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [members, dev] : team_members_)

@@ -84,6 +84,9 @@ class GpuHeap {
   // return; *old gets the previous value. False with *error set.
   bool atomic(void* addr, int pe, int width, int op, std::uint64_t value, std::uint64_t cond, std::uint64_t* old,
               std::string* error) const;
+  // Whether a kernel of this PE's device can access the local buffer addr (the plugin's
+  // kernel_access): *ok. False with *error set when the driver could not tell.
+  bool kernel_access(const void* addr, bool* ok, std::string* error) const;
   // A team's members (world PEs) as a device array for stream collectives: made once per team
   // and membership, kept until the heap goes (nullptr with *error set on failure).
   const int* team_members(const std::vector<int>& world_pes, std::string* error);

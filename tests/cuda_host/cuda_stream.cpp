@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "fakecuda.h"
@@ -58,6 +59,40 @@ int main(int argc, char** argv) {
     auto* sig = reinterpret_cast<std::uint64_t*>(buf + 15);
     shmemx_putmem_signal_on_stream(buf + 8, buf, 8, sig, 1, SHMEM_SIGNAL_ADD, next, st);
     check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal the CUDA stream refused");
+    shmemx_stream_destroy(st);
+    driver<decltype(&cuStreamDestroy)>("cuStreamDestroy")(cs);
+    shmem_barrier_all();
+    shmemx_cuda_free(buf);
+    shmem_finalize();
+    return failures == 0 ? 0 : 1;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "put_signal_source") == 0) {
+    // A kernel reads the payload of a put-with-signal on a CUDA stream at its address: a plain
+    // pageable source (which the kernel would fault on) is refused before anything is enqueued,
+    // naming the routine and the argument (ctest counts those lines), unless the device reads
+    // pageable memory (FAKECUDA_PAGEABLE=1). Pinned host and device memory go to the kernel,
+    // which the fake driver then refuses.
+    const char* hmm = std::getenv("FAKECUDA_PAGEABLE");
+    const bool pageable_ok = hmm && *hmm == '1';
+    auto* sig = reinterpret_cast<std::uint64_t*>(buf + 15);
+    static long pageable[2] = {1, 2};
+    shmemx_putmem_signal_on_stream(buf + 8, pageable, sizeof pageable, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == (pageable_ok ? SHMEMX_ERR_INTERNAL : SHMEMX_ERR_INVALID_ARGUMENT),
+          "a put-with-signal from pageable host memory");
+    shmemx_putmem_signal_on_stream(buf + 8, nullptr, 8, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "a put-with-signal from NULL");
+    void* pinned = nullptr;
+    CUdeviceptr device = 0;
+    check(driver<decltype(&cuMemHostAlloc)>("cuMemHostAlloc")(&pinned, 64, 0) == CUDA_SUCCESS, "cuMemHostAlloc");
+    check(driver<decltype(&cuMemAlloc)>("cuMemAlloc")(&device, 64) == CUDA_SUCCESS, "cuMemAlloc");
+    shmemx_putmem_signal_on_stream(buf + 8, pinned, 16, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal from pinned host memory");
+    shmemx_putmem_signal_on_stream(buf + 8, reinterpret_cast<void*>(device), 16, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal from device memory");
+    shmemx_putmem_signal_on_stream(buf + 8, buf, 16, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal from the GPU heap");
+    driver<decltype(&cuMemFreeHost)>("cuMemFreeHost")(pinned);
+    driver<decltype(&cuMemFree)>("cuMemFree")(device);
     shmemx_stream_destroy(st);
     driver<decltype(&cuStreamDestroy)>("cuStreamDestroy")(cs);
     shmem_barrier_all();
