@@ -87,8 +87,10 @@ class GpuHeap {
   // Whether a kernel of this PE's device can access the local buffer addr (the plugin's
   // kernel_access): *ok. False with *error set when the driver could not tell.
   bool kernel_access(const void* addr, bool* ok, std::string* error) const;
-  // A team's members (world PEs) as a device array for stream collectives: made once per team
-  // and membership, kept until the heap goes (nullptr with *error set on failure).
+  // A team's members (world PEs) as a device array for stream collectives and the device team
+  // table: made once per membership, kept until the heap goes (nullptr with *error set on
+  // failure). Keyed by the members, not the team slot, so a team in a reused slot gets its own
+  // list; never freed at team_destroy, since kernels enqueued before it may still read the list.
   const int* team_members(const std::vector<int>& world_pes, std::string* error);
   // The device team table (GpuState::teams): entry `slot` names the team of public handle
   // `handle` (this PE its member `me` of world_pes), or is cleared. False with *error set.
