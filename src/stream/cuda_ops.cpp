@@ -193,6 +193,9 @@ bool gpu_gather(const char* f, GpuGather kind, shmem_team_t team, void* dest, co
   if (!in_heap(*p.gpu, dest, dest_bytes) || !in_heap(*p.gpu, source, src_bytes))
     return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f,
                 "dest and source must both lie wholly in the GPU heap on a CUDA stream");
+  // No overlap check, as on the library thread and the host (api/team_shim.hpp): OpenSHMEM leaves
+  // overlapping arguments undefined; only reductions may run in place, which gpu_reduce checks
+  // with the CPU paths' error.
   op.kind = kind == GpuGather::kBroadcast  ? SHMEM_CUDA_STREAM_BROADCAST
             : kind == GpuGather::kFcollect ? SHMEM_CUDA_STREAM_FCOLLECT
                                            : SHMEM_CUDA_STREAM_ALLTOALL;

@@ -119,6 +119,9 @@ int main(int argc, char** argv) {
   check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "a reduction whose size overflows");
   shmemx_alltoallmem_on_stream(SHMEM_TEAM_WORLD, buf + 8, buf, SIZE_MAX / n + 1, st);  // < n bytes, wrapped
   check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "an alltoall whose size overflows");
+  // A reduction in place is allowed, a partial overlap refused (the CPU paths' error).
+  shmemx_long_sum_reduce_on_stream(SHMEM_TEAM_WORLD, buf + 9, buf + 8, 4, st);
+  check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "a reduction whose dest and source overlap");
   shmem_barrier_all();
 
   // A kernel's error comes back from synchronize, once.
