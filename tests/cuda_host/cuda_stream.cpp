@@ -53,18 +53,22 @@ int main(int argc, char** argv) {
 
   check(shmemx_stream_create_cuda(&st, cs) == 0, "shmemx_stream_create_cuda");
   check(shmemx_stream_cuda_handle(st) == cs, "shmemx_stream_cuda_handle");
-  if (argc > 1 && std::strcmp(argv[1], "put_signal") == 0) {
-    // The fake driver runs no kernels, so the put's kernel is refused: the signal after it must
-    // not be enqueued either (ctest counts one "refused" line per PE, the put's).
-    auto* sig = reinterpret_cast<std::uint64_t*>(buf + 15);
-    shmemx_putmem_signal_on_stream(buf + 8, buf, 8, sig, 1, SHMEM_SIGNAL_ADD, next, st);
-    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal the CUDA stream refused");
+  // The end of a run of one mode (below): the streams and the heap go.
+  const auto finish_mode = [&] {
     shmemx_stream_destroy(st);
     driver<decltype(&cuStreamDestroy)>("cuStreamDestroy")(cs);
     shmem_barrier_all();
     shmemx_cuda_free(buf);
     shmem_finalize();
     return failures == 0 ? 0 : 1;
+  };
+  if (argc > 1 && std::strcmp(argv[1], "put_signal") == 0) {
+    // The fake driver runs no kernels, so the put's kernel is refused: the signal after it must
+    // not be enqueued either (ctest counts one "refused" line per PE, the put's).
+    auto* sig = reinterpret_cast<std::uint64_t*>(buf + 15);
+    shmemx_putmem_signal_on_stream(buf + 8, buf, 8, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal the CUDA stream refused");
+    return finish_mode();
   }
   if (argc > 1 && std::strcmp(argv[1], "put_signal_source") == 0) {
     // A kernel reads the payload of a put-with-signal on a CUDA stream at its address: a plain
@@ -93,12 +97,7 @@ int main(int argc, char** argv) {
     check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal from the GPU heap");
     driver<decltype(&cuMemFreeHost)>("cuMemFreeHost")(pinned);
     driver<decltype(&cuMemFree)>("cuMemFree")(device);
-    shmemx_stream_destroy(st);
-    driver<decltype(&cuStreamDestroy)>("cuStreamDestroy")(cs);
-    shmem_barrier_all();
-    shmemx_cuda_free(buf);
-    shmem_finalize();
-    return failures == 0 ? 0 : 1;
+    return finish_mode();
   }
   const long v[2] = {10 + me, 20 + me};
   shmemx_putmem_on_stream(buf + 2, v, sizeof v, next, st);
