@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <thread>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
@@ -10,6 +11,7 @@
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
 #include "core/team.hpp"
+#include "util/mono_ns.hpp"
 
 namespace shmem::core {
 namespace {
@@ -235,6 +237,36 @@ std::size_t GpuHeap::largest_free() const {
   return alloc_.largest_free();
 }
 
+GpuHeap::TakenStatus GpuHeap::take_status() const {
+  // A kernel that claimed the record writes a dozen words to it next: microseconds, unless it died.
+  constexpr std::uint64_t kCompleteWithinNs = 100'000'000;
+  std::lock_guard<std::mutex> lock(status_mu_);
+  GpuStatus& s = *status_host_;
+  std::atomic_ref<std::uint32_t> code(s.code), ready(s.ready);
+  TakenStatus t;
+  t.record.code = code.load(std::memory_order_acquire);
+  if (t.record.code == dc::kGpuErrNone) return t;
+  const std::uint64_t since = util::mono_ns();
+  while (ready.load(std::memory_order_acquire) != 1 && util::mono_ns() - since < kCompleteWithinNs)
+    std::this_thread::yield();
+  t.repeat = status_returned_;
+  if (ready.load(std::memory_order_acquire) != 1) {  // its writer may still finish it: not ours to clear
+    status_returned_ = true;
+    return t;
+  }
+  t.record = s;
+  t.record.routine[sizeof t.record.routine - 1] = '\0';
+  t.complete = true;
+  const std::int32_t pe = s.pe;
+  std::memset(reinterpret_cast<char*>(&s) + offsetof(GpuStatus, pe), 0, sizeof s - offsetof(GpuStatus, pe));
+  s.pe = pe;
+  s.target_pe = -1;
+  ready.store(0, std::memory_order_relaxed);
+  code.store(dc::kGpuErrNone, std::memory_order_release);  // last: only now may a kernel claim it again
+  status_returned_ = false;
+  return t;
+}
+
 bool GpuHeap::copy(void* dst, const void* src, std::size_t bytes, std::string* error) const {
   char err[512] = "";
   if (p_->copy(ctx_, dst, src, bytes, err, sizeof err) == 0) return true;
@@ -277,6 +309,17 @@ bool GpuHeap::atomic(void* addr, int pe, int width, int op, std::uint64_t value,
   if (p_->atomic(ctx_, addr, pe, width, op, value, cond, old, err, sizeof err) == 0) return true;
   *error = reason(err);
   return false;
+}
+
+bool GpuHeap::kernel_access(const void* addr, bool* ok, std::string* error) const {
+  char err[512] = "";
+  int reach = 0;
+  if (p_->kernel_access(ctx_, addr, &reach, err, sizeof err) != 0) {
+    *error = reason(err);
+    return false;
+  }
+  *ok = reach != 0;
+  return true;
 }
 
 const int* GpuHeap::team_members(const std::vector<int>& world_pes, std::string* error) {

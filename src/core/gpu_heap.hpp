@@ -57,7 +57,20 @@ class GpuHeap {
   char* user_base() const noexcept { return state_.my_heap + device::cuda::kGpuInternalBytes; }
 
   const GpuState& state() const noexcept { return state_; }
-  const GpuStatus& status() const noexcept { return *status_host_; }
+
+  // The status record's first error, taken (record.code kGpuErrNone: none). Any kernel of this PE
+  // may write the record at any time (other streams, the application's kernels), so a
+  // synchronised stream does not make it quiet: a record a kernel has claimed but not completed
+  // (`ready` not yet set) is waited for a moment; a complete one is copied and cleared for the next
+  // error, fields first and `code` last, so that no kernel claims it while it is being cleared.
+  // One that stays incomplete (its kernel died) is returned as it is and left alone; once complete
+  // it is cleared by a later call, which does not return it again (`repeat`). One thread at a time.
+  struct TakenStatus {
+    GpuStatus record{};
+    bool complete = false;  // record's fields are those of the error
+    bool repeat = false;    // returned before, while incomplete: logged now, not returned again
+  };
+  TakenStatus take_status() const;
 
   // Driver operations (complete on return); false with *error set.
   bool copy(void* dst, const void* src, std::size_t bytes, std::string* error) const;
@@ -71,8 +84,13 @@ class GpuHeap {
   // return; *old gets the previous value. False with *error set.
   bool atomic(void* addr, int pe, int width, int op, std::uint64_t value, std::uint64_t cond, std::uint64_t* old,
               std::string* error) const;
-  // A team's members (world PEs) as a device array for stream collectives: made once per team
-  // and membership, kept until the heap goes (nullptr with *error set on failure).
+  // Whether a kernel of this PE's device can access the local buffer addr (the plugin's
+  // kernel_access): *ok. False with *error set when the driver could not tell.
+  bool kernel_access(const void* addr, bool* ok, std::string* error) const;
+  // A team's members (world PEs) as a device array for stream collectives and the device team
+  // table: made once per membership, kept until the heap goes (nullptr with *error set on
+  // failure). Keyed by the members, not the team slot, so a team in a reused slot gets its own
+  // list; never freed at team_destroy, since kernels enqueued before it may still read the list.
   const int* team_members(const std::vector<int>& world_pes, std::string* error);
   // The device team table (GpuState::teams): entry `slot` names the team of public handle
   // `handle` (this PE its member `me` of world_pes), or is cleared. False with *error set.
@@ -94,6 +112,8 @@ class GpuHeap {
   std::vector<int> local_index_;  // per world PE: local index, -1 on another host
   GpuState state_;
   mutable std::mutex mu_;  // the allocator and the team member arrays
+  mutable std::mutex status_mu_;          // take_status
+  mutable bool status_returned_ = false;  // under status_mu_: the incomplete record was returned
   HeapAllocator alloc_;
   std::vector<std::pair<std::vector<int>, void*>> team_members_;  // device copies, by membership
 };

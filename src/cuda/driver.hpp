@@ -43,6 +43,7 @@ namespace shmem::cuda {
   X(cuMemHostGetDevicePointer) \
   X(cuMemAlloc) \
   X(cuMemFree) \
+  X(cuPointerGetAttributes) \
   X(cuStreamCreate) \
   X(cuStreamDestroy) \
   X(cuStreamSynchronize) \

@@ -218,6 +218,35 @@ int p_atomic(void* ctx, void* addr, int pe, int width, int op, std::uint64_t val
   });
 }
 
+int p_kernel_access(void* ctx, const void* addr, int* ok, char* err, std::size_t err_len) {
+  return guarded(err, err_len, [&](std::string* e) {
+    const Context& c = as_ctx(ctx);
+    const KeepCurrent keep(c);
+    if (!c.make_current(e)) return false;
+    unsigned int type = 0;
+    CUdeviceptr device = 0;
+    unsigned long long managed = 0;  // a bool: whatever width the driver writes, zero stays zero
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+                                   CU_POINTER_ATTRIBUTE_IS_MANAGED};
+    void* data[] = {&type, &device, &managed};
+    // Plain host memory is no error here: every attribute stays zero.
+    if (!c.ok("cuPointerGetAttributes",
+              c.drv().cuPointerGetAttributes(3, attrs, data, reinterpret_cast<CUdeviceptr>(addr)), e))
+      return false;
+    bool reach = managed != 0 || type == CU_MEMORYTYPE_DEVICE ||
+                 (type == CU_MEMORYTYPE_HOST && device == reinterpret_cast<CUdeviceptr>(addr));
+    if (!reach && type == 0) {  // not CUDA memory: only where the device reads pageable memory
+      int pageable = 0;
+      if (!c.ok("cuDeviceGetAttribute",
+                c.drv().cuDeviceGetAttribute(&pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, c.device()), e))
+        return false;
+      reach = pageable != 0;
+    }
+    *ok = reach ? 1 : 0;
+    return true;
+  });
+}
+
 constexpr shmem_cuda_plugin kTable = {
     SHMEM_PLUGIN_HEAD(SHMEM_PLUGIN_KIND_CUDA, SHMEM_CUDA_PLUGIN_ABI_VERSION, shmem_cuda_plugin),
     p_open,
@@ -234,7 +263,8 @@ constexpr shmem_cuda_plugin kTable = {
     p_device_free,
     p_stream_sync,
     p_stream_op,
-    p_atomic};
+    p_atomic,
+    p_kernel_access};
 
 }  // namespace
 }  // namespace shmem::cuda

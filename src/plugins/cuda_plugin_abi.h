@@ -28,8 +28,9 @@ extern "C" {
 #endif
 
 /* 2: the common head replaced `abi_version, size` and shmem_cuda_plugin_table().
- * 3: atomic (host atomics on GPU symmetric memory). */
-#define SHMEM_CUDA_PLUGIN_ABI_VERSION 3u
+ * 3: atomic (host atomics on GPU symmetric memory).
+ * 4: kernel_access (may a kernel read a local buffer). */
+#define SHMEM_CUDA_PLUGIN_ABI_VERSION 4u
 
 /* What open() found: the device this PE uses. */
 typedef struct shmem_cuda_device_info {
@@ -136,6 +137,12 @@ typedef struct shmem_cuda_plugin {
    * complete on return: *old receives the previous value. */
   int (*atomic)(void* ctx, void* addr, int pe, int width, int op, uint64_t value, uint64_t cond, uint64_t* old,
                 char* err, size_t err_len);
+
+  /* Whether a kernel on this PE's device can access `addr` at that address: *ok = 1 for device or
+   * managed memory, host memory pinned or registered with CUDA and mapped at the same address, or
+   * any host memory where the device accesses pageable memory (HMM, ATS); else 0 (plain pageable
+   * host memory, which a kernel would fault on). Nonzero only when the driver could not be asked. */
+  int (*kernel_access)(void* ctx, const void* addr, int* ok, char* err, size_t err_len);
 } shmem_cuda_plugin;
 
 #define SHMEM_CUDA_PLUGIN_FILE "libshmem_cuda.so"

@@ -1,6 +1,7 @@
 // On-stream operations on GPU memory as kernels on the wrapped CUDA stream (cuda_ops.hpp).
 #include "stream/cuda_ops.hpp"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,31 @@ bool fail(Stream& s, int code, const char* f, const char* what, const std::strin
 // Checks that [addr, addr + bytes) lies in the GPU heap.
 bool in_heap(const core::GpuHeap& g, const void* addr, std::size_t bytes) noexcept {
   return bytes == 0 || (g.contains(addr) && bytes <= g.room(addr));
+}
+
+// A local buffer the stream's kernel reads or writes at its address: GPU heap memory, or memory a
+// kernel can reach (device, managed, pinned or registered host memory; any host memory where the
+// device reads pageable memory). Plain pageable host memory would fault in the kernel (and end the
+// CUDA context), so it is reported here, naming the routine and the argument. False: reported.
+bool kernel_readable(const Path& p, const char* f, const char* arg, const void* buf, std::size_t bytes) noexcept {
+  if (bytes == 0 || in_heap(*p.gpu, buf, bytes)) return true;
+  char what[256];
+  if (buf == nullptr) {
+    std::snprintf(what, sizeof what, "%s is NULL but covers %zu bytes", arg, bytes);
+    return !fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, what);
+  }
+  bool ok = false;
+  std::string error;
+  if (!p.gpu->kernel_access(buf, &ok, &error)) {
+    std::snprintf(what, sizeof what, "cannot tell whether the kernel can read %s=%p", arg, buf);
+    return !fail(*p.stream, SHMEMX_ERR_INTERNAL, f, what, error);
+  }
+  if (ok) return true;
+  std::snprintf(what, sizeof what,
+                "%s=%p is pageable host memory, which a kernel on the CUDA stream cannot read (use GPU memory, or "
+                "host memory pinned or registered with CUDA)",
+                arg, buf);
+  return !fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, what);
 }
 
 // Enqueues op after the stream's library-thread work (kept in order with this path's work);
@@ -110,6 +136,7 @@ bool gpu_put_signal(const char* f, void* dest, const void* source, std::size_t b
   if (!in_heap(*p.gpu, dest, bytes))
     return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "dest is not (wholly) in the GPU heap, as sig_addr is");
   if (pe < 0 || pe >= p.rt->n_pes()) return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, "pe is not a PE");
+  if (!kernel_readable(p, f, "source", source, bytes)) return true;
   shmem_cuda_stream_op op{};
   op.kind = SHMEM_CUDA_STREAM_PUT;
   op.dest = dest;
@@ -166,6 +193,9 @@ bool gpu_gather(const char* f, GpuGather kind, shmem_team_t team, void* dest, co
   if (!in_heap(*p.gpu, dest, dest_bytes) || !in_heap(*p.gpu, source, src_bytes))
     return fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f,
                 "dest and source must both lie wholly in the GPU heap on a CUDA stream");
+  // No overlap check, as on the library thread and the host (api/team_shim.hpp): OpenSHMEM leaves
+  // overlapping arguments undefined; only reductions may run in place, which gpu_reduce checks
+  // with the CPU paths' error.
   op.kind = kind == GpuGather::kBroadcast  ? SHMEM_CUDA_STREAM_BROADCAST
             : kind == GpuGather::kFcollect ? SHMEM_CUDA_STREAM_FCOLLECT
                                            : SHMEM_CUDA_STREAM_ALLTOALL;

@@ -3,8 +3,6 @@
 // in the GPU status record (shmem/device/cuda/state.hpp), logged in full.
 #include <shmemx.h>
 
-#include <atomic>
-#include <cstring>
 #include <string>
 
 #include "base/log.hpp"
@@ -38,29 +36,27 @@ int code_of(std::uint32_t kind) {
   }
 }
 
-// The status record's first error (0 when none), logged and cleared for the next one.
+// The status record's first error (0 when none, or when it was returned before), logged; the
+// record is taken safely while other kernels of this PE may still write it (GpuHeap::take_status).
 int collect_status(const core::GpuHeap& g, const char* func) {
-  auto& s = const_cast<dc::GpuStatus&>(g.status());
-  std::atomic_ref<std::uint32_t> code(s.code);
-  const std::uint32_t kind = code.load(std::memory_order_acquire);
+  const core::GpuHeap::TakenStatus t = g.take_status();
+  const dc::GpuStatus& s = t.record;
+  const std::uint32_t kind = s.code;
   if (kind == dc::kGpuErrNone) return 0;
-  if (std::atomic_ref<std::uint32_t>(s.ready).load(std::memory_order_acquire) != 1) {
-    SHMEM_ERROR("cuda", "%s: a kernel of PE %d reported an error (%s) but did not complete its record", func,
-                g.state().my_pe, kind_name(kind));
+  if (!t.complete) {
+    if (!t.repeat)
+      SHMEM_ERROR("cuda", "%s: a kernel of PE %d reported an error (%s) but did not complete its record", func,
+                  g.state().my_pe, kind_name(kind));
   } else {
-    s.routine[sizeof s.routine - 1] = '\0';
     SHMEM_ERROR("cuda",
-                "%s: %s in a kernel of PE %d (block %u, thread %u): %s; target pe %d, address 0x%llx (%llu "
+                "%s: %s%s in a kernel of PE %d (block %u, thread %u): %s; target pe %d, address 0x%llx (%llu "
                 "bytes), expected %llu, seen %llu, cmp %d",
-                func, s.routine, s.pe, s.block, s.thread, kind_name(kind), s.target_pe,
-                static_cast<unsigned long long>(s.addr), static_cast<unsigned long long>(s.bytes),
-                static_cast<unsigned long long>(s.expected), static_cast<unsigned long long>(s.seen), s.cmp);
+                func, t.repeat ? "(returned before, now complete) " : "", s.routine, s.pe, s.block, s.thread,
+                kind_name(kind), s.target_pe, static_cast<unsigned long long>(s.addr),
+                static_cast<unsigned long long>(s.bytes), static_cast<unsigned long long>(s.expected),
+                static_cast<unsigned long long>(s.seen), s.cmp);
   }
-  const int pe = s.pe;
-  std::memset(static_cast<void*>(&s), 0, sizeof s);
-  s.pe = pe;
-  s.target_pe = -1;
-  return code_of(kind);
+  return t.repeat ? 0 : code_of(kind);
 }
 
 }  // namespace

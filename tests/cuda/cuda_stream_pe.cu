@@ -2,7 +2,8 @@
 // between real PEs (gpu_run.sh: SKIPPED without a GPU). Kernels enqueued on the same CUDA stream
 // before and after each operation check the order both ways: an operation sees the data of the
 // kernel before it, and the kernel after it sees the operation's result. A last round runs the
-// collectives on the even and odd PEs' teams (team members are not world PEs there).
+// collectives on the even and odd PEs' teams (team members are not world PEs there). A put-with-
+// signal reads its payload from pinned host memory, and is refused from pageable memory.
 #include <shmem.h>
 #include <shmemx.h>
 
@@ -108,6 +109,35 @@ int main(int argc, char** argv) {
     const auto got_m = host(dmax, kN);
     for (int i = 0; i < kN; ++i) CHECK_EQ_AT(got_m[i], (n - 1 + round) * 0.5 + i, "max[%d]", i);
     CHECK_EQ(host(wrong, 1)[0], 0);
+  }
+
+  // The kernel of a put-with-signal reads its payload at its address: from pinned host memory it
+  // arrives; from pageable host memory it is refused before anything is enqueued (no signal
+  // either), unless the device reads pageable memory (HMM, ATS), where it arrives too.
+  {
+    int* pinned = nullptr;
+    CUDA_OK(cudaMallocHost(&pinned, kN * sizeof(int)));
+    std::vector<int> pageable(kN);
+    for (int i = 0; i < kN; ++i) pinned[i] = pageable[i] = me * 100000 + 9000 + i;
+    int dev = 0, hmm = 0;
+    CUDA_OK(cudaGetDevice(&dev));
+    CUDA_OK(cudaDeviceGetAttribute(&hmm, cudaDevAttrPageableMemoryAccess, dev));
+    for (int k = 0; k < 2; ++k) {
+      const std::uint64_t round = 4 + static_cast<std::uint64_t>(k);
+      shmemx_putmem_signal_on_stream(inbox, k == 0 ? pinned : pageable.data(), kN * sizeof(int), sig, round,
+                                     SHMEM_SIGNAL_SET, right, st);
+      if (k == 1 && !hmm) {
+        CHECK_EQ(shmemx_stream_synchronize(st), SHMEMX_ERR_INVALID_ARGUMENT);
+        continue;
+      }
+      shmemx_signal_wait_until_on_stream(sig, SHMEM_CMP_GE, round, st);
+      count_wrong<<<4, 256, 0, cs>>>(inbox, kN, left * 100000 + 9000, wrong);
+      shmemx_barrier_all_on_stream(st);  // nobody puts into inbox again before its owner checked it
+      CHECK_EQ(shmemx_stream_synchronize(st), 0);
+      CHECK_EQ(host(wrong, 1)[0], 0);
+    }
+    shmem_barrier_all();
+    CUDA_OK(cudaFreeHost(pinned));
   }
 
   // Teams of the even and of the odd PEs: member i of my team is world PE 2 i + parity.

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -265,6 +266,29 @@ int main() {
         shmem_team_destroy(odd);
         CHECK(team_entry(found).handle == 0, "the destroyed team's entry was not cleared");
       }
+    }
+    shmem_barrier_all();
+    // A slot reused by other members: {0, 1} is made and destroyed, then {1, 2} gets the same slot
+    // and must name its own member list (the device copies are kept by membership, not by slot).
+    if (n >= 3) {
+      int slot_of[2] = {-1, -1};
+      for (int pair = 0; pair < 2; ++pair) {
+        shmem_team_t t = SHMEM_TEAM_INVALID;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, pair, 1, 2, nullptr, 0, &t);
+        if (t != SHMEM_TEAM_INVALID) {
+          for (int slot = 0; slot < dc::kGpuTeams; ++slot)
+            if (team_entry(slot).handle == reinterpret_cast<std::uintptr_t>(t)) slot_of[pair] = slot;
+          const dc::GpuTeam e = team_entry(std::max(slot_of[pair], 0));
+          const auto* members = static_cast<const std::int32_t*>(fakecuda_host_view(e.members, 2 * sizeof(int)));
+          CHECK(slot_of[pair] >= 2 && e.n == 2 && members != nullptr && members[0] == pair && members[1] == pair + 1,
+                "pair %d: slot %d, %d members: %d %d", pair, slot_of[pair], e.n, members ? members[0] : -1,
+                members ? members[1] : -1);
+        }
+        shmem_barrier_all();
+        if (t != SHMEM_TEAM_INVALID) shmem_team_destroy(t);
+      }
+      if (me == 1)
+        CHECK(slot_of[0] == slot_of[1], "pair {1, 2} got slot %d, not pair {0, 1}'s %d", slot_of[1], slot_of[0]);
     }
     shmem_barrier_all();
   }

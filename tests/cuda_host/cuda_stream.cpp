@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "fakecuda.h"
@@ -52,18 +53,51 @@ int main(int argc, char** argv) {
 
   check(shmemx_stream_create_cuda(&st, cs) == 0, "shmemx_stream_create_cuda");
   check(shmemx_stream_cuda_handle(st) == cs, "shmemx_stream_cuda_handle");
-  if (argc > 1 && std::strcmp(argv[1], "put_signal") == 0) {
-    // The fake driver runs no kernels, so the put's kernel is refused: the signal after it must
-    // not be enqueued either (ctest counts one "refused" line per PE, the put's).
-    auto* sig = reinterpret_cast<std::uint64_t*>(buf + 15);
-    shmemx_putmem_signal_on_stream(buf + 8, buf, 8, sig, 1, SHMEM_SIGNAL_ADD, next, st);
-    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal the CUDA stream refused");
+  // The end of a run of one mode (below): the streams and the heap go.
+  const auto finish_mode = [&] {
     shmemx_stream_destroy(st);
     driver<decltype(&cuStreamDestroy)>("cuStreamDestroy")(cs);
     shmem_barrier_all();
     shmemx_cuda_free(buf);
     shmem_finalize();
     return failures == 0 ? 0 : 1;
+  };
+  if (argc > 1 && std::strcmp(argv[1], "put_signal") == 0) {
+    // The fake driver runs no kernels, so the put's kernel is refused: the signal after it must
+    // not be enqueued either (ctest counts one "refused" line per PE, the put's).
+    auto* sig = reinterpret_cast<std::uint64_t*>(buf + 15);
+    shmemx_putmem_signal_on_stream(buf + 8, buf, 8, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal the CUDA stream refused");
+    return finish_mode();
+  }
+  if (argc > 1 && std::strcmp(argv[1], "put_signal_source") == 0) {
+    // A kernel reads the payload of a put-with-signal on a CUDA stream at its address: a plain
+    // pageable source (which the kernel would fault on) is refused before anything is enqueued,
+    // naming the routine and the argument (ctest counts those lines), unless the device reads
+    // pageable memory (FAKECUDA_PAGEABLE=1). Pinned host and device memory go to the kernel,
+    // which the fake driver then refuses.
+    const char* hmm = std::getenv("FAKECUDA_PAGEABLE");
+    const bool pageable_ok = hmm && *hmm == '1';
+    auto* sig = reinterpret_cast<std::uint64_t*>(buf + 15);
+    static long pageable[2] = {1, 2};
+    shmemx_putmem_signal_on_stream(buf + 8, pageable, sizeof pageable, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == (pageable_ok ? SHMEMX_ERR_INTERNAL : SHMEMX_ERR_INVALID_ARGUMENT),
+          "a put-with-signal from pageable host memory");
+    shmemx_putmem_signal_on_stream(buf + 8, nullptr, 8, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "a put-with-signal from NULL");
+    void* pinned = nullptr;
+    CUdeviceptr device = 0;
+    check(driver<decltype(&cuMemHostAlloc)>("cuMemHostAlloc")(&pinned, 64, 0) == CUDA_SUCCESS, "cuMemHostAlloc");
+    check(driver<decltype(&cuMemAlloc)>("cuMemAlloc")(&device, 64) == CUDA_SUCCESS, "cuMemAlloc");
+    shmemx_putmem_signal_on_stream(buf + 8, pinned, 16, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal from pinned host memory");
+    shmemx_putmem_signal_on_stream(buf + 8, reinterpret_cast<void*>(device), 16, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal from device memory");
+    shmemx_putmem_signal_on_stream(buf + 8, buf, 16, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a put-with-signal from the GPU heap");
+    driver<decltype(&cuMemFreeHost)>("cuMemFreeHost")(pinned);
+    driver<decltype(&cuMemFree)>("cuMemFree")(device);
+    return finish_mode();
   }
   const long v[2] = {10 + me, 20 + me};
   shmemx_putmem_on_stream(buf + 2, v, sizeof v, next, st);
@@ -84,11 +118,27 @@ int main(int argc, char** argv) {
   check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "a reduction whose size overflows");
   shmemx_alltoallmem_on_stream(SHMEM_TEAM_WORLD, buf + 8, buf, SIZE_MAX / n + 1, st);  // < n bytes, wrapped
   check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "an alltoall whose size overflows");
+  // A reduction in place is allowed, a partial overlap refused (the CPU paths' error).
+  shmemx_long_sum_reduce_on_stream(SHMEM_TEAM_WORLD, buf + 9, buf + 8, 4, st);
+  check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "a reduction whose dest and source overlap");
   shmem_barrier_all();
 
   // A kernel's error comes back from synchronize, once.
   if (me == 0) {
     dc::GpuStatus& s = *g_state.status;  // pinned host memory, mapped at the same address
+    // A kernel still writing its record (on another stream, say: this one is synchronised) has
+    // claimed the code but not set `ready`: synchronize returns the error and leaves the record
+    // to its writer; once complete, the next synchronize clears it without returning it again.
+    // (Clearing it under the writer lost its fields and left `ready` set for the next error.)
+    s.code = dc::kGpuErrBadPe;
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "an error whose record is being written");
+    check(s.code == dc::kGpuErrBadPe, "the record was cleared under the kernel writing it");
+    s.target_pe = 9;
+    std::strcpy(s.routine, "shmem_long_p");
+    s.ready = 1;  // the kernel completes its record
+    check(shmemx_stream_synchronize(st) == 0, "an error returned once is returned again");
+    check(s.code == 0 && s.ready == 0 && s.target_pe == -1 && s.routine[0] == '\0' && s.pe == 0,
+          "the completed record is cleared for the next error");
     s.target_pe = 1;
     s.addr = reinterpret_cast<std::uintptr_t>(buf);
     s.bytes = 8;

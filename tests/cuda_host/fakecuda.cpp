@@ -9,6 +9,7 @@
 //   FAKECUDA_NO_PEER=1     devices cannot access each other's memory
 //   FAKECUDA_MEMORY        bytes of memory per device (default 4 GiB)
 //   FAKECUDA_GRANULARITY   allocation granularity (default 2 MiB)
+//   FAKECUDA_PAGEABLE=1    devices access pageable host memory (HMM)
 #include <cuda.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -123,8 +125,10 @@ CUresult fk_cuDeviceGetUuid(CUuuid* u, CUdevice d) {
   return CUDA_SUCCESS;
 }
 CUresult fk_cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
+  const char* pageable = std::getenv("FAKECUDA_PAGEABLE");
   *v = a == CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED ||
-       a == CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED;
+       a == CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED ||
+       (a == CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS && pageable && *pageable == '1');
   return CUDA_SUCCESS;
 }
 CUresult fk_cuDeviceCanAccessPeer(int* can, CUdevice a, CUdevice b) {
@@ -371,6 +375,28 @@ CUresult fk_cuMemFree(CUdeviceptr d) {
   st().mappings.erase(it);
   return CUDA_SUCCESS;
 }
+// Device memory: any mapping (heaps, cuMemAlloc); host memory: cuMemHostAlloc blocks, mapped at
+// the same address. Anything else (pageable memory) gets the defaults, zero, as from the driver.
+CUresult fk_cuPointerGetAttributes(unsigned int n, CUpointer_attribute* attrs, void** data, CUdeviceptr p) {
+  std::lock_guard<std::mutex> l(st().mu);
+  State& s = st();
+  unsigned int type = 0;
+  if (auto m = s.mappings.upper_bound(p);
+      m != s.mappings.begin() && p < std::prev(m)->first + std::prev(m)->second.size)
+    type = CU_MEMORYTYPE_DEVICE;
+  for (const auto& [base, size] : s.host_size)
+    if (p >= reinterpret_cast<CUdeviceptr>(base) && p < reinterpret_cast<CUdeviceptr>(base) + size)
+      type = CU_MEMORYTYPE_HOST;
+  for (unsigned int i = 0; i < n; ++i) {
+    switch (attrs[i]) {
+      case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *static_cast<unsigned int*>(data[i]) = type; break;
+      case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *static_cast<CUdeviceptr*>(data[i]) = type ? p : 0; break;
+      case CU_POINTER_ATTRIBUTE_IS_MANAGED: *static_cast<bool*>(data[i]) = false; break;
+      default: return CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  return CUDA_SUCCESS;
+}
 CUresult fk_cuStreamCreate(CUstream* s, unsigned int) {
   if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
   std::lock_guard<std::mutex> l(st().mu);
@@ -455,6 +481,7 @@ const Entry* table(int* count) {
     FAKE_ENTRY(cuMemHostGetDevicePointer)
     FAKE_ENTRY(cuMemAlloc)
     FAKE_ENTRY(cuMemFree)
+    FAKE_ENTRY(cuPointerGetAttributes)
     FAKE_ENTRY(cuStreamCreate)
     FAKE_ENTRY(cuStreamDestroy)
     FAKE_ENTRY(cuStreamSynchronize)
