@@ -4,6 +4,7 @@
 set -euo pipefail
 info="$SHX_BIN_DIR/shmem-info"
 src="$SHX_SOURCE_DIR"
+mkdir -p "${SHX_TEST_TMP:-/tmp}"  # a fresh build tree has none until another tools test made it
 tmp=$(mktemp -d "${SHX_TEST_TMP:-/tmp}/docs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$info" --markdown > "$tmp/config.md"
