@@ -42,7 +42,10 @@ struct Header {
 };
 static_assert(sizeof(Header) == kHeaderBytes);
 
-// Bytes of the table for npes PEs (0 for a single PE): header, slots, host table text.
+// Per host (hosts <= PEs), the host's line of the host table, which the ring carries too when
+// every line fits (boot::HostSeen::ring_table): a 4-byte length, then the line.
+constexpr std::size_t kEntryBytes = 4 + boot::kRingEntryBytes;
+// Bytes of the table for npes PEs (0 for a single PE): header, slots, host lines, table text.
 std::size_t table_bytes(int npes) noexcept;
 // Room for the host table's text: a line per host of at most a 64-byte name, the verdict and
 // its ranges, and hosts <= PEs.
@@ -51,13 +54,18 @@ inline std::size_t hosts_capacity(int npes) noexcept { return 4096 + static_cast
 inline char* slot(char* table, int pe) noexcept {
   return table + kHeaderBytes + static_cast<std::size_t>(pe) * kSlotBytes;
 }
+// Host h's line of a table for npes PEs (after the last slot).
+inline char* entry(char* table, int npes, int h) noexcept {
+  return slot(table, npes) + static_cast<std::size_t>(h) * kEntryBytes;
+}
 // Writes blob into a slot; a blob that does not fit is marked kTooBig (readers use the store).
 // Returns the bytes of the slot that carry it (what the ring forwards).
-std::size_t write_slot(char* s, std::string_view blob) noexcept;
+// (`cap`: the slot's size, kSlotBytes or kEntryBytes.)
+std::size_t write_slot(char* s, std::string_view blob, std::size_t cap = kSlotBytes) noexcept;
 // The bytes of a slot that carry its content (4 + length; 4 when empty or too big).
-std::size_t used_bytes(const char* s) noexcept;
+std::size_t used_bytes(const char* s, std::size_t cap = kSlotBytes) noexcept;
 // The blob in a slot; nullopt when empty or too big.
-std::optional<std::string> read_slot(const char* s);
+std::optional<std::string> read_slot(const char* s, std::size_t cap = kSlotBytes);
 // The host whose slots the leader of host h forwards in ring step k (0 <= k < nhosts - 1).
 inline int ring_block(int h, int k, int nhosts) noexcept { return ((h - k) % nhosts + nhosts) % nhosts; }
 
@@ -87,9 +95,20 @@ std::optional<std::string> wait_hosts(Runtime& rt, char* table, int npes);
 
 // The host leaders' ring (the leader of each host calls it, after its transport exists; other
 // PEs do not). table: this leader's table; table_off: its offset in the heap segment, the same
-// on every PE. Waits end the job with a message past SHMEM_WAIT_TIMEOUT.
-void share(Runtime& rt, transport::RemoteTransport& remote, const boot::HostTable& hosts, int my_host, char* table,
+// on every PE. With `hosts` (the whole host table, where the leader has it) the ring carries
+// the addresses; without, also each host's line (`mine` is this leader's host), and
+// ring_hosts() then reads the table from them. Waits end the job with a message past
+// SHMEM_WAIT_TIMEOUT.
+struct Ring {
+  int my_host = 0, nhosts = 1, next_leader = 0;
+  const boot::HostEntry* mine = nullptr;
+  const boot::HostTable* hosts = nullptr;
+};
+void share(Runtime& rt, transport::RemoteTransport& remote, const Ring& ring, char* table, int npes,
            std::uint64_t table_off);
+// After a share() without `hosts`: the host table from the lines; nullopt when they do not make
+// one (a line malformed or missing, PEs not covered exactly once).
+std::optional<boot::HostTable> ring_hosts(char* table, int npes, int nhosts);
 
 }  // namespace addr
 }  // namespace shmem

@@ -37,7 +37,9 @@ boot::HostSeen PmixBootData::hosts(const boot::NodeKey& mine) {
   }
   table_ = boot::group_hosts(keys);
   const int h = boot::host_index(table_, npes_)[static_cast<std::size_t>(me_)];
-  return boot::HostSeen{table_[static_cast<std::size_t>(h)], h, static_cast<int>(table_.size())};
+  const std::size_t n = table_.size();
+  return boot::HostSeen{table_[static_cast<std::size_t>(h)], h, static_cast<int>(n),
+                        table_[(static_cast<std::size_t>(h) + 1) % n].lowest(), true};
 }
 
 bool PmixBootData::all_placed(bool mine) {

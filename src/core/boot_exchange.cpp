@@ -63,9 +63,6 @@ HostTable group_hosts(const std::vector<NodeKey>& keys) {
   return t;
 }
 
-namespace {
-
-// "name\tverdict\tranges\n"
 std::string encode_entry(const HostEntry& h) {
   std::string out = h.name + "\t" + (h.oversubscribed ? "1" : "0") + "\t";
   for (std::size_t i = 0; i < h.ranges.size(); ++i) {
@@ -76,13 +73,17 @@ std::string encode_entry(const HostEntry& h) {
   return out + "\n";
 }
 
+namespace {
+
 bool parse_int(std::string_view s, int* v) {
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
   return ec == std::errc() && p == s.data() + s.size();
 }
 
+}  // namespace
+
 // One line of encode_entry (without its newline); its ranges ascending, within 0..npes-1.
-std::optional<HostEntry> parse_entry(std::string_view line, int npes) {
+std::optional<HostEntry> decode_entry(std::string_view line, int npes) {
   const std::size_t t1 = line.find('\t'), t2 = line.find('\t', t1 == std::string_view::npos ? t1 : t1 + 1);
   if (t1 == std::string_view::npos || t2 == std::string_view::npos) return std::nullopt;
   HostEntry h;
@@ -108,8 +109,6 @@ std::optional<HostEntry> parse_entry(std::string_view line, int npes) {
   return h;
 }
 
-}  // namespace
-
 std::string encode(const HostTable& t) {
   std::string out = "H1\n";
   for (const HostEntry& h : t) out += encode_entry(h);
@@ -125,7 +124,7 @@ std::optional<HostTable> decode_table(const std::string& text, int npes) {
   while (pos < text.size()) {
     const std::size_t eol = text.find('\n', pos);
     if (eol == std::string::npos) return std::nullopt;
-    auto h = parse_entry(std::string_view(text.data() + pos, eol - pos), npes);
+    auto h = decode_entry(std::string_view(text.data() + pos, eol - pos), npes);
     pos = eol + 1;
     if (!h) return std::nullopt;
     for (const auto& [first, last] : h->ranges) {
@@ -153,19 +152,33 @@ std::string host_key(const NodeKey& k) {
 }
 
 std::string encode_seen(const HostTable& t, std::size_t h) {
-  return "S1 " + std::to_string(h) + " " + std::to_string(t.size()) + "\n" + encode_entry(t[h]);
+  bool ring = true;
+  for (const HostEntry& e : t) ring = ring && encode_entry(e).size() <= kRingEntryBytes;
+  return "S1 " + std::to_string(h) + " " + std::to_string(t.size()) + " " +
+         std::to_string(t[(h + 1) % t.size()].lowest()) + " " + (ring ? "1" : "0") + "\n" + encode_entry(t[h]);
 }
 
 std::optional<HostSeen> decode_seen(const std::string& text, int npes) {
   if (text.compare(0, 3, "S1 ") != 0) return std::nullopt;
-  const std::size_t sp = text.find(' ', 3), eol = text.find('\n', 3);
-  if (sp == std::string::npos || eol == std::string::npos || sp > eol) return std::nullopt;
+  const std::size_t eol = text.find('\n', 3);
+  if (eol == std::string::npos || text.back() != '\n') return std::nullopt;
+  // Four numbers: index, count, next leader, ring flag.
+  int v[4] = {};
+  std::string_view head(text.data() + 3, eol - 3);
+  for (int i = 0; i < 4; ++i) {
+    const std::size_t sp = i < 3 ? head.find(' ') : head.size();
+    if (sp == std::string_view::npos || !parse_int(head.substr(0, sp), &v[i])) return std::nullopt;
+    head = i < 3 ? head.substr(sp + 1) : std::string_view{};
+  }
   HostSeen s;
-  if (!parse_int(std::string_view(text).substr(3, sp - 3), &s.index) ||
-      !parse_int(std::string_view(text).substr(sp + 1, eol - sp - 1), &s.count))
+  s.index = v[0];
+  s.count = v[1];
+  s.next_leader = v[2];
+  if (s.count < 1 || s.index < 0 || s.index >= s.count || s.next_leader < 0 || s.next_leader >= npes ||
+      (v[3] != 0 && v[3] != 1))
     return std::nullopt;
-  if (s.count < 1 || s.index < 0 || s.index >= s.count || text.empty() || text.back() != '\n') return std::nullopt;
-  auto h = parse_entry(std::string_view(text).substr(eol + 1, text.size() - eol - 2), npes);
+  s.ring_table = v[3] == 1;
+  auto h = decode_entry(std::string_view(text).substr(eol + 1, text.size() - eol - 2), npes);
   if (!h) return std::nullopt;
   s.entry = std::move(*h);
   return s;

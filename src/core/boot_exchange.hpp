@@ -8,6 +8,7 @@
 // server instead and groups them itself (core/boot_data_pmix.cpp).
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,11 +48,19 @@ struct HostSeen {
   HostEntry entry;
   int index = 0;
   int count = 1;
+  int next_leader = 0;     // the lowest PE of host (index + 1) % count: the leaders' ring
+  bool ring_table = true;  // every host's line fits kRingEntryBytes: the ring carries the table
 };
+// The most a host's line may take for the leaders' ring to carry it (core/addr_table.hpp);
+// PE 0 decides for all (HostSeen::ring_table), so every leader takes the same path.
+constexpr std::size_t kRingEntryBytes = 252;
+// A host's line of the table ("name\tverdict\tranges\n") and back (without its newline).
+std::string encode_entry(const HostEntry& h);
+std::optional<HostEntry> decode_entry(std::string_view line, int npes);
 // The name of k's host among the store keys: a 64-bit hash of its host name, kernel and network
 // namespace, in hex (a collision would show as "the host entry ... is malformed").
 std::string host_key(const NodeKey& k);
-// "S1 index count\n" then host h's line as in encode(HostTable).
+// "S1 index count next_leader ring_table\n" then host h's line as in encode(HostTable).
 std::string encode_seen(const HostTable& t, std::size_t h);
 std::optional<HostSeen> decode_seen(const std::string& text, int npes);
 // host index per PE (O(npes), local).

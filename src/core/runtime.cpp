@@ -338,12 +338,12 @@ void Runtime::connect_peers() {
   node_of_.resize(static_cast<std::size_t>(npes_));
   const bool placed = boot_->all_placed(reached_all);
   const int leader = here.lowest();
-  complete_host_table(placed, leader);
-  if (placed) {
-    for (int pe = 0; pe < npes_; ++pe)
-      node_of_[static_cast<std::size_t>(pe)] =
-          host_table_[static_cast<std::size_t>(host_index_[static_cast<std::size_t>(pe)])].lowest();
-  } else {
+  // The whole host table: at hand already (one host, PMIx), carried round by the host leaders'
+  // ring below with the addresses (O(N) store bytes in all), or read from the store by the
+  // leader (a host's line too long for the ring) or, where PEs did not all meet, by every PE.
+  const bool by_ring = placed && host_index_.empty() && seen.ring_table;
+  if (!by_ring) complete_host_table(placed, leader);
+  if (!placed) {
     const auto ids = boot_->allgather("host-id", std::to_string(lowest));
     for (int pe = 0; pe < npes_; ++pe)
       node_of_[static_cast<std::size_t>(pe)] = std::stoi(ids[static_cast<std::size_t>(pe)]);
@@ -368,7 +368,24 @@ void Runtime::connect_peers() {
   char* table = placed ? routes_[leader].heap + addr_off_ : nullptr;
   addr_exchange_ = std::make_unique<addr::TableExchange>(*boot_, table, me_);
   start_transport(remote);
-  if (table && leader == me_) addr::share(*this, *remote_, host_table_, my_host, table, addr_off_);
+  if (table && leader == me_) {
+    const addr::Ring ring{my_host, seen.count, seen.next_leader, &here, by_ring ? nullptr : &host_table_};
+    addr::share(*this, *remote_, ring, table, npes_, addr_off_);
+    if (by_ring) {
+      auto t = addr::ring_hosts(table, npes_, seen.count);
+      host_table_ = t ? std::move(*t) : boot_->host_table();
+      addr::put_hosts(table, npes_, boot::encode(host_table_));
+    }
+  } else if (by_ring) {
+    std::optional<boot::HostTable> t;
+    if (auto text = addr::wait_hosts(*this, table, npes_)) t = boot::decode_table(*text, npes_);
+    host_table_ = t ? std::move(*t) : boot_->host_table();
+  }
+  if (by_ring) host_index_ = boot::host_index(host_table_, npes_);
+  if (placed)
+    for (int pe = 0; pe < npes_; ++pe)
+      node_of_[static_cast<std::size_t>(pe)] =
+          host_table_[static_cast<std::size_t>(host_index_[static_cast<std::size_t>(pe)])].lowest();
 }
 
 void Runtime::start_transport(const std::vector<char>& remote) {

@@ -130,9 +130,12 @@ class Runtime {
     return false;
   }
   // The host name of every PE (as the PEs reported them at init), from the host table.
+  // Before init has the whole table (the host leaders' ring carries it), other hosts' PEs are
+  // named as not known yet.
   const std::string& host_of(int pe) const noexcept {
-    return host_table_[host_index_.empty() ? 0 : static_cast<std::size_t>(host_index_[static_cast<std::size_t>(pe)])]
-        .name;
+    static const std::string unknown = "not known yet";
+    if (host_index_.empty()) return host_table_[0].contains(pe) ? host_table_[0].name : unknown;
+    return host_table_[static_cast<std::size_t>(host_index_[static_cast<std::size_t>(pe)])].name;
   }
   // Finalize: every PE has passed its last data-path call; peers leaving is no longer a failure.
   void close_transport() noexcept;

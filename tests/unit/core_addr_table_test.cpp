@@ -35,8 +35,8 @@ TEST(AddrTable, ABlobThatFillsTheSlotFitsOneMoreDoesNot) {
 
 TEST(AddrTable, TableBytes) {
   EXPECT_EQ(table_bytes(1), 0u);
-  EXPECT_EQ(table_bytes(2), kHeaderBytes + 2 * kSlotBytes + hosts_capacity(2));
-  EXPECT_EQ(table_bytes(16384), kHeaderBytes + 16384 * kSlotBytes + hosts_capacity(16384));
+  EXPECT_EQ(table_bytes(2), kHeaderBytes + 2 * (kSlotBytes + kEntryBytes) + hosts_capacity(2));
+  EXPECT_EQ(table_bytes(16384), kHeaderBytes + 16384 * (kSlotBytes + kEntryBytes) + hosts_capacity(16384));
 }
 
 // Leader h forwards ring_block(h, k) to h + 1 in step k, having received it from h - 1 in step
@@ -73,11 +73,28 @@ TEST(AddrTable, TheHostTableTextFitsOrIsMarkedTooBig) {
   auto* h = reinterpret_cast<Header*>(table.data());
   put_hosts(table.data(), 4, text);
   EXPECT_EQ(h->hosts_ready, 1u);
-  EXPECT_EQ(std::string(slot(table.data(), 4), h->hosts_len), text);
-  EXPECT_EQ(slot(table.data(), 4) + hosts_capacity(4), table.data() + table.size());  // the area ends the table
+  EXPECT_EQ(std::string(entry(table.data(), 4, 4), h->hosts_len), text);
+  EXPECT_EQ(entry(table.data(), 4, 4) + hosts_capacity(4), table.data() + table.size());  // it ends the table
   std::vector<char> other(table_bytes(4), 0);
   put_hosts(other.data(), 4, std::string(hosts_capacity(4) + 1, 'x'));
   EXPECT_EQ(reinterpret_cast<Header*>(other.data())->hosts_ready, 2u);
+}
+
+// The lines the ring leaves in a leader's table make the host table; a missing or malformed
+// line, or lines that do not cover the PEs, make none (the PEs then read the store).
+TEST(AddrTable, TheRingsHostLinesMakeTheTable) {
+  const boot::HostTable t = {boot::HostEntry{"a", {{0, 1}}, true}, boot::HostEntry{"b", {{2, 3}}, false}};
+  std::vector<char> table(table_bytes(4), 0);
+  for (int h = 0; h < 2; ++h)
+    write_slot(entry(table.data(), 4, h), boot::encode_entry(t[static_cast<std::size_t>(h)]), kEntryBytes);
+  const auto back = ring_hosts(table.data(), 4, 2);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(boot::encode(*back), boot::encode(t));
+  EXPECT_FALSE(ring_hosts(table.data(), 4, 3));                       // host 2's line never came
+  write_slot(entry(table.data(), 4, 1), "b\t0\t1-3\n", kEntryBytes);  // PE 1 twice
+  EXPECT_FALSE(ring_hosts(table.data(), 4, 2));
+  EXPECT_EQ(write_slot(entry(table.data(), 4, 1), std::string(kEntryBytes - 3, 'x'), kEntryBytes), 4u);  // too long
+  EXPECT_FALSE(read_slot(entry(table.data(), 4, 1), kEntryBytes));
 }
 
 class CountingStore final : public transport::Exchange {

@@ -102,8 +102,11 @@ TEST(BootExchange, EachHostsEntryRoundTripsAlone) {
     EXPECT_EQ(seen->entry.name, t[h].name);
     EXPECT_EQ(seen->entry.ranges, t[h].ranges);
     EXPECT_EQ(seen->entry.oversubscribed, t[h].oversubscribed);
+    EXPECT_EQ(seen->next_leader, t[(h + 1) % t.size()].lowest());
+    EXPECT_TRUE(seen->ring_table);
   }
-  EXPECT_EQ(encode_seen(t, 0), "S1 0 3\na\t1\t0,2\n");
+  EXPECT_EQ(encode_seen(t, 0), "S1 0 3 1 1\na\t1\t0,2\n");
+  EXPECT_EQ(encode_seen(t, 2), "S1 2 3 0 1\nc\t0\t3\n");  // the ring closes at host 0
   // O(its ranges), whatever the number of hosts: host 1023 of 1024 x 16.
   std::vector<NodeKey> big;
   for (int h = 0; h < 1024; ++h)
@@ -116,18 +119,39 @@ TEST(BootExchange, EachHostsEntryRoundTripsAlone) {
   EXPECT_EQ(s->entry.ranges, (std::vector<std::pair<int, int>>{{16368, 16383}}));
   EXPECT_EQ(s->index, 1023);
   EXPECT_EQ(s->count, 1024);
+  EXPECT_EQ(s->next_leader, 0);
+  EXPECT_TRUE(s->ring_table);
+}
+
+// A host whose line is too long for the ring (PEs dealt round robin over 2 hosts, 200 of them):
+// every host's entry says so, so that every leader reads the table from the store instead.
+TEST(BootExchange, LinesTooLongForTheRingAreSaidToAll) {
+  std::vector<NodeKey> keys;
+  for (int pe = 0; pe < 200; ++pe) keys.push_back(key(pe % 2 ? "b" : "a", pe % 2 ? "kb" : "ka"));
+  keys.push_back(key("c", "kc"));
+  const HostTable t = group_hosts(keys);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_GT(encode_entry(t[0]).size(), kRingEntryBytes);
+  for (std::size_t h = 0; h < t.size(); ++h) {
+    const auto seen = decode_seen(encode_seen(t, h), 201);
+    ASSERT_TRUE(seen);
+    EXPECT_FALSE(seen->ring_table) << h;
+  }
 }
 
 TEST(BootExchange, MalformedEntriesAreRefused) {
   EXPECT_FALSE(decode_seen("", 2));
-  EXPECT_FALSE(decode_seen("S1 0 1\n", 2));             // no entry
-  EXPECT_FALSE(decode_seen("S1 1 1\na\t0\t0-1\n", 2));  // index past the count
-  EXPECT_FALSE(decode_seen("S1 0 0\na\t0\t0-1\n", 2));  // no hosts
-  EXPECT_FALSE(decode_seen("S1 x 1\na\t0\t0-1\n", 2));
-  EXPECT_FALSE(decode_seen("S1 0 1\na\t0\t0-2\n", 2));  // PE 2 of 2
-  EXPECT_FALSE(decode_seen("S1 0 1\na\t0\t0-1", 2));    // no end of line
-  EXPECT_FALSE(decode_seen("H1\na\t0\t0-1\n", 2));      // a table, not an entry
-  EXPECT_TRUE(decode_seen("S1 0 1\na\t0\t0-1\n", 2));
+  EXPECT_FALSE(decode_seen("S1 0 1 0 1\n", 2));             // no entry
+  EXPECT_FALSE(decode_seen("S1 1 1 0 1\na\t0\t0-1\n", 2));  // index past the count
+  EXPECT_FALSE(decode_seen("S1 0 0 0 1\na\t0\t0-1\n", 2));  // no hosts
+  EXPECT_FALSE(decode_seen("S1 x 1 0 1\na\t0\t0-1\n", 2));
+  EXPECT_FALSE(decode_seen("S1 0 1 2 1\na\t0\t0-1\n", 2));  // next leader PE 2 of 2
+  EXPECT_FALSE(decode_seen("S1 0 1 0 2\na\t0\t0-1\n", 2));  // ring flag
+  EXPECT_FALSE(decode_seen("S1 0 1 0\na\t0\t0-1\n", 2));    // three numbers
+  EXPECT_FALSE(decode_seen("S1 0 1 0 1\na\t0\t0-2\n", 2));  // PE 2 of 2
+  EXPECT_FALSE(decode_seen("S1 0 1 0 1\na\t0\t0-1", 2));    // no end of line
+  EXPECT_FALSE(decode_seen("H1\na\t0\t0-1\n", 2));          // a table, not an entry
+  EXPECT_TRUE(decode_seen("S1 0 1 0 1\na\t0\t0-1\n", 2));
 }
 
 // The store key of a host: the same for every PE of it, different for another host name, kernel
