@@ -83,13 +83,11 @@ std::string TableExchange::fetch(const std::string& tag, int pe) {
   if (table_ && tag == tag_ && std::atomic_ref<std::uint64_t>(header(table_).done).load(std::memory_order_acquire)) {
     if (auto blob = read_slot(slot(table_, pe))) return *blob;
   }
-  std::atomic_ref<std::uint64_t>(from_store_).fetch_add(1, std::memory_order_relaxed);
+  from_store_.fetch_add(1, std::memory_order_relaxed);
   return store_.fetch(tag, pe);
 }
 
-std::uint64_t TableExchange::store_fetches() const noexcept {
-  return std::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(from_store_)).load(std::memory_order_relaxed);
-}
+std::uint64_t TableExchange::store_fetches() const noexcept { return from_store_.load(std::memory_order_relaxed); }
 
 void share(Runtime& rt, transport::RemoteTransport& remote, const Ring& ring, char* table, int npes,
            std::uint64_t table_off) {

@@ -9,10 +9,13 @@
 //   leader, then adds one to its "received" word; before step k + 1 it waits until its own
 //   "received" word shows the previous host's step k;
 // - the leader marks its table done; from then on every PE of the host reads peers' blobs there.
+// The ring also carries each host's line of the host table (when every line fits an entry), and
+// the leader hands the assembled table to its PEs in the text area (put_hosts / wait_hosts).
 // So the store carries O(N) bytes (each PE's blob in, one fetch for the probe endpoint and one
 // per leader for its ring neighbour) instead of a fetch per pair that talks, and the transport
 // carries N blobs per host. A blob larger than a slot, a PE asked for before its host's table
 // is done, or hosts not placed as the host table says: the store, as before.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -34,9 +37,9 @@ struct Header {
   alignas(64) std::uint64_t published;  // this host's PEs that wrote their slot (node-local adds)
   alignas(64) std::uint64_t received;   // ring steps the previous host's leader has delivered
   alignas(64) std::uint64_t done;       // 1: every slot is filled
-  // The host table, which the leader alone reads from the store (O(hosts) bytes) and hands its
-  // host's PEs in the text area after the slots: 0 not yet, 1 there (hosts_len bytes), 2 too
-  // big for the area (the PEs read the store).
+  // The host table, which the leader has from the ring (or the store) and hands its host's PEs
+  // in the text area after the host lines: 0 not yet, 1 there (hosts_len bytes), 2 too big for
+  // the area (the PEs read the store).
   alignas(64) std::uint64_t hosts_ready;
   std::uint64_t hosts_len;
 };
@@ -85,7 +88,7 @@ class TableExchange final : public transport::Exchange {
   char* table_;
   int me_;
   std::string tag_;               // the tag the table holds (set once by the first publish, before any fetch)
-  std::uint64_t from_store_ = 0;  // atomic_ref
+  std::atomic<std::uint64_t> from_store_{0};
 };
 
 // The leader: hands its host's PEs the host table's text (marks it too big when it is).

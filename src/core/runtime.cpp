@@ -260,17 +260,18 @@ boot::HostSeen Runtime::find_hosts() {
   return seen;
 }
 
-// The whole host table where find_hosts() did not have it: from the host's leader, which alone
-// reads it from the store (O(hosts) bytes per host, not per PE); from the store where the
-// host's PEs did not all meet (then the leader's memory may not be mapped here).
-void Runtime::complete_host_table(bool placed, int leader) {
-  if (!host_index_.empty()) return;
-  char* area = routes_[leader].heap ? routes_[leader].heap + addr_off_ : nullptr;
+// The whole host table where find_hosts() did not have it. `area`: the host leader's address
+// table (nullptr where the host's PEs did not all meet: then every PE reads the store); the
+// leader takes the table from `leader_gets` (the ring's lines, or the store: O(hosts) bytes per
+// host, not per PE) and hands it to its PEs there; the store wherever that fails.
+void Runtime::complete_host_table(char* area, bool leader,
+                                  const std::function<std::optional<boot::HostTable>()>& leader_gets) {
   std::optional<boot::HostTable> t;
-  if (placed && area && leader == me_) {
-    t = boot_->host_table();
+  if (area && leader) {
+    t = leader_gets();
+    if (!t) t = boot_->host_table();
     addr::put_hosts(area, npes_, boot::encode(*t));
-  } else if (placed && area) {
+  } else if (area) {
     if (auto text = addr::wait_hosts(*this, area, npes_)) t = boot::decode_table(*text, npes_);
   }
   host_table_ = t ? std::move(*t) : boot_->host_table();
@@ -342,7 +343,9 @@ void Runtime::connect_peers() {
   // ring below with the addresses (O(N) store bytes in all), or read from the store by the
   // leader (a host's line too long for the ring) or, where PEs did not all meet, by every PE.
   const bool by_ring = placed && host_index_.empty() && seen.ring_table;
-  if (!by_ring) complete_host_table(placed, leader);
+  char* table = placed ? routes_[leader].heap + addr_off_ : nullptr;
+  if (host_index_.empty() && !by_ring)
+    complete_host_table(table, leader == me_, [&] { return std::optional<boot::HostTable>(boot_->host_table()); });
   if (!placed) {
     const auto ids = boot_->allgather("host-id", std::to_string(lowest));
     for (int pe = 0; pe < npes_; ++pe)
@@ -365,23 +368,13 @@ void Runtime::connect_peers() {
     SHMEM_WARN("init", "%s", util::fd_limit_advice(lim, fds, "PE " + std::to_string(me_), "3 per remote PE").c_str());
   // The transport's addresses: through the host leaders' table where the host table holds
   // (every PE reached its host's PEs), else through the store alone.
-  char* table = placed ? routes_[leader].heap + addr_off_ : nullptr;
   addr_exchange_ = std::make_unique<addr::TableExchange>(*boot_, table, me_);
   start_transport(remote);
-  if (table && leader == me_) {
-    const addr::Ring ring{my_host, seen.count, seen.next_leader, &here, by_ring ? nullptr : &host_table_};
-    addr::share(*this, *remote_, ring, table, npes_, addr_off_);
-    if (by_ring) {
-      auto t = addr::ring_hosts(table, npes_, seen.count);
-      host_table_ = t ? std::move(*t) : boot_->host_table();
-      addr::put_hosts(table, npes_, boot::encode(host_table_));
-    }
-  } else if (by_ring) {
-    std::optional<boot::HostTable> t;
-    if (auto text = addr::wait_hosts(*this, table, npes_)) t = boot::decode_table(*text, npes_);
-    host_table_ = t ? std::move(*t) : boot_->host_table();
-  }
-  if (by_ring) host_index_ = boot::host_index(host_table_, npes_);
+  if (table && leader == me_)
+    addr::share(*this, *remote_,
+                addr::Ring{my_host, seen.count, seen.next_leader, &here, by_ring ? nullptr : &host_table_}, table,
+                npes_, addr_off_);
+  if (by_ring) complete_host_table(table, leader == me_, [&] { return addr::ring_hosts(table, npes_, seen.count); });
   if (placed)
     for (int pe = 0; pe < npes_; ++pe)
       node_of_[static_cast<std::size_t>(pe)] =

@@ -4,7 +4,9 @@
 // collectives' bookkeeping in coll_book.hpp.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -213,9 +215,8 @@ class Runtime {
   // This PE's host (core/boot_exchange.hpp), from every PE's NodeKey through boot_; fills
   // host_table_ and host_index_ where the whole table is at hand (else complete_host_table).
   boot::HostSeen find_hosts();
-  // After the node-local exchange: the whole host table, from the host's leader (placed: every
-  // PE reached its host's PEs) or from the store.
-  void complete_host_table(bool placed, int leader);
+  // After the node-local exchange: the whole host table, from the host's leader (core/runtime.cpp).
+  void complete_host_table(char* area, bool leader, const std::function<std::optional<boot::HostTable>()>& leader_gets);
   // The terms of the launch mode for the first rendezvous' messages (core/arrivals.cpp).
   std::string arrival_terms() const;
   std::string unreachable_hint() const;
