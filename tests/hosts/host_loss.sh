@@ -22,8 +22,9 @@ H2=$(harness_addr h2)
 start_job() {
   : >"$WORK/out"
   : >"$WORK/err"
+  rm -rf "$WORK/ready" && mkdir "$WORK/ready"
   if [ "$1" = oshrun ]; then
-    harness_exec h1 "exec env SHMEM_WAIT_TIMEOUT=60 SHMEM_HOST_TIMEOUT=$HOST_TIMEOUT $OSHRUN --rsh $AG --hosts h1:2,h2:2 $PE_FAIL $MODE" \
+    harness_exec h1 "exec env PE_FAIL_READY=$WORK/ready SHMEM_WAIT_TIMEOUT=60 SHMEM_HOST_TIMEOUT=$HOST_TIMEOUT $OSHRUN --rsh $AG --hosts h1:2,h2:2 $PE_FAIL $MODE" \
       >>"$WORK/out" 2>>"$WORK/err" &
     JOB=($!)
   else
@@ -31,24 +32,20 @@ start_job() {
     secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
     JOB=()
     for r in 0 1 2 3; do
-      harness_exec "h$((r / 2 + 1))" "exec env SHMEM_WAIT_TIMEOUT=60 SHMEM_HOST_TIMEOUT=$HOST_TIMEOUT RANK=$r WORLD_SIZE=4 MASTER_ADDR=$H1 \
+      harness_exec "h$((r / 2 + 1))" "exec env PE_FAIL_READY=$WORK/ready SHMEM_WAIT_TIMEOUT=60 SHMEM_HOST_TIMEOUT=$HOST_TIMEOUT RANK=$r WORLD_SIZE=4 MASTER_ADDR=$H1 \
         MASTER_PORT=$port SHMEM_JOB_SECRET=$secret $PE_FAIL $MODE" >>"$WORK/out" 2>>"$WORK/err" &
       JOB+=($!)
     done
   fi
-  # Every PE has started its transport (the UCX plugin is mapped) once init is under way;
-  # init ends in a barrier, and pe_fail's barrier follows.
-  sleep_until_started
+  # pe_fail creates ready.<pe> once every PE is past shmem_init (its first barrier).
+  wait_until_up
 }
-sleep_until_started() {
+wait_until_up() {
   local limit=$(( $(now_ms) + 20000 )) n
   while :; do
-    n=0
-    for p in $(pgrep -f "^$PE_FAIL $MODE"); do
-      grep -q "shmem_transport_ucx" "/proc/$p/maps" 2>/dev/null && n=$((n + 1))
-    done
+    n=$(find "$WORK/ready" -name 'ready.*' | wc -l)
     [ "$n" -ge 4 ] && return
-    [ "$(now_ms)" -lt "$limit" ] || fail "the PEs did not reach their transport within 20 s ($n of 4)"
+    [ "$(now_ms)" -lt "$limit" ] || fail "the PEs were not all past shmem_init within 20 s ($n of 4)"
     sleep 0.05
   done
 }

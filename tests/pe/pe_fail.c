@@ -12,6 +12,8 @@
  *   debug-pe | debug-pe-neg | debug-addr-put | debug-addr-get | debug-addr-amo
  *                           the last PE passes a bad PE number or a non-symmetric address;
  *                           run with SHMEM_DEBUG=1
+ * With PE_FAIL_READY=DIR each PE creates DIR/ready.<pe> once every PE is past shmem_init (after
+ * the first barrier), so a test can act on a job that is known to be up.
  */
 #include <signal.h>
 #include <unistd.h>
@@ -35,6 +37,17 @@ int main(int argc, char** argv) {
   const int me = shmem_my_pe(), n = shmem_n_pes();
   const int victim = n - 1;
   shmem_barrier_all(); /* everyone is up */
+  const char* ready_dir = getenv("PE_FAIL_READY");
+  if (ready_dir && *ready_dir) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/ready.%d", ready_dir, me);
+    FILE* f = fopen(path, "w");
+    if (!f) {
+      fprintf(stderr, "rank %d: cannot create %s\n", me, path);
+      shmem_global_exit(2);
+    }
+    fclose(f);
+  }
 
   if (!strcmp(mode, "crash")) {
     if (me == victim) {
