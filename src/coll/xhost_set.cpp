@@ -55,6 +55,9 @@ struct Group {
                   "an active set spanning %d hosts with %zu PEs on this host: this version supports up to %d of "
                   "each",
                   l.hosts(), l.mine().size(), 1 << kSetRounds);
+    // The other hosts' leaders write into our active-set channel; each waits (once) until
+    // we have registered it, which we do on entering the first such collective we lead.
+    if (l.is_leader()) r.remote()->expose_lazy();
   }
   Runtime& rt() const noexcept { return r; }
   int size() const noexcept { return set.size; }

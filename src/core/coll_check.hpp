@@ -61,6 +61,7 @@ struct alignas(64) CallLine {
 };
 constexpr std::size_t kCallLineOffset = (kWaitSlotOffset - sizeof(CallLine) - 64) & ~std::size_t{63};
 static_assert(kTeamPushOffset + sizeof(TeamPushArea) <= kCallLineOffset);
+static_assert(kLazyKeyOffset + kLazyKeyBytes <= kCallLineOffset);
 constexpr int kWorldSlot = 0;  // Runtime::create_predefined_teams
 
 // Routine names are published as their __func__ addresses, and kNameAnchor's: the reader finds

@@ -70,6 +70,12 @@ struct TeamPushArea {
 };
 constexpr std::size_t kTeamPushOffset = (kRingsOffset + sizeof(BcastRings) + 63) & ~std::size_t{63};
 constexpr std::size_t kInternalBytes = 512 * 1024;
+// Where the transport publishes the key to this PE's collective area once it has registered it
+// (transport::Setup::lazy_key_off; the area is registered only on the PEs that lead a team or
+// an active set across hosts): a length word, then the key.
+constexpr std::size_t kLazyKeyOffset = 480 * 1024;
+constexpr std::size_t kLazyKeyBytes = 4096;
+static_assert(kTeamPushOffset + sizeof(TeamPushArea) <= kLazyKeyOffset);
 // The PE's word on the wait board (core/wait_board.hpp), on the internal area's last line.
 constexpr std::size_t kWaitSlotOffset = kInternalBytes - sizeof(WaitSlot);
 static_assert(kTeamPushOffset + sizeof(TeamPushArea) <= kWaitSlotOffset);

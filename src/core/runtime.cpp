@@ -370,6 +370,9 @@ void Runtime::connect_peers() {
   // (every PE reached its host's PEs), else through the store alone.
   addr_exchange_ = std::make_unique<addr::TableExchange>(*boot_, table, me_);
   start_transport(remote);
+  // A host leader's collective area takes the other leaders' writes from here on (the address
+  // table now, the world team's channel next); nobody else's does until it leads some team.
+  if (leader == me_) remote_->expose_lazy();
   if (table && leader == me_)
     addr::share(*this, *remote_,
                 addr::Ring{my_host, seen.count, seen.next_leader, &here, by_ring ? nullptr : &host_table_}, table,
@@ -391,6 +394,10 @@ void Runtime::start_transport(const std::vector<char>& remote) {
   s.heap_size = heap_.size;
   s.data_base = data_->base;
   s.data_size = data_->size;
+  s.heap_lazy_from = x_off_;  // the cross-host areas and the address table: where used
+  s.lazy_key_off = kLazyKeyOffset;
+  s.lazy_key_bytes = kLazyKeyBytes;
+  s.wait_timeout_s = cfg_.wait_timeout;
   s.thread_level = thread_level_;
   s.progress_thread = cfg_.progress_thread;
   s.pes_outnumber_cpus = wait_.oversubscribed;

@@ -54,6 +54,9 @@ Team::Team(Runtime& rt, int slot, std::vector<int> world_pes, bool predefined, c
                 size(), layout_.hosts(), max_local, rt.n_pes(), rt.x_slot_bytes(slot), x_map_.ring, layout_.hosts() - 1,
                 kXMinRingBytes, kXMaxHosts);
   x_pairs_.assign(static_cast<std::size_t>(layout_.hosts()), XPair{});
+  // The other hosts' leaders write into this slot of ours: before any of them can (every
+  // member constructs the team before the creating collective ends).
+  if (layout_.is_leader()) rt.remote()->expose_lazy();
   x_push_seen_.assign(max_local, 0);
 }
 

@@ -46,6 +46,16 @@ struct Setup {
   std::size_t heap_size = 0;
   void* data_base = nullptr;
   std::size_t data_size = 0;
+  // The heap from this offset on (the collective areas: core/xhost_area.hpp, the host's address
+  // table) is registered for remote access only on the PEs that call expose_lazy(), and only
+  // then; 0: none (the whole heap at init). Where a PE publishes the key to it for its peers:
+  // lazy_key_bytes at lazy_key_off, in the heap before heap_lazy_from.
+  std::size_t heap_lazy_from = 0;
+  std::size_t lazy_key_off = 0;
+  std::size_t lazy_key_bytes = 0;
+  // SHMEM_WAIT_TIMEOUT (0: none): how long an operation on a peer's collective area waits for
+  // that peer's expose_lazy().
+  double wait_timeout_s = 0;
   int thread_level = 0;            // the spec's numbering; 3 = SHMEM_THREAD_MULTIPLE
   ProgressThreadMode progress_thread = ProgressThreadMode::kAuto;
   // PEs of the job on this kernel outnumber its CPUs: a yield then most likely goes to another
@@ -109,6 +119,12 @@ class RemoteTransport {
   // True when waits on local memory must call progress() to see remote updates (no progress
   // thread, and the transport emulates RMA in software).
   virtual bool waits_need_progress() const noexcept = 0;
+  // Registers this PE's part of the heap from Setup::heap_lazy_from on and publishes its key;
+  // once per PE (later calls return at once). The core calls it where this PE is about to be
+  // written there by other hosts: a host leader of a team or an active set that spans hosts, or
+  // of the host's address table. An operation there towards a peer that has not called it yet
+  // waits until it has (a collective's peer that has not entered it).
+  virtual void expose_lazy() noexcept = 0;
   // Finalize has begun (this PE is past its last data-path call): from now on a peer that
   // disconnects has left, not failed, and the transport serves its peers by itself until it is
   // destroyed (finalize's rendezvous drives nothing).

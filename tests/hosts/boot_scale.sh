@@ -14,21 +14,28 @@
 # - Every PE talking to every PE ("pe_ring all"): each takes its peers' transport addresses from
 #   its host's table (core/addr_table.hpp), at most 2 from the store, and the store's bytes per
 #   PE still do not grow with the job.
+# - The collective area (cross-host channels and the address table, core/xhost_area.hpp) is
+#   registered with UCX only on the PEs that lead a team or an active set across hosts: in the
+#   ring job the host leaders alone; with "pe_ring lead 4" also the team's and the set's PEs.
 # Counts, not times: deterministic whatever the load.
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
 : "${PE_RING:?set by CTest}"
 : "${PE_FIRST_USE:?set by CTest}"
+: "${PE_FAIL:?set by CTest}"
 AG=$HARNESS_AGENT
 harness_up 2
 
 # ring K [all]: 2 hosts x K PEs; sets PER_PE (store bytes in + out per PE), MAX_EP and
 # MAX_FETCH (transport addresses a PE fetched from the store).
 ring() {
-  local k=$1 mode=${2:-} n=$((2 * $1)) line c i o eps fetches
-  run harness_exec h1 "exec env SHMEM_LOG_LEVEL=INFO SHMEM_SYMMETRIC_SIZE=1M $OSHRUN --rsh $AG --hosts h1:$k,h2:$k $PE_RING $mode"
+  local k=$1 mode=${2:-} n=$((2 * $1)) line c i o eps fetches args=${2:-}
+  [ "$mode" = lead ] && args="lead $k"
+  run harness_exec h1 "exec env SHMEM_LOG_LEVEL=INFO SHMEM_SYMMETRIC_SIZE=1M $OSHRUN --rsh $AG --hosts h1:$k,h2:$k $PE_RING $args"
   [ "$RC" = 0 ] || { tail -n 40 "$WORK/out" "$WORK/err"; fail "2 x $k PEs $mode: status $RC"; }
-  if [ "$mode" = all ]; then
+  if [ "$mode" = lead ]; then
+    :  # the caller checks its line
+  elif [ "$mode" = all ]; then
     expect_out "pe_ring all: $n PEs, each heard from every PE" "2 x $k PEs, all"
   else
     expect_out "pe_ring: $n PEs, each heard from its left neighbour" "2 x $k PEs"
@@ -43,17 +50,36 @@ ring() {
   fetches=$(grep -oE "PE [0-9]+: [0-9]+ transport address(es)? fetched from the bootstrap store" "$WORK/err" | awk '{print $3}')
   [ "$(printf '%s\n' "$fetches" | grep -c .)" = "$n" ] || fail "2 x $k PEs $mode: expected $n address fetch counts"
   MAX_FETCH=$(printf '%s\n' "$fetches" | sort -n | tail -n 1)
+  registered
   echo "2 x $k PEs $mode: store $c connections, $i bytes in, $o bytes out ($PER_PE per PE); at most $MAX_EP UCX endpoints and $MAX_FETCH store address fetches per PE"
 }
 
+# Sets REGISTERED: the PEs that said they registered their collective area, sorted, on one line;
+# every PE must say one or the other.
+registered() {
+  local said
+  said=$(grep -cE "PE [0-9]+: collective area (registered|not registered) with UCX" "$WORK/err")
+  [ "$said" = "$n" ] || fail "2 x $k PEs $mode: $said of $n PEs said whether they registered their collective area"
+  REGISTERED=$(grep -oE "PE [0-9]+: collective area registered with UCX" "$WORK/err" | awk '{print $2}' | tr -d : | sort -n | tr '\n' ' ')
+}
+
 ring 4
+[ "$REGISTERED" = "0 4 " ] || fail "2 x 4 PEs: collective areas registered on PEs $REGISTERED (the host leaders 0 and 4 expected)"
 small=$PER_PE
 [ "$MAX_EP" -le 2 ] || fail "2 x 4 PEs: a PE made $MAX_EP UCX endpoints in a ring job (at most 2 expected)"
 ring 16
 big=$PER_PE
 [ "$MAX_EP" -le 2 ] || fail "2 x 16 PEs: a PE made $MAX_EP UCX endpoints in a ring job (at most 2 expected)"
 [ $((2 * big)) -le $((3 * small)) ] || fail "store bytes per PE grew from $small (8 PEs) to $big (32 PEs): more than 1.5x"
+[ "$REGISTERED" = "0 16 " ] || fail "2 x 16 PEs: collective areas registered on PEs $REGISTERED (the host leaders 0 and 16 expected)"
 pass "store bytes per PE $small (8 PEs) -> $big (32 PEs); at most 2 UCX endpoints per PE in a ring job"
+pass "collective areas registered on the host leaders only (2 of 8, 2 of 32 PEs)"
+
+ring 4 lead
+expect_out "pe_ring lead: 8 PEs, a team and an active set of one PE per host exact" "2 x 4 PEs, lead"
+[ "$REGISTERED" = "0 1 2 4 5 6 " ] ||
+  fail "2 x 4 PEs, lead: collective areas registered on PEs $REGISTERED (0 1 2 4 5 6 expected: the host leaders, the team's and the set's PEs)"
+pass "a team and an active set across hosts: their PEs register their collective areas, the others (3, 7) do not"
 
 # Every PE talks to every PE: each makes an endpoint to every remote PE, but takes their
 # addresses from its host's table, not from the store: at most 2 store fetches per PE (the
@@ -69,6 +95,13 @@ big=$PER_PE
 [ "$MAX_FETCH" -le 2 ] || fail "2 x 16 PEs, all: a PE fetched $MAX_FETCH transport addresses from the store (at most 2 expected)"
 [ $((2 * big)) -le $((3 * small)) ] || fail "all-to-all: store bytes per PE grew from $small (8 PEs) to $big (32 PEs): more than 1.5x"
 pass "all-to-all: store bytes per PE $small (8 PEs) -> $big (32 PEs); at most 2 store address fetches per PE"
+
+# A set's leader on a host that never enters the collective: the other host's leader waits for
+# it to register its collective area, and SHMEM_WAIT_TIMEOUT ends the job naming it (no hang).
+run harness_exec h1 "exec env SHMEM_WAIT_TIMEOUT=2 $OSHRUN --rsh $AG --hosts h1:2,h2:2 $PE_FAIL set-absent"
+[ "$RC" != 0 ] && [ "$RC" != 124 ] || fail "set-absent: status $RC (a failure expected, not a hang)"
+expect_err "timed out after 2 s \(SHMEM_WAIT_TIMEOUT\) waiting for PE 1 \(host 'h1'\) to enter it" "set-absent"
+pass "an active set's leader that never arrives: the job ends after SHMEM_WAIT_TIMEOUT naming it"
 
 run harness_exec h1 "exec env SHMEM_LOG_LEVEL=INFO SHMEM_SYMMETRIC_SIZE=1M $OSHRUN --rsh $AG --hosts h1:4,h2:4 $PE_FIRST_USE"
 [ "$RC" = 0 ] || { tail -n 40 "$WORK/out" "$WORK/err"; fail "pe_first_use on 2 x 4 PEs: status $RC"; }

@@ -9,6 +9,9 @@
  *                           pause(), outside the library); run with SHMEM_WAIT_TIMEOUT=1
  *   barrier-timeout         PE 0 never reaches the barrier the others wait in
  *   reduce-wait             PE 0 never reaches the sum reduction (SHMEM_TEAM_WORLD) the others wait in
+ *   set-absent              PEs 1 and 3 (on two hosts: h1:2,h2:2) are an active set; PE 3 broadcasts
+ *                           to it, PE 1 never arrives (nor registers its collective area);
+ *                           run with SHMEM_WAIT_TIMEOUT
  *   debug-pe | debug-pe-neg | debug-addr-put | debug-addr-get | debug-addr-amo
  *                           the last PE passes a bad PE number or a non-symmetric address;
  *                           run with SHMEM_DEBUG=1
@@ -84,6 +87,13 @@ int main(int argc, char** argv) {
     if (me == 0)
       for (;;) pause();
     shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, 64);
+  } else if (!strcmp(mode, "set-absent")) {
+    static long src = 7, dst, psync[SHMEM_BCAST_SYNC_SIZE];
+    for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; ++i) psync[i] = SHMEM_SYNC_VALUE;
+    shmem_barrier_all();
+    if (me != 3)
+      for (;;) pause();
+    shmem_broadcast64(&dst, &src, 1, 1, 1, 1, 2, psync);
   } else if (!strncmp(mode, "debug-", 6)) {
     if (me == victim) {
       long local = 5;

@@ -21,6 +21,7 @@
 #include <sched.h>
 #include <stdio.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <chrono>
@@ -126,7 +127,7 @@ bool hardware_rma(const std::string& tl) {
 
 void UcxTransport::put(int pe, Seg seg, std::uint64_t off, const void* src, std::size_t bytes, bool nbi,
                        const char* op) noexcept {
-  Peer& p = connected(pe);
+  Peer& p = reach(pe, seg, off);
   if (p.am_put)
     return bytes <= kAmPutMax ? am_put(p, seg, off, src, bytes) : am_put_large(p, seg, off, src, bytes, nbi);
   rma(ucp_put_nbx, pe, seg, off, const_cast<void*>(src), bytes, nbi, op);
@@ -134,7 +135,7 @@ void UcxTransport::put(int pe, Seg seg, std::uint64_t off, const void* src, std:
 
 void UcxTransport::get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_t bytes, bool nbi,
                        const char* op) noexcept {
-  Peer& p = connected(pe);
+  Peer& p = reach(pe, seg, off);
   if (p.am_put && nbi && bytes <= kAmGetMax) {  // batched, answered by the target
     return am_get(p, seg, off, dst, bytes);
   }
@@ -143,14 +144,14 @@ void UcxTransport::get(int pe, Seg seg, std::uint64_t off, void* dst, std::size_
 
 
 void UcxTransport::signal_add(int pe, Seg seg, std::uint64_t off, std::uint64_t value, const char* op) noexcept {
-  Peer& p = connected(pe);
+  Peer& p = reach(pe, seg, off);
   if (p.am_put) return am_add(p, seg, off, value, 8, false);
   amo(pe, seg, off, AmoOp::kAdd, 8, value, 0, nullptr, op);
 }
 
 std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op, std::size_t width, std::uint64_t value,
                                 std::uint64_t cond, void* fetch_to, const char* op) noexcept {
-  Peer& p = connected(pe);
+  Peer& p = reach(pe, seg, off);
   const char* what = op ? op : amo_name(amo_op);
   if (p.am_put && !fetch_to && (amo_op == AmoOp::kAdd || amo_op == AmoOp::kInc) && (width == 4 || width == 8)) {
     am_add(p, seg, off, amo_op == AmoOp::kInc ? 1 : value, width);
@@ -207,8 +208,9 @@ std::uint64_t UcxTransport::amo(int pe, Seg seg, std::uint64_t off, AmoOp amo_op
     p.dirty = dirty_ = true;  // complete once the target answers (a flush)
     touch(p);
   }
-  ucs_status_ptr_t r = ucp_atomic_op_nbx(p.ep, code, wide ? static_cast<void*>(&f.operand) : static_cast<void*>(&f.operand32),
-                                         1, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
+  ucs_status_ptr_t r =
+      ucp_atomic_op_nbx(p.ep, code, wide ? static_cast<void*>(&f.operand) : static_cast<void*>(&f.operand32), 1,
+                        p.base[int(seg)] + off, rkey_of(p, seg, off), &prm);
   if (later && r != nullptr && !UCS_PTR_IS_ERR(r)) {
     later->request = r;
     fetches_.push_back(std::move(later));
@@ -375,6 +377,14 @@ void UcxTransport::closing() noexcept {
       setup_.log(1, "PE " + std::to_string(setup_.me) + ": " + std::to_string(endpoints()) + " UCX endpoint" +
                         (endpoints() == 1 ? "" : "s") + " for " + std::to_string(nremote) +
                         " remote PEs (made on first use)");
+      if (lazy_from_ != SIZE_MAX) {
+        std::lock_guard<std::mutex> g(expose_mu_);
+        setup_.log(1, "PE " + std::to_string(setup_.me) +
+                          (lazy_registered_ ? ": collective area registered with UCX (" +
+                                                  std::to_string(lazy_registered_ >> 10) + " KiB, on first use)"
+                                            : ": collective area not registered with UCX (it led no team or active "
+                                              "set across hosts)"));
+      }
     } catch (const std::exception&) {}
   }
   // Finalize's rendezvous runs on the store and drives nothing here, while a peer may still
@@ -415,7 +425,7 @@ void UcxTransport::rma(Call call, int pe, Seg seg, std::uint64_t off, void* buf,
     p.dirty = dirty_ = true;
     touch(p);
   }
-  ucs_status_ptr_t r = call(p.ep, buf, bytes, p.base[int(seg)] + off, p.rkey[int(seg)].get(), &prm);
+  ucs_status_ptr_t r = call(p.ep, buf, bytes, p.base[int(seg)] + off, rkey_of(p, seg, off), &prm);
   complete(lk, r, nbi, op, pe);
 }
 
@@ -554,6 +564,97 @@ void UcxTransport::connect(Peer& p) noexcept {
   }
 }
 
+void UcxTransport::expose_lazy() noexcept {
+  std::lock_guard<std::mutex> once(expose_mu_);
+  if (lazy_registered_ || lazy_from_ == SIZE_MAX) return;
+  const std::size_t bytes = seg_size_[0] - lazy_from_;
+  std::string key, error;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    ucp_mem_map_params_t mp{};
+    mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+    mp.address = seg_base_[0] + lazy_from_;
+    mp.length = bytes;
+    // Where the network registers on demand (ODP), only the pages collectives touch get pinned.
+    mp.flags = UCP_MEM_MAP_NONBLOCK;
+    ucp_mem_h memh = nullptr;
+    ucs_status_t st = ucp_mem_map(ctx_.get(), &mp, &memh);
+    if (st == UCS_OK) {
+      lazy_mem_ = MemMap(ctx_.get(), memh);
+      key = packed_rkey(ctx_.get(), memh, &st);
+      if (st != UCS_OK) error = std::string("ucp_rkey_pack failed: ") + ucs_status_string(st);
+    } else {
+      error = std::string("ucp_mem_map failed: ") + ucs_status_string(st);
+    }
+  }
+  if (error.empty() && key.size() + sizeof(std::uint64_t) > setup_.lazy_key_bytes)
+    error = "its packed key takes " + std::to_string(key.size()) + " bytes, more than the " +
+            std::to_string(setup_.lazy_key_bytes - sizeof(std::uint64_t)) + " its heap has room for";
+  if (!error.empty()) {
+    setup_.fatal("the UCX transport cannot register PE " + std::to_string(setup_.me) + "'s collective area (" +
+                 std::to_string(bytes >> 10) + " KiB): " + error);
+    std::abort();  // fatal does not return
+  }
+  // The key, then its length: a peer that reads a length reads the key after it (connect_lazy).
+  char* box = seg_base_[0] + setup_.lazy_key_off;
+  std::memcpy(box + sizeof(std::uint64_t), key.data(), key.size());
+  std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(box)).store(key.size(), std::memory_order_release);
+  lazy_registered_ = bytes;
+}
+
+void UcxTransport::connect_lazy(Peer& p) noexcept {
+  std::lock_guard<std::mutex> once(p.lazy_mu);
+  if (p.lazy_ready.load(std::memory_order_acquire)) return;
+  const char* what = "reading a peer's collective area key";
+  const auto start = std::chrono::steady_clock::now();
+  long nap_ns = 1000;
+  bool warned = false;
+  for (;;) {
+    std::uint64_t len = 0;
+    get(p.pe, Seg::kHeap, setup_.lazy_key_off, &len, sizeof len, false, what);
+    if (len != 0) {
+      std::string error;
+      if (len + sizeof len > setup_.lazy_key_bytes) {
+        error = "it published a key of " + std::to_string(len) + " bytes (a different build of the library?)";
+      } else {
+        std::string key(static_cast<std::size_t>(len), '\0');
+        get(p.pe, Seg::kHeap, setup_.lazy_key_off + sizeof len, key.data(), key.size(), false, what);
+        std::lock_guard<std::mutex> lk(mu_);
+        ucp_rkey_h k = nullptr;
+        const ucs_status_t st = ucp_ep_rkey_unpack(p.ep, key.data(), &k);
+        if (st == UCS_OK)
+          p.lazy_rkey.reset(k);
+        else
+          error = std::string("ucp_ep_rkey_unpack failed: ") + ucs_status_string(st);
+      }
+      if (!error.empty()) {
+        setup_.fatal("the UCX transport cannot reach the collective area of " + peer_name(p.pe) + ": " + error);
+        std::abort();  // fatal does not return
+      }
+      p.lazy_ready.store(true, std::memory_order_release);
+      return;
+    }
+    // Not exposed yet: the peer has not entered the collective (or the init step) that does.
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (setup_.wait_timeout_s > 0 && waited > setup_.wait_timeout_s) {
+      setup_.fatal("a collective timed out after " + std::to_string(static_cast<long>(setup_.wait_timeout_s)) +
+                   " s (SHMEM_WAIT_TIMEOUT) waiting for " + peer_name(p.pe) +
+                   " to enter it (to register its collective area)");
+      std::abort();
+    }
+    if (!warned && waited > 30 && setup_.log) {
+      warned = true;
+      setup_.log(2, "waiting since 30 s for " + peer_name(p.pe) +
+                        " to enter a collective across hosts (to register its collective area)");
+    }
+    if (nap_ns < 100000)
+      idle(nap_ns);
+    else  // a peer late by more than a few round trips: poll it at most every millisecond
+      std::this_thread::sleep_for(std::chrono::nanoseconds(nap_ns));
+    nap_ns = std::min(nap_ns * 2, 1000000L);
+  }
+}
+
 UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::size_t>(s.npes)) {
   ucp_config_t* raw_cfg = nullptr;
   ucs_status_t st = ucp_config_read(nullptr, nullptr, &raw_cfg);
@@ -587,6 +688,7 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
   if (st != UCS_OK) throw_status("ucp_worker_create", st);
   worker_.reset(w);
   if (ucp_worker_get_efd(worker_.get(), &worker_fd_) != UCS_OK) worker_fd_ = -1;  // then waits only yield
+  if (s.heap_lazy_from > 0 && s.heap_lazy_from < s.heap_size) lazy_from_ = s.heap_lazy_from;
   seg_base_[0] = static_cast<char*>(s.heap_base);
   seg_size_[0] = s.heap_size;
   seg_base_[1] = static_cast<char*>(s.data_base);
@@ -598,7 +700,8 @@ UcxTransport::UcxTransport(const Setup& s) : setup_(s), peers_(static_cast<std::
 
   PeerBlob mine;
   void* bases[2] = {s.heap_base, s.data_base};
-  std::size_t sizes[2] = {s.heap_size, s.data_size};
+  // The heap up to its collective area (registered later, by expose_lazy(), where used).
+  std::size_t sizes[2] = {std::min(s.heap_size, lazy_from_), s.data_size};
   for (int seg = 0; seg < 2; ++seg) {
     mine.base[seg] = reinterpret_cast<std::uint64_t>(bases[seg]);
     if (sizes[seg] == 0) continue;
@@ -661,6 +764,7 @@ UcxTransport::~UcxTransport() {
   for (auto& p : peers_) {
     p.rkey[0].reset();
     p.rkey[1].reset();
+    p.lazy_rkey.reset();
     if (!p.ep) continue;
     ucp_request_param_t prm{};
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;

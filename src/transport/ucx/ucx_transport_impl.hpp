@@ -39,6 +39,11 @@ struct Peer {
   ucp_ep_h ep = nullptr;
   Rkey rkey[2];
   std::uint64_t base[2] = {0, 0};
+  // Its collective area's key (Setup::heap_lazy_from), taken from its heap once it has exposed
+  // it (UcxTransport::connect_lazy): `lazy_ready` (release) publishes lazy_rkey.
+  std::atomic<bool> lazy_ready{false};
+  std::mutex lazy_mu;
+  Rkey lazy_rkey;
   bool am_put = false;  // small puts go as our active messages (am_put.hpp): RMA is emulated
   // Under the transport's mutex:
   std::uint64_t am_sent = 0;     // AM puts sent to this PE
@@ -108,6 +113,7 @@ class UcxTransport final : public RemoteTransport {
   void idle(long max_ns) noexcept override;
   std::atomic<std::uint32_t>* activity() noexcept override { return app_polls_.activity(); }
   bool waits_need_progress() const noexcept override { return software_; }
+  void expose_lazy() noexcept override;
 
   // Endpoints made so far (shmem-info-like diagnostics and tests: logged at closing()).
   int endpoints() const noexcept { return endpoints_.load(std::memory_order_relaxed); }
@@ -129,6 +135,20 @@ class UcxTransport final : public RemoteTransport {
   // Fetches the peer's blob from the exchange (without mu_) and makes its endpoint; ends the
   // job naming the PE and its host when it cannot.
   [[gnu::noinline, gnu::cold]] void connect(Peer& p) noexcept;
+  // connected(pe), and for an operation on its collective area, its key too (connect_lazy).
+  Peer& reach(int pe, Seg seg, std::uint64_t off) noexcept {
+    Peer& p = connected(pe);
+    if (seg == Seg::kHeap && off >= lazy_from_ && !p.lazy_ready.load(std::memory_order_acquire)) [[unlikely]]
+      connect_lazy(p);
+    return p;
+  }
+  // Reads p's published key to its collective area (a get of its heap), waiting (progressing)
+  // until p has exposed it, and unpacks it; ends the job when it cannot.
+  [[gnu::noinline, gnu::cold]] void connect_lazy(Peer& p) noexcept;
+  // The rkey for (seg, off) of p (reach() made it).
+  ucp_rkey_h rkey_of(const Peer& p, Seg seg, std::uint64_t off) const noexcept {
+    return seg == Seg::kHeap && off >= lazy_from_ ? p.lazy_rkey.get() : p.rkey[int(seg)].get();
+  }
   // Makes p's endpoint and unpacks its rkeys from `blob` (mu_ held, or in the constructor);
   // returns what failed, or "" (p is then ready to publish). Adds its lanes' transports to
   // *tls (when given) and sets *emulated when UCX emulates RMA to it.
@@ -251,6 +271,12 @@ class UcxTransport final : public RemoteTransport {
   Context ctx_;
   Worker worker_;
   MemMap mem_[2];
+  // The collective area (Setup::heap_lazy_from): offsets from lazy_from_ on (SIZE_MAX: none),
+  // registered by expose_lazy() into lazy_mem_ (under expose_mu_).
+  std::size_t lazy_from_ = SIZE_MAX;
+  std::mutex expose_mu_;
+  MemMap lazy_mem_;
+  std::size_t lazy_registered_ = 0;  // bytes lazy_mem_ covers (0: not exposed)
   std::vector<Peer> peers_;
   std::unique_ptr<ProgressThread> progress_;
   bool software_ = true;
