@@ -311,15 +311,11 @@ bool GpuHeap::atomic(void* addr, int pe, int width, int op, std::uint64_t value,
   return false;
 }
 
-bool GpuHeap::kernel_access(const void* addr, bool* ok, std::string* error) const {
+bool GpuHeap::kernel_access(const void* addr, int* access, int* device, std::string* error) const {
   char err[512] = "";
-  int reach = 0;
-  if (p_->kernel_access(ctx_, addr, &reach, err, sizeof err) != 0) {
-    *error = reason(err);
-    return false;
-  }
-  *ok = reach != 0;
-  return true;
+  if (p_->kernel_access(ctx_, addr, access, device, err, sizeof err) == 0) return true;
+  *error = reason(err);
+  return false;
 }
 
 const int* GpuHeap::team_members(const std::vector<int>& world_pes, std::string* error) {

@@ -85,8 +85,9 @@ class GpuHeap {
   bool atomic(void* addr, int pe, int width, int op, std::uint64_t value, std::uint64_t cond, std::uint64_t* old,
               std::string* error) const;
   // Whether a kernel of this PE's device can access the local buffer addr (the plugin's
-  // kernel_access): *ok. False with *error set when the driver could not tell.
-  bool kernel_access(const void* addr, bool* ok, std::string* error) const;
+  // kernel_access): *access a shmem_cuda_access (SHMEM_CUDA_ACCESS_OK or why not), *device the
+  // device whose memory it is (-1: host memory). False with *error set when the driver could not tell.
+  bool kernel_access(const void* addr, int* access, int* device, std::string* error) const;
   // A team's members (world PEs) as a device array for stream collectives and the device team
   // table: made once per membership, kept until the heap goes (nullptr with *error set on
   // failure). Keyed by the members, not the team slot, so a team in a reused slot gets its own

@@ -35,6 +35,7 @@ namespace shmem::cuda {
   X(cuMemMap) \
   X(cuMemUnmap) \
   X(cuMemSetAccess) \
+  X(cuMemGetAccess) \
   X(cuMemcpyAsync) \
   X(cuMemcpy2DAsync) \
   X(cuMemsetD8Async) \
@@ -43,6 +44,7 @@ namespace shmem::cuda {
   X(cuMemHostGetDevicePointer) \
   X(cuMemAlloc) \
   X(cuMemFree) \
+  X(cuPointerGetAttribute) \
   X(cuPointerGetAttributes) \
   X(cuStreamCreate) \
   X(cuStreamDestroy) \
