@@ -49,6 +49,7 @@ namespace shmem::cuda {
   X(cuStreamCreate) \
   X(cuStreamDestroy) \
   X(cuStreamSynchronize) \
+  X(cuStreamQuery) \
   X(cuGetErrorName) \
   X(cuGetErrorString)
 // clang-format on

@@ -176,12 +176,16 @@ void p_device_free(void* ctx, void* device) {
 }
 
 int p_stream_sync(void* ctx, void* stream, char* err, std::size_t err_len) {
-  return guarded(err, err_len, [&](std::string* e) {
+  bool lost = false;
+  const int rc = guarded(err, err_len, [&](std::string* e) {
     const Context& c = as_ctx(ctx);
     const KeepCurrent keep(c);
-    return c.make_current(e) &&
-           c.ok("cuStreamSynchronize", c.drv().cuStreamSynchronize(static_cast<CUstream>(stream)), e);
+    if (!c.make_current(e)) return false;
+    const CUresult r = c.drv().cuStreamSynchronize(static_cast<CUstream>(stream));
+    lost = r != CUDA_SUCCESS && c.lost(r);
+    return c.ok("cuStreamSynchronize", r, e);
   });
+  return rc != 0 && lost ? SHMEM_CUDA_CONTEXT_LOST : rc;
 }
 
 int p_stream_op(void* ctx, void* stream, const shmem_cuda_stream_op* op, char* err, std::size_t err_len) {

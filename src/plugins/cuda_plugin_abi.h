@@ -30,8 +30,14 @@ extern "C" {
 /* 2: the common head replaced `abi_version, size` and shmem_cuda_plugin_table().
  * 3: atomic (host atomics on GPU symmetric memory).
  * 4: kernel_access (may a kernel read a local buffer).
- * 5: kernel_access says why not (shmem_cuda_access) and on which device the memory lives. */
-#define SHMEM_CUDA_PLUGIN_ABI_VERSION 5u
+ * 5: kernel_access says why not (shmem_cuda_access) and on which device the memory lives.
+ * 6: stream_sync returns SHMEM_CUDA_CONTEXT_LOST. */
+#define SHMEM_CUDA_PLUGIN_ABI_VERSION 6u
+
+/* stream_sync's return when the plugin's context is lost: the error is one after which the driver
+ * fails all further work of the context (an exception in a kernel), and the context reports it
+ * too, so no kernel of it runs any more. */
+#define SHMEM_CUDA_CONTEXT_LOST 2
 
 /* What open() found: the device this PE uses. */
 typedef struct shmem_cuda_device_info {
@@ -132,7 +138,8 @@ typedef struct shmem_cuda_plugin {
   int (*device_alloc)(void* ctx, size_t bytes, void** device, char* err, size_t err_len);
   void (*device_free)(void* ctx, void* device);
 
-  /* cuStreamSynchronize of a user's CUstream (NULL: the legacy default stream). */
+  /* cuStreamSynchronize of a user's CUstream (NULL: the legacy default stream). A failure returns
+   * SHMEM_CUDA_CONTEXT_LOST where the plugin's context is lost with it, else 1. */
   int (*stream_sync)(void* ctx, void* stream, char* err, size_t err_len);
 
   /* Enqueues `op` on the user's CUstream `stream` as small kernels that run in the stream's order

@@ -208,6 +208,28 @@ int main(int argc, char** argv) {
     check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a kernel's timeout");
     check(shmemx_stream_synchronize(st) == 0, "the error is cleared once returned");
     check(g_state.status->pe == 0 && g_state.status->code == 0, "the status record is reset");
+    // A claimed record stays its writer's while this PE's CUDA context lives, even when the
+    // synchronised stream failed with an error that ends a context (of another context, here:
+    // this one's own stream is well).
+    s.code = dc::kGpuErrBadPe;
+    fakecuda_fail_stream(cs, CUDA_ERROR_ILLEGAL_ADDRESS);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "an error of a failed stream");
+    check(s.code == dc::kGpuErrBadPe, "the record was cleared while its context lives");
+    fakecuda_fail_stream(cs, CUDA_SUCCESS);
+    s.ready = 1;
+    check(shmemx_stream_synchronize(st) == 0 && s.code == 0, "the record completed later is cleared");
+    // A kernel that claimed the record and then ended with the CUDA context (an exception in any
+    // kernel of it) never completes it: the synchronize that finds the context lost returns the
+    // error once and clears the record, so that later ones neither wait for it nor return it.
+    // (It stayed claimed: every later synchronize waited 100 ms for it.)
+    s.code = dc::kGpuErrBadPe;
+    fakecuda_lose_contexts(CUDA_ERROR_ILLEGAL_ADDRESS);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "the error of a kernel of a lost context");
+    check(s.code == 0 && s.ready == 0 && s.pe == 0 && s.target_pe == -1, "the lost kernel's record is released");
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a lost context fails the synchronize");
+    check(s.code == 0, "the record stays released");
+    fakecuda_lose_contexts(CUDA_SUCCESS);
+    check(shmemx_stream_synchronize(st) == 0, "nothing is returned twice");
     shmemx_stream_t bogus = nullptr;
     check(shmemx_stream_create_cuda(&bogus, reinterpret_cast<void*>(0x1234)) == 0, "wrapping any handle");
     check(shmemx_stream_synchronize(bogus) == SHMEMX_ERR_INTERNAL, "an unknown CUDA stream");

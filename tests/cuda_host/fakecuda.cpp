@@ -69,6 +69,8 @@ struct State {
   std::map<void*, std::size_t> host_size;
   std::set<CUstream> streams;
   std::set<std::pair<int, int>> peers;  // cuCtxEnablePeerAccess: (device of the current context, peer's)
+  CUresult lost = CUDA_SUCCESS;         // fakecuda_lose_contexts
+  std::map<CUstream, CUresult> failed;  // fakecuda_fail_stream
   int retained[64] = {};
   std::size_t used[64] = {};
 };
@@ -493,9 +495,18 @@ CUresult fk_cuStreamDestroy(CUstream s) {
   delete reinterpret_cast<char*>(s);
   return CUDA_SUCCESS;
 }
+// Work completes when enqueued, so a stream is always idle: synchronize and query agree.
 CUresult fk_cuStreamSynchronize(CUstream s) {
   if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
   std::lock_guard<std::mutex> l(st().mu);
+  if (st().lost != CUDA_SUCCESS) return st().lost;
+  if (auto f = st().failed.find(s); f != st().failed.end()) return f->second;
+  return !s || st().streams.count(s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult fk_cuStreamQuery(CUstream s) {
+  if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
+  std::lock_guard<std::mutex> l(st().mu);
+  if (st().lost != CUDA_SUCCESS) return st().lost;
   return !s || st().streams.count(s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 const char* error_name(CUresult r) {
@@ -508,6 +519,8 @@ const char* error_name(CUresult r) {
     case CUDA_ERROR_INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
     case CUDA_ERROR_INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
     case CUDA_ERROR_INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
+    case CUDA_ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case CUDA_ERROR_LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
     case CUDA_ERROR_PEER_ACCESS_UNSUPPORTED: return "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED";
     case CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: return "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED";
     default: return nullptr;
@@ -573,6 +586,7 @@ const Entry* table(int* count) {
     FAKE_ENTRY(cuStreamCreate)
     FAKE_ENTRY(cuStreamDestroy)
     FAKE_ENTRY(cuStreamSynchronize)
+    FAKE_ENTRY(cuStreamQuery)
     FAKE_ENTRY(cuGetErrorName)
     FAKE_ENTRY(cuGetErrorString)
     // clang-format on
@@ -611,6 +625,19 @@ __attribute__((visibility("default"))) void fakecuda_live(FakeCudaLive* out) {
   out->streams = static_cast<int>(s.streams.size());
   out->retained = 0;
   for (int r : s.retained) out->retained += r;
+}
+
+__attribute__((visibility("default"))) void fakecuda_lose_contexts(int r) {
+  std::lock_guard<std::mutex> l(st().mu);
+  st().lost = static_cast<CUresult>(r);
+}
+
+__attribute__((visibility("default"))) void fakecuda_fail_stream(void* s, int r) {
+  std::lock_guard<std::mutex> l(st().mu);
+  if (r == CUDA_SUCCESS)
+    st().failed.erase(static_cast<CUstream>(s));
+  else
+    st().failed[static_cast<CUstream>(s)] = static_cast<CUresult>(r);
 }
 
 __attribute__((visibility("default"))) void* fakecuda_host_view(const void* device_address, size_t bytes) {
