@@ -237,7 +237,7 @@ std::size_t GpuHeap::largest_free() const {
   return alloc_.largest_free();
 }
 
-GpuHeap::TakenStatus GpuHeap::take_status() const {
+GpuHeap::TakenStatus GpuHeap::take_status(bool context_lost) const {
   // A kernel that claimed the record writes a dozen words to it next: microseconds, unless it died.
   constexpr std::uint64_t kCompleteWithinNs = 100'000'000;
   std::lock_guard<std::mutex> lock(status_mu_);
@@ -246,17 +246,22 @@ GpuHeap::TakenStatus GpuHeap::take_status() const {
   TakenStatus t;
   t.record.code = code.load(std::memory_order_acquire);
   if (t.record.code == dc::kGpuErrNone) return t;
-  const std::uint64_t since = util::mono_ns();
-  while (ready.load(std::memory_order_acquire) != 1 && util::mono_ns() - since < kCompleteWithinNs)
-    std::this_thread::yield();
   t.repeat = status_returned_;
-  if (ready.load(std::memory_order_acquire) != 1) {  // its writer may still finish it: not ours to clear
+  // Once per claim, and only while a kernel may still complete it.
+  const std::uint64_t since = util::mono_ns();
+  while (!context_lost && !t.repeat && ready.load(std::memory_order_acquire) != 1 &&
+         util::mono_ns() - since < kCompleteWithinNs)
+    std::this_thread::yield();
+  t.complete = ready.load(std::memory_order_acquire) == 1;
+  if (!t.complete && !context_lost) {  // its writer may still finish it: not ours to clear
     status_returned_ = true;
     return t;
   }
-  t.record = s;
-  t.record.routine[sizeof t.record.routine - 1] = '\0';
-  t.complete = true;
+  if (t.complete) {
+    t.record = s;
+    t.record.routine[sizeof t.record.routine - 1] = '\0';
+  }
+  t.abandoned = !t.complete;
   const std::int32_t pe = s.pe;
   std::memset(reinterpret_cast<char*>(&s) + offsetof(GpuStatus, pe), 0, sizeof s - offsetof(GpuStatus, pe));
   s.pe = pe;
@@ -289,9 +294,11 @@ bool GpuHeap::fill(void* dst, unsigned char value, std::size_t bytes, std::strin
   return false;
 }
 
-bool GpuHeap::stream_sync(void* stream, std::string* error) const {
+bool GpuHeap::stream_sync(void* stream, std::string* error, bool* lost) const {
   char err[512] = "";
-  if (p_->stream_sync(ctx_, stream, err, sizeof err) == 0) return true;
+  const int rc = p_->stream_sync(ctx_, stream, err, sizeof err);
+  if (lost) *lost = rc == SHMEM_CUDA_CONTEXT_LOST;
+  if (rc == 0) return true;
   *error = reason(err);
   return false;
 }
@@ -311,15 +318,11 @@ bool GpuHeap::atomic(void* addr, int pe, int width, int op, std::uint64_t value,
   return false;
 }
 
-bool GpuHeap::kernel_access(const void* addr, bool* ok, std::string* error) const {
+bool GpuHeap::kernel_access(const void* addr, int* access, int* device, std::string* error) const {
   char err[512] = "";
-  int reach = 0;
-  if (p_->kernel_access(ctx_, addr, &reach, err, sizeof err) != 0) {
-    *error = reason(err);
-    return false;
-  }
-  *ok = reach != 0;
-  return true;
+  if (p_->kernel_access(ctx_, addr, access, device, err, sizeof err) == 0) return true;
+  *error = reason(err);
+  return false;
 }
 
 const int* GpuHeap::team_members(const std::vector<int>& world_pes, std::string* error) {

@@ -63,21 +63,26 @@ class GpuHeap {
   // synchronised stream does not make it quiet: a record a kernel has claimed but not completed
   // (`ready` not yet set) is waited for a moment; a complete one is copied and cleared for the next
   // error, fields first and `code` last, so that no kernel claims it while it is being cleared.
-  // One that stays incomplete (its kernel died) is returned as it is and left alone; once complete
-  // it is cleared by a later call, which does not return it again (`repeat`). One thread at a time.
+  // One that stays incomplete is returned as it is and left alone to its writer, and not waited
+  // for again; once complete it is cleared by a later call, which does not return it again
+  // (`repeat`). With context_lost (the CUDA context is lost: none of its kernels runs any more, so
+  // none can complete the record) nothing is waited for and an incomplete record is cleared too
+  // (`abandoned`). One thread at a time.
   struct TakenStatus {
     GpuStatus record{};
-    bool complete = false;  // record's fields are those of the error
-    bool repeat = false;    // returned before, while incomplete: logged now, not returned again
+    bool complete = false;   // record's fields are those of the error
+    bool repeat = false;     // returned before, while incomplete: logged now, not returned again
+    bool abandoned = false;  // incomplete, and cleared: its writer ended with the context
   };
-  TakenStatus take_status() const;
+  TakenStatus take_status(bool context_lost = false) const;
 
   // Driver operations (complete on return); false with *error set.
   bool copy(void* dst, const void* src, std::size_t bytes, std::string* error) const;
   bool copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t block,
                std::size_t count, std::string* error) const;
   bool fill(void* dst, unsigned char value, std::size_t bytes, std::string* error) const;
-  bool stream_sync(void* stream, std::string* error) const;
+  // *lost (when not null): the failure lost the CUDA context (SHMEM_CUDA_CONTEXT_LOST).
+  bool stream_sync(void* stream, std::string* error, bool* lost = nullptr) const;
   // Enqueues op on a user's CUDA stream (the plugin's stream kernels); false with *error set.
   bool stream_op(void* stream, const shmem_cuda_stream_op& op, std::string* error) const;
   // A host atomic (shmem_cuda_atomic_op) on the symmetric word addr of world PE pe, complete on
@@ -85,8 +90,9 @@ class GpuHeap {
   bool atomic(void* addr, int pe, int width, int op, std::uint64_t value, std::uint64_t cond, std::uint64_t* old,
               std::string* error) const;
   // Whether a kernel of this PE's device can access the local buffer addr (the plugin's
-  // kernel_access): *ok. False with *error set when the driver could not tell.
-  bool kernel_access(const void* addr, bool* ok, std::string* error) const;
+  // kernel_access): *access a shmem_cuda_access (SHMEM_CUDA_ACCESS_OK or why not), *device the
+  // device whose memory it is (-1: host memory). False with *error set when the driver could not tell.
+  bool kernel_access(const void* addr, int* access, int* device, std::string* error) const;
   // A team's members (world PEs) as a device array for stream collectives and the device team
   // table: made once per membership, kept until the heap goes (nullptr with *error set on
   // failure). Keyed by the members, not the team slot, so a team in a reused slot gets its own
@@ -113,7 +119,7 @@ class GpuHeap {
   GpuState state_;
   mutable std::mutex mu_;  // the allocator and the team member arrays
   mutable std::mutex status_mu_;          // take_status
-  mutable bool status_returned_ = false;  // under status_mu_: the incomplete record was returned
+  mutable bool status_returned_ = false;  // under status_mu_: the incomplete record was returned (and waited for)
   HeapAllocator alloc_;
   std::vector<std::pair<std::vector<int>, void*>> team_members_;  // device copies, by membership
 };

@@ -20,6 +20,34 @@ bool Context::ok(const char* call, CUresult r, std::string* error) const {
   return false;
 }
 
+namespace {
+
+// The errors after which "any further CUDA work will return the same error" (cuda.h); numbers
+// where older headers lack the name.
+bool ends_context(CUresult r) {
+  switch (static_cast<int>(r)) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case 226:  // CUDA_ERROR_CONTAINED
+    case 721:  // CUDA_ERROR_TENSOR_MEMORY_LEAK
+    case 810:  // CUDA_ERROR_MPS_CLIENT_TERMINATED
+    case 911:  // CUDA_ERROR_EXTERNAL_DEVICE
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool Context::lost(CUresult r) const { return ends_context(r) && ends_context(drv_->cuStreamQuery(stream_)); }
+
 bool Context::make_current(std::string* error) const {
   return ok("cuCtxSetCurrent", drv_->cuCtxSetCurrent(ctx_), error);
 }

@@ -23,6 +23,11 @@ class Context {
   bool make_current(std::string* error) const;
   // r == CUDA_SUCCESS, else false with *error = the call and the driver's reason.
   bool ok(const char* call, CUresult r, std::string* error) const;
+  // Whether r, an error of work in this context, means the context is lost: r is one after which
+  // the driver fails all further work (an exception in a kernel ended every kernel of its context)
+  // and this context reports such an error too (its own idle stream), so that an error of another
+  // context's stream does not count. No kernel of a lost context runs any more.
+  bool lost(CUresult r) const;
 
   const Driver& drv() const noexcept { return *drv_; }
   CUdevice device() const noexcept { return dev_; }

@@ -35,6 +35,7 @@ namespace shmem::cuda {
   X(cuMemMap) \
   X(cuMemUnmap) \
   X(cuMemSetAccess) \
+  X(cuMemGetAccess) \
   X(cuMemcpyAsync) \
   X(cuMemcpy2DAsync) \
   X(cuMemsetD8Async) \
@@ -43,10 +44,12 @@ namespace shmem::cuda {
   X(cuMemHostGetDevicePointer) \
   X(cuMemAlloc) \
   X(cuMemFree) \
+  X(cuPointerGetAttribute) \
   X(cuPointerGetAttributes) \
   X(cuStreamCreate) \
   X(cuStreamDestroy) \
   X(cuStreamSynchronize) \
+  X(cuStreamQuery) \
   X(cuGetErrorName) \
   X(cuGetErrorString)
 // clang-format on

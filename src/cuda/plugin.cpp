@@ -176,12 +176,16 @@ void p_device_free(void* ctx, void* device) {
 }
 
 int p_stream_sync(void* ctx, void* stream, char* err, std::size_t err_len) {
-  return guarded(err, err_len, [&](std::string* e) {
+  bool lost = false;
+  const int rc = guarded(err, err_len, [&](std::string* e) {
     const Context& c = as_ctx(ctx);
     const KeepCurrent keep(c);
-    return c.make_current(e) &&
-           c.ok("cuStreamSynchronize", c.drv().cuStreamSynchronize(static_cast<CUstream>(stream)), e);
+    if (!c.make_current(e)) return false;
+    const CUresult r = c.drv().cuStreamSynchronize(static_cast<CUstream>(stream));
+    lost = r != CUDA_SUCCESS && c.lost(r);
+    return c.ok("cuStreamSynchronize", r, e);
   });
+  return rc != 0 && lost ? SHMEM_CUDA_CONTEXT_LOST : rc;
 }
 
 int p_stream_op(void* ctx, void* stream, const shmem_cuda_stream_op* op, char* err, std::size_t err_len) {
@@ -218,23 +222,62 @@ int p_atomic(void* ctx, void* addr, int pe, int width, int op, std::uint64_t val
   });
 }
 
-int p_kernel_access(void* ctx, const void* addr, int* ok, char* err, std::size_t err_len) {
+// Whether this context's device may read device memory of device `owner` (another device): peer
+// capability, then the mapping for this device. cuMem memory answers cuMemGetAccess for this
+// device (its access descriptors); other allocations (cuMemAlloc, pools) the access flags of the
+// current context's device (cuPointerGetAttribute, CU_POINTER_ATTRIBUTE_ACCESS_FLAGS), which cover
+// enabled peer access. A driver that answers neither leaves peer capability to decide: whether peer
+// access is enabled cannot be asked otherwise without changing it (cuCtxEnablePeerAccess).
+bool peer_access(const Context& c, const void* addr, int owner, int* access, std::string* e) {
+  const Driver& d = c.drv();
+  CUdevice dev = 0;
+  int can = 0;
+  if (!c.ok("cuDeviceGet", d.cuDeviceGet(&dev, owner), e) ||
+      !c.ok("cuDeviceCanAccessPeer", d.cuDeviceCanAccessPeer(&can, c.device(), dev), e))
+    return false;
+  if (!can) {
+    *access = SHMEM_CUDA_ACCESS_NO_PEER;
+    return true;
+  }
+  const auto ptr = reinterpret_cast<CUdeviceptr>(addr);
+  CUmemLocation here{};
+  here.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  here.id = c.ordinal();
+  unsigned long long prot = 0;
+  if (d.cuMemGetAccess(&prot, &here, ptr) == CUDA_SUCCESS) {
+    *access = (prot & CU_MEM_ACCESS_FLAGS_PROT_READ) ? SHMEM_CUDA_ACCESS_OK : SHMEM_CUDA_ACCESS_NOT_MAPPED;
+    return true;
+  }
+  unsigned long long flags = 0;  // an enum: whatever width the driver writes, the low bits are its value
+  if (d.cuPointerGetAttribute(&flags, CU_POINTER_ATTRIBUTE_ACCESS_FLAGS, ptr) == CUDA_SUCCESS) {
+    *access = (flags & CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ) ? SHMEM_CUDA_ACCESS_OK : SHMEM_CUDA_ACCESS_NOT_MAPPED;
+    return true;
+  }
+  *access = SHMEM_CUDA_ACCESS_OK;
+  return true;
+}
+
+int p_kernel_access(void* ctx, const void* addr, int* access, int* device, char* err, std::size_t err_len) {
   return guarded(err, err_len, [&](std::string* e) {
     const Context& c = as_ctx(ctx);
     const KeepCurrent keep(c);
     if (!c.make_current(e)) return false;
     unsigned int type = 0;
-    CUdeviceptr device = 0;
+    CUdeviceptr dptr = 0;
     unsigned long long managed = 0;  // a bool: whatever width the driver writes, zero stays zero
+    int ordinal = -1;
     CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-                                   CU_POINTER_ATTRIBUTE_IS_MANAGED};
-    void* data[] = {&type, &device, &managed};
+                                   CU_POINTER_ATTRIBUTE_IS_MANAGED, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    void* data[] = {&type, &dptr, &managed, &ordinal};
     // Plain host memory is no error here: every attribute stays zero.
     if (!c.ok("cuPointerGetAttributes",
-              c.drv().cuPointerGetAttributes(3, attrs, data, reinterpret_cast<CUdeviceptr>(addr)), e))
+              c.drv().cuPointerGetAttributes(4, attrs, data, reinterpret_cast<CUdeviceptr>(addr)), e))
       return false;
+    *device = type == CU_MEMORYTYPE_DEVICE ? ordinal : -1;
+    if (managed == 0 && type == CU_MEMORYTYPE_DEVICE && ordinal != c.ordinal())
+      return peer_access(c, addr, ordinal, access, e);
     bool reach = managed != 0 || type == CU_MEMORYTYPE_DEVICE ||
-                 (type == CU_MEMORYTYPE_HOST && device == reinterpret_cast<CUdeviceptr>(addr));
+                 (type == CU_MEMORYTYPE_HOST && dptr == reinterpret_cast<CUdeviceptr>(addr));
     if (!reach && type == 0) {  // not CUDA memory: only where the device reads pageable memory
       int pageable = 0;
       if (!c.ok("cuDeviceGetAttribute",
@@ -242,7 +285,7 @@ int p_kernel_access(void* ctx, const void* addr, int* ok, char* err, std::size_t
         return false;
       reach = pageable != 0;
     }
-    *ok = reach ? 1 : 0;
+    *access = reach ? SHMEM_CUDA_ACCESS_OK : SHMEM_CUDA_ACCESS_PAGEABLE;
     return true;
   });
 }

@@ -29,8 +29,15 @@ extern "C" {
 
 /* 2: the common head replaced `abi_version, size` and shmem_cuda_plugin_table().
  * 3: atomic (host atomics on GPU symmetric memory).
- * 4: kernel_access (may a kernel read a local buffer). */
-#define SHMEM_CUDA_PLUGIN_ABI_VERSION 4u
+ * 4: kernel_access (may a kernel read a local buffer).
+ * 5: kernel_access says why not (shmem_cuda_access) and on which device the memory lives.
+ * 6: stream_sync returns SHMEM_CUDA_CONTEXT_LOST. */
+#define SHMEM_CUDA_PLUGIN_ABI_VERSION 6u
+
+/* stream_sync's return when the plugin's context is lost: the error is one after which the driver
+ * fails all further work of the context (an exception in a kernel), and the context reports it
+ * too, so no kernel of it runs any more. */
+#define SHMEM_CUDA_CONTEXT_LOST 2
 
 /* What open() found: the device this PE uses. */
 typedef struct shmem_cuda_device_info {
@@ -73,6 +80,14 @@ typedef struct shmem_cuda_stream_op {
   int team_n, team_me, team_slot;
   const int* team_members;
 } shmem_cuda_stream_op;
+
+/* kernel_access's answer: whether a kernel on the plugin's device can read a buffer, or why not. */
+enum shmem_cuda_access {
+  SHMEM_CUDA_ACCESS_PAGEABLE = 0, /* plain pageable host memory, which the device does not read */
+  SHMEM_CUDA_ACCESS_OK = 1,
+  SHMEM_CUDA_ACCESS_NO_PEER = 2,   /* memory of another device, with no peer access between the two */
+  SHMEM_CUDA_ACCESS_NOT_MAPPED = 3 /* memory of another device (peer-capable) that is not mapped for this one */
+};
 
 /* The operations of atomic() below; each returns the word's previous value. */
 enum shmem_cuda_atomic_op {
@@ -123,7 +138,8 @@ typedef struct shmem_cuda_plugin {
   int (*device_alloc)(void* ctx, size_t bytes, void** device, char* err, size_t err_len);
   void (*device_free)(void* ctx, void* device);
 
-  /* cuStreamSynchronize of a user's CUstream (NULL: the legacy default stream). */
+  /* cuStreamSynchronize of a user's CUstream (NULL: the legacy default stream). A failure returns
+   * SHMEM_CUDA_CONTEXT_LOST where the plugin's context is lost with it, else 1. */
   int (*stream_sync)(void* ctx, void* stream, char* err, size_t err_len);
 
   /* Enqueues `op` on the user's CUstream `stream` as small kernels that run in the stream's order
@@ -138,11 +154,18 @@ typedef struct shmem_cuda_plugin {
   int (*atomic)(void* ctx, void* addr, int pe, int width, int op, uint64_t value, uint64_t cond, uint64_t* old,
                 char* err, size_t err_len);
 
-  /* Whether a kernel on this PE's device can access `addr` at that address: *ok = 1 for device or
-   * managed memory, host memory pinned or registered with CUDA and mapped at the same address, or
-   * any host memory where the device accesses pageable memory (HMM, ATS); else 0 (plain pageable
-   * host memory, which a kernel would fault on). Nonzero only when the driver could not be asked. */
-  int (*kernel_access)(void* ctx, const void* addr, int* ok, char* err, size_t err_len);
+  /* Whether a kernel on this PE's device can access `addr` at that address (*access, a
+   * shmem_cuda_access): OK for managed memory, host memory pinned or registered with CUDA and
+   * mapped at the same address, any host memory where the device accesses pageable memory (HMM,
+   * ATS), and device memory of this device; device memory of another device only where
+   * cuDeviceCanAccessPeer allows it (else NO_PEER) and the memory is mapped for this device
+   * (else NOT_MAPPED): cuMem memory needs an access descriptor for this device (cuMemGetAccess),
+   * other allocations the driver's access flags for this context (CU_POINTER_ATTRIBUTE_ACCESS_FLAGS,
+   * which reflect enabled peer access); where the driver answers neither, peer capability alone
+   * decides. PAGEABLE for plain pageable host memory, which a kernel would fault on. *device: the
+   * ordinal of the device whose memory it is (-1 for host memory). Nonzero only when the driver
+   * could not be asked. */
+  int (*kernel_access)(void* ctx, const void* addr, int* access, int* device, char* err, size_t err_len);
 } shmem_cuda_plugin;
 
 #define SHMEM_CUDA_PLUGIN_FILE "libshmem_cuda.so"

@@ -45,27 +45,48 @@ bool in_heap(const core::GpuHeap& g, const void* addr, std::size_t bytes) noexce
 }
 
 // A local buffer the stream's kernel reads or writes at its address: GPU heap memory, or memory a
-// kernel can reach (device, managed, pinned or registered host memory; any host memory where the
-// device reads pageable memory). Plain pageable host memory would fault in the kernel (and end the
-// CUDA context), so it is reported here, naming the routine and the argument. False: reported.
+// kernel can reach (device memory of this device, or of another one with peer access that maps it
+// for this one; managed, pinned or registered host memory; any host memory where the device reads
+// pageable memory). Plain pageable host memory would fault in the kernel (and end the CUDA
+// context), and so would another device's memory this one cannot reach: reported here, naming the
+// routine, the argument and why. False: reported.
 bool kernel_readable(const Path& p, const char* f, const char* arg, const void* buf, std::size_t bytes) noexcept {
   if (bytes == 0 || in_heap(*p.gpu, buf, bytes)) return true;
-  char what[256];
+  char what[512];
   if (buf == nullptr) {
     std::snprintf(what, sizeof what, "%s is NULL but covers %zu bytes", arg, bytes);
     return !fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, what);
   }
-  bool ok = false;
+  int access = SHMEM_CUDA_ACCESS_PAGEABLE, device = -1;
   std::string error;
-  if (!p.gpu->kernel_access(buf, &ok, &error)) {
+  if (!p.gpu->kernel_access(buf, &access, &device, &error)) {
     std::snprintf(what, sizeof what, "cannot tell whether the kernel can read %s=%p", arg, buf);
     return !fail(*p.stream, SHMEMX_ERR_INTERNAL, f, what, error);
   }
-  if (ok) return true;
-  std::snprintf(what, sizeof what,
-                "%s=%p is pageable host memory, which a kernel on the CUDA stream cannot read (use GPU memory, or "
-                "host memory pinned or registered with CUDA)",
-                arg, buf);
+  const int mine = p.gpu->state().device;
+  switch (access) {
+    case SHMEM_CUDA_ACCESS_OK: return true;
+    case SHMEM_CUDA_ACCESS_NO_PEER:
+      std::snprintf(what, sizeof what,
+                    "%s=%p is memory of CUDA device %d, which a kernel on the CUDA stream (device %d) cannot read: "
+                    "the two devices have no peer access (cuDeviceCanAccessPeer = 0; use memory of device %d, or "
+                    "host memory pinned or registered with CUDA)",
+                    arg, buf, device, mine, mine);
+      break;
+    case SHMEM_CUDA_ACCESS_NOT_MAPPED:
+      std::snprintf(what, sizeof what,
+                    "%s=%p is memory of CUDA device %d, which a kernel on the CUDA stream (device %d) cannot read: "
+                    "it is not mapped for device %d (enable peer access to device %d on device %d: "
+                    "cudaDeviceEnablePeerAccess or cuCtxEnablePeerAccess; for cuMem memory grant device %d access "
+                    "with cuMemSetAccess)",
+                    arg, buf, device, mine, mine, device, mine, mine);
+      break;
+    default:
+      std::snprintf(what, sizeof what,
+                    "%s=%p is pageable host memory, which a kernel on the CUDA stream cannot read (use GPU memory, "
+                    "or host memory pinned or registered with CUDA)",
+                    arg, buf);
+  }
   return !fail(*p.stream, SHMEMX_ERR_INVALID_ARGUMENT, f, what);
 }
 

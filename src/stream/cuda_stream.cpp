@@ -38,15 +38,17 @@ int code_of(std::uint32_t kind) {
 
 // The status record's first error (0 when none, or when it was returned before), logged; the
 // record is taken safely while other kernels of this PE may still write it (GpuHeap::take_status).
-int collect_status(const core::GpuHeap& g, const char* func) {
-  const core::GpuHeap::TakenStatus t = g.take_status();
+// context_lost: no kernel of this PE runs any more, so none completes a record it claimed.
+int collect_status(const core::GpuHeap& g, const char* func, bool context_lost) {
+  const core::GpuHeap::TakenStatus t = g.take_status(context_lost);
   const dc::GpuStatus& s = t.record;
   const std::uint32_t kind = s.code;
   if (kind == dc::kGpuErrNone) return 0;
   if (!t.complete) {
     if (!t.repeat)
-      SHMEM_ERROR("cuda", "%s: a kernel of PE %d reported an error (%s) but did not complete its record", func,
-                  g.state().my_pe, kind_name(kind));
+      SHMEM_ERROR(
+          "cuda", "%s: a kernel of PE %d reported an error (%s) but %s", func, g.state().my_pe, kind_name(kind),
+          t.abandoned ? "ended with the CUDA context before completing its record" : "did not complete its record");
   } else {
     SHMEM_ERROR("cuda",
                 "%s: %s%s in a kernel of PE %d (block %u, thread %u): %s; target pe %d, address 0x%llx (%llu "
@@ -66,10 +68,12 @@ int cuda_synchronize(void* cuda_stream, const char* func) noexcept {
   const core::GpuHeap* g = r ? r->gpu() : nullptr;
   if (!g) return report(SHMEMX_ERR_NOT_INITIALIZED, func, "a CUDA stream needs the GPU heap, which is gone");
   std::string error;
-  const bool synced = g->stream_sync(cuda_stream, &error);
-  const int status = collect_status(*g, func);
+  bool lost = false;
+  const bool synced = g->stream_sync(cuda_stream, &error, &lost);
+  const int status = collect_status(*g, func, lost);
   if (!synced) {
-    SHMEM_ERROR("cuda", "%s: %s", func, error.c_str());
+    SHMEM_ERROR("cuda", "%s: %s%s", func, error.c_str(),
+                lost ? " (the CUDA context is lost: no kernel of this PE runs any more)" : "");
     return status != 0 ? status : SHMEMX_ERR_INTERNAL;
   }
   return status;

@@ -99,6 +99,63 @@ int main(int argc, char** argv) {
     driver<decltype(&cuMemFree)>("cuMemFree")(device);
     return finish_mode();
   }
+  if (argc > 1 && std::strcmp(argv[1], "put_signal_peer") == 0) {
+    // The PEs run on device 0 of two (SHMEM_CUDA_DEVICE=0, FAKECUDA_DEVICES=2); the source lives
+    // on device 1: a cuMemAlloc block made in device 1's context and cuMem memory mapped for
+    // device 1 only. A kernel of device 0 reads neither, without peer access (FAKECUDA_NO_PEER=1)
+    // nor until it is enabled (cuMemAlloc) or granted (cuMemSetAccess): refused, naming the
+    // routine, the argument and the device (ctest counts those lines); once mapped, the kernel
+    // gets them (and the fake driver refuses it).
+    const char* no_peer = std::getenv("FAKECUDA_NO_PEER");
+    const bool peer = !(no_peer && *no_peer == '1');
+    auto* sig = reinterpret_cast<std::uint64_t*>(buf + 15);
+    CUcontext ctx1 = nullptr;
+    CUdeviceptr legacy = 0, va = 0;
+    CUmemGenericAllocationHandle h = 0;
+    CUmemAllocationProp prop{};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 1;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    std::size_t size = 0;
+    CUmemAccessDesc access{};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = 1;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    check(g_state.device == 0, "the PE runs on device 0");
+    check(driver<decltype(&cuDevicePrimaryCtxRetain)>("cuDevicePrimaryCtxRetain")(&ctx1, 1) == CUDA_SUCCESS &&
+              driver<decltype(&cuCtxSetCurrent)>("cuCtxSetCurrent")(ctx1) == CUDA_SUCCESS &&
+              driver<decltype(&cuMemAlloc)>("cuMemAlloc")(&legacy, 64) == CUDA_SUCCESS &&
+              driver<decltype(&cuMemGetAllocationGranularity)>("cuMemGetAllocationGranularity")(
+                  &size, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) == CUDA_SUCCESS &&
+              driver<decltype(&cuMemCreate)>("cuMemCreate")(&h, size, &prop, 0) == CUDA_SUCCESS &&
+              driver<decltype(&cuMemAddressReserve)>("cuMemAddressReserve")(&va, size, 0, 0, 0) == CUDA_SUCCESS &&
+              driver<decltype(&cuMemMap)>("cuMemMap")(va, size, 0, h, 0) == CUDA_SUCCESS &&
+              driver<decltype(&cuMemSetAccess)>("cuMemSetAccess")(va, size, &access, 1) == CUDA_SUCCESS &&
+              driver<decltype(&cuCtxSetCurrent)>("cuCtxSetCurrent")(ctx) == CUDA_SUCCESS,
+          "memory of device 1");
+    const void* sources[] = {reinterpret_cast<void*>(legacy), reinterpret_cast<void*>(va)};
+    for (const void* source : sources) {
+      shmemx_putmem_signal_on_stream(buf + 8, source, 16, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+      check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "a source on device 1 device 0 cannot read");
+    }
+    if (peer) {
+      access.location.id = 0;
+      check(driver<decltype(&cuCtxEnablePeerAccess)>("cuCtxEnablePeerAccess")(ctx1, 0) == CUDA_SUCCESS &&
+                driver<decltype(&cuMemSetAccess)>("cuMemSetAccess")(va, size, &access, 1) == CUDA_SUCCESS,
+            "peer access to device 1");
+      for (const void* source : sources) {
+        shmemx_putmem_signal_on_stream(buf + 8, source, 16, sig, 1, SHMEM_SIGNAL_ADD, next, st);
+        check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a source on device 1 mapped for device 0");
+      }
+    }
+    driver<decltype(&cuMemUnmap)>("cuMemUnmap")(va, size);
+    driver<decltype(&cuMemAddressFree)>("cuMemAddressFree")(va, size);
+    driver<decltype(&cuMemRelease)>("cuMemRelease")(h);
+    driver<decltype(&cuMemFree)>("cuMemFree")(legacy);
+    driver<decltype(&cuDevicePrimaryCtxRelease)>("cuDevicePrimaryCtxRelease")(1);
+    return finish_mode();
+  }
   const long v[2] = {10 + me, 20 + me};
   shmemx_putmem_on_stream(buf + 2, v, sizeof v, next, st);
   check(shmemx_stream_synchronize(st) == 0, "synchronize after a put");
@@ -151,6 +208,28 @@ int main(int argc, char** argv) {
     check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a kernel's timeout");
     check(shmemx_stream_synchronize(st) == 0, "the error is cleared once returned");
     check(g_state.status->pe == 0 && g_state.status->code == 0, "the status record is reset");
+    // A claimed record stays its writer's while this PE's CUDA context lives, even when the
+    // synchronised stream failed with an error that ends a context (of another context, here:
+    // this one's own stream is well).
+    s.code = dc::kGpuErrBadPe;
+    fakecuda_fail_stream(cs, CUDA_ERROR_ILLEGAL_ADDRESS);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "an error of a failed stream");
+    check(s.code == dc::kGpuErrBadPe, "the record was cleared while its context lives");
+    fakecuda_fail_stream(cs, CUDA_SUCCESS);
+    s.ready = 1;
+    check(shmemx_stream_synchronize(st) == 0 && s.code == 0, "the record completed later is cleared");
+    // A kernel that claimed the record and then ended with the CUDA context (an exception in any
+    // kernel of it) never completes it: the synchronize that finds the context lost returns the
+    // error once and clears the record, so that later ones neither wait for it nor return it.
+    // (It stayed claimed: every later synchronize waited 100 ms for it.)
+    s.code = dc::kGpuErrBadPe;
+    fakecuda_lose_contexts(CUDA_ERROR_ILLEGAL_ADDRESS);
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INVALID_ARGUMENT, "the error of a kernel of a lost context");
+    check(s.code == 0 && s.ready == 0 && s.pe == 0 && s.target_pe == -1, "the lost kernel's record is released");
+    check(shmemx_stream_synchronize(st) == SHMEMX_ERR_INTERNAL, "a lost context fails the synchronize");
+    check(s.code == 0, "the record stays released");
+    fakecuda_lose_contexts(CUDA_SUCCESS);
+    check(shmemx_stream_synchronize(st) == 0, "nothing is returned twice");
     shmemx_stream_t bogus = nullptr;
     check(shmemx_stream_create_cuda(&bogus, reinterpret_cast<void*>(0x1234)) == 0, "wrapping any handle");
     check(shmemx_stream_synchronize(bogus) == SHMEMX_ERR_INTERNAL, "an unknown CUDA stream");

@@ -10,6 +10,9 @@
 //   FAKECUDA_MEMORY        bytes of memory per device (default 4 GiB)
 //   FAKECUDA_GRANULARITY   allocation granularity (default 2 MiB)
 //   FAKECUDA_PAGEABLE=1    devices access pageable host memory (HMM)
+// Memory belongs to a device: cuMemCreate's location, cuMemAlloc's current context. Another
+// device reads it (cuPointerGetAttribute's ACCESS_FLAGS, cuMemGetAccess) only where cuMemSetAccess
+// granted it (cuMem memory) or cuCtxEnablePeerAccess enabled the owner's context (cuMemAlloc).
 #include <cuda.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -24,6 +27,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <type_traits>
 
 #include "fakecuda.h"
@@ -43,13 +47,16 @@ constexpr std::size_t kDirtyBytes = std::size_t{64} << 20;
 struct Alloc {
   int fd;
   std::size_t size;
-  int device;
+  int device;             // whose memory it is (-1: unknown)
+  bool imported = false;  // another process's: not counted in used[]
 };
 struct Mapping {
   std::size_t size;
-  char* shadow;  // the driver's own read/write view
-  bool access;   // cuMemSetAccess granted
-  bool owned;    // a cuMemAlloc block (the fake made its memfd)
+  char* shadow;               // the driver's own read/write view
+  bool access;                // cuMemSetAccess granted (to some device)
+  bool owned;                 // a cuMemAlloc block (the fake made its memfd)
+  int device;                 // whose memory it is (-1: unknown)
+  std::uint64_t devices = 0;  // cuMem memory: the devices cuMemSetAccess granted, a bit each
 };
 
 struct State {
@@ -61,6 +68,9 @@ struct State {
   std::set<void*> host;
   std::map<void*, std::size_t> host_size;
   std::set<CUstream> streams;
+  std::set<std::pair<int, int>> peers;  // cuCtxEnablePeerAccess: (device of the current context, peer's)
+  CUresult lost = CUDA_SUCCESS;         // fakecuda_lose_contexts
+  std::map<CUstream, CUresult> failed;  // fakecuda_fail_stream
   int retained[64] = {};
   std::size_t used[64] = {};
 };
@@ -71,6 +81,24 @@ State& st() {
 thread_local CUcontext t_current = nullptr;
 
 CUcontext ctx_of(int device) { return reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(0x1000 + device)); }
+int device_of(CUcontext c) { return c ? static_cast<int>(reinterpret_cast<std::uintptr_t>(c) - 0x1000) : -1; }
+
+// The mapping holding p, or nullptr.
+Mapping* mapping_at(CUdeviceptr p) {
+  auto m = st().mappings.upper_bound(p);
+  if (m == st().mappings.begin() || p >= std::prev(m)->first + std::prev(m)->second.size) return nullptr;
+  return &std::prev(m)->second;
+}
+
+// The device an allocation's memfd belongs to ("fakecuda-dev<N>"; imported ones carry it in their
+// name), -1 when it does not say.
+int memfd_device(int fd) {
+  char link[128] = "";
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  if (::readlink(path.c_str(), link, sizeof link - 1) < 0) return -1;
+  const char* at = std::strstr(link, "fakecuda-dev");
+  return at ? std::atoi(at + std::strlen("fakecuda-dev")) : -1;
+}
 
 // The host view of [p, p + n): inside one accessible mapping, or ordinary host memory.
 // nullptr: device memory that is unmapped, inaccessible, or crosses a mapping's end.
@@ -131,10 +159,22 @@ CUresult fk_cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
        (a == CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS && pageable && *pageable == '1');
   return CUDA_SUCCESS;
 }
-CUresult fk_cuDeviceCanAccessPeer(int* can, CUdevice a, CUdevice b) {
+bool can_access_peer(CUdevice a, CUdevice b) {
   const char* no = std::getenv("FAKECUDA_NO_PEER");
-  *can = a != b && !(no && *no == '1');
+  return a != b && !(no && *no == '1');
+}
+CUresult fk_cuDeviceCanAccessPeer(int* can, CUdevice a, CUdevice b) {
+  *can = can_access_peer(a, b);
   return CUDA_SUCCESS;
+}
+CUresult fk_cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
+  if (need_ctx() != CUDA_SUCCESS || peer == t_current || device_of(peer) < 0 || device_of(peer) >= devices())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (!can_access_peer(device_of(t_current), device_of(peer))) return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+  std::lock_guard<std::mutex> l(st().mu);
+  return st().peers.emplace(device_of(t_current), device_of(peer)).second ? CUDA_SUCCESS
+                                                                          : CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
 }
 CUresult fk_cuDeviceTotalMem(std::size_t* bytes, CUdevice) {
   *bytes = memory();
@@ -200,7 +240,8 @@ CUresult fk_cuMemCreate(CUmemGenericAllocationHandle* h, std::size_t size, const
   std::lock_guard<std::mutex> l(st().mu);
   std::size_t& used = st().used[prop->location.id];
   if (used + size > memory()) return CUDA_ERROR_OUT_OF_MEMORY;
-  const int fd = ::memfd_create("fakecuda", MFD_CLOEXEC);
+  const std::string name = "fakecuda-dev" + std::to_string(prop->location.id);
+  const int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC);
   if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(size)) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
   // Device memory comes with the last user's bytes: so must this (the first 64 MiB), so that
   // whatever the library must zero is seen not to be zero until it does.
@@ -222,7 +263,7 @@ CUresult fk_cuMemRelease(CUmemGenericAllocationHandle h) {
   std::lock_guard<std::mutex> l(st().mu);
   Alloc* a = find(h);
   if (!a) return CUDA_ERROR_INVALID_HANDLE;
-  if (a->device >= 0) st().used[a->device] -= a->size;
+  if (!a->imported) st().used[a->device] -= a->size;
   ::close(a->fd);
   st().allocs.erase(a);
   delete a;
@@ -243,11 +284,13 @@ CUresult fk_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle* h, void
   if (::fstat(fd, &sb) != 0) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> l(st().mu);
   auto* a = new Alloc{::fcntl(fd, F_DUPFD_CLOEXEC, 0), static_cast<std::size_t>(sb.st_size), -1};
+  a->device = memfd_device(a->fd);
+  a->imported = true;
   st().allocs.insert(a);
   *h = reinterpret_cast<CUmemGenericAllocationHandle>(a);
   return CUDA_SUCCESS;
 }
-CUresult map_fd(CUdeviceptr p, std::size_t size, int fd, std::size_t offset, bool owned) {
+CUresult map_fd(CUdeviceptr p, std::size_t size, int fd, std::size_t offset, bool owned, int device) {
   State& s = st();
   auto r = s.reservations.upper_bound(p);
   if (!owned) {
@@ -262,7 +305,7 @@ CUresult map_fd(CUdeviceptr p, std::size_t size, int fd, std::size_t offset, boo
       ::mmap(reinterpret_cast<void*>(p), size, PROT_NONE, MAP_SHARED | MAP_FIXED, fd, static_cast<off_t>(offset));
   void* shadow = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
   if (dev == MAP_FAILED || shadow == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
-  s.mappings[p] = Mapping{size, static_cast<char*>(shadow), owned, owned};
+  s.mappings[p] = Mapping{size, static_cast<char*>(shadow), owned, owned, device};
   return CUDA_SUCCESS;
 }
 CUresult fk_cuMemMap(CUdeviceptr p, std::size_t size, std::size_t offset, CUmemGenericAllocationHandle h,
@@ -270,7 +313,7 @@ CUresult fk_cuMemMap(CUdeviceptr p, std::size_t size, std::size_t offset, CUmemG
   std::lock_guard<std::mutex> l(st().mu);
   Alloc* a = find(h);
   if (!a || offset + size > a->size) return CUDA_ERROR_INVALID_VALUE;
-  return map_fd(p, size, a->fd, offset, false);
+  return map_fd(p, size, a->fd, offset, false, a->device);
 }
 CUresult fk_cuMemUnmap(CUdeviceptr p, std::size_t size) {
   std::lock_guard<std::mutex> l(st().mu);
@@ -283,9 +326,14 @@ CUresult fk_cuMemUnmap(CUdeviceptr p, std::size_t size) {
 }
 CUresult fk_cuMemSetAccess(CUdeviceptr p, std::size_t size, const CUmemAccessDesc* desc, std::size_t count) {
   std::lock_guard<std::mutex> l(st().mu);
-  if (count == 0 || desc[0].location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
-      desc[0].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
-    return CUDA_ERROR_INVALID_VALUE;
+  if (count == 0) return CUDA_ERROR_INVALID_VALUE;
+  std::uint64_t granted = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE || desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE ||
+        desc[i].location.id < 0 || desc[i].location.id >= devices())
+      return CUDA_ERROR_INVALID_VALUE;
+    granted |= std::uint64_t{1} << desc[i].location.id;
+  }
   // The whole range must be mapped, without gaps.
   CUdeviceptr at = p;
   while (at < p + size) {
@@ -293,8 +341,18 @@ CUresult fk_cuMemSetAccess(CUdeviceptr p, std::size_t size, const CUmemAccessDes
     if (it == st().mappings.end()) return CUDA_ERROR_INVALID_VALUE;
     at += it->second.size;
   }
-  for (auto it = st().mappings.find(p); it != st().mappings.end() && it->first < p + size; ++it)
+  for (auto it = st().mappings.find(p); it != st().mappings.end() && it->first < p + size; ++it) {
     it->second.access = true;
+    it->second.devices |= granted;
+  }
+  return CUDA_SUCCESS;
+}
+// cuMem memory only (a cuMemAlloc block is "not a valid mapping" here, as on the driver).
+CUresult fk_cuMemGetAccess(unsigned long long* flags, const CUmemLocation* location, CUdeviceptr p) {
+  std::lock_guard<std::mutex> l(st().mu);
+  const Mapping* m = mapping_at(p);
+  if (!m || m->owned || location->type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
+  *flags = (m->devices >> location->id) & 1 ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE : CU_MEM_ACCESS_FLAGS_PROT_NONE;
   return CUDA_SUCCESS;
 }
 CUresult copy(CUdeviceptr dst, CUdeviceptr src, std::size_t n, CUstream s) {
@@ -356,12 +414,14 @@ CUresult fk_cuMemHostGetDevicePointer(CUdeviceptr* d, void* p, unsigned int) {
 CUresult fk_cuMemAlloc(CUdeviceptr* d, std::size_t size) {
   if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
   const std::size_t bytes = (size + 4095) / 4096 * 4096;
-  const int fd = ::memfd_create("fakecuda", MFD_CLOEXEC);
+  const int device = device_of(t_current);
+  const std::string name = "fakecuda-dev" + std::to_string(device);
+  const int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC);
   if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(bytes)) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
   void* at = ::mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   std::lock_guard<std::mutex> l(st().mu);
-  const CUresult r =
-      at == MAP_FAILED ? CUDA_ERROR_OUT_OF_MEMORY : map_fd(reinterpret_cast<CUdeviceptr>(at), bytes, fd, 0, true);
+  const CUresult r = at == MAP_FAILED ? CUDA_ERROR_OUT_OF_MEMORY
+                                      : map_fd(reinterpret_cast<CUdeviceptr>(at), bytes, fd, 0, true, device);
   ::close(fd);  // the mappings hold the memory
   if (r == CUDA_SUCCESS) *d = reinterpret_cast<CUdeviceptr>(at);
   return r;
@@ -375,26 +435,51 @@ CUresult fk_cuMemFree(CUdeviceptr d) {
   st().mappings.erase(it);
   return CUDA_SUCCESS;
 }
-// Device memory: any mapping (heaps, cuMemAlloc); host memory: cuMemHostAlloc blocks, mapped at
-// the same address. Anything else (pageable memory) gets the defaults, zero, as from the driver.
+// Device memory: any mapping (heaps, cuMemAlloc), of its device; host memory: cuMemHostAlloc
+// blocks, mapped at the same address. Anything else (pageable memory) gets the defaults, zero, as
+// from the driver.
+bool host_block(CUdeviceptr p) {
+  for (const auto& [base, size] : st().host_size)
+    if (p >= reinterpret_cast<CUdeviceptr>(base) && p < reinterpret_cast<CUdeviceptr>(base) + size) return true;
+  return false;
+}
 CUresult fk_cuPointerGetAttributes(unsigned int n, CUpointer_attribute* attrs, void** data, CUdeviceptr p) {
   std::lock_guard<std::mutex> l(st().mu);
-  State& s = st();
-  unsigned int type = 0;
-  if (auto m = s.mappings.upper_bound(p);
-      m != s.mappings.begin() && p < std::prev(m)->first + std::prev(m)->second.size)
-    type = CU_MEMORYTYPE_DEVICE;
-  for (const auto& [base, size] : s.host_size)
-    if (p >= reinterpret_cast<CUdeviceptr>(base) && p < reinterpret_cast<CUdeviceptr>(base) + size)
-      type = CU_MEMORYTYPE_HOST;
+  const Mapping* m = mapping_at(p);
+  unsigned int type = m ? CU_MEMORYTYPE_DEVICE : 0;
+  int device = m ? m->device : 0;
+  if (host_block(p)) type = CU_MEMORYTYPE_HOST, device = std::max(0, device_of(t_current));
   for (unsigned int i = 0; i < n; ++i) {
     switch (attrs[i]) {
       case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *static_cast<unsigned int*>(data[i]) = type; break;
       case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *static_cast<CUdeviceptr*>(data[i]) = type ? p : 0; break;
       case CU_POINTER_ATTRIBUTE_IS_MANAGED: *static_cast<bool*>(data[i]) = false; break;
+      case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data[i]) = device; break;
       default: return CUDA_ERROR_INVALID_VALUE;
     }
   }
+  return CUDA_SUCCESS;
+}
+// ACCESS_FLAGS only: what the current context's device may do with the memory (its own device
+// memory; another device's where cuMemSetAccess granted it (cuMem) or peer access to the owner's
+// context is enabled (cuMemAlloc); pinned host memory).
+CUresult fk_cuPointerGetAttribute(void* data, CUpointer_attribute attr, CUdeviceptr p) {
+  if (attr != CU_POINTER_ATTRIBUTE_ACCESS_FLAGS) return CUDA_ERROR_INVALID_VALUE;
+  if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
+  std::lock_guard<std::mutex> l(st().mu);
+  const int here = device_of(t_current);
+  const Mapping* m = mapping_at(p);
+  bool can = false;
+  if (m && m->owned)
+    can = m->device == here || st().peers.count({here, m->device}) != 0;
+  else if (m)
+    can = ((m->devices >> here) & 1) != 0;
+  else if (host_block(p))
+    can = true;
+  else
+    return CUDA_ERROR_INVALID_VALUE;  // not CUDA memory
+  *static_cast<unsigned int*>(data) =
+      can ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE;
   return CUDA_SUCCESS;
 }
 CUresult fk_cuStreamCreate(CUstream* s, unsigned int) {
@@ -410,9 +495,18 @@ CUresult fk_cuStreamDestroy(CUstream s) {
   delete reinterpret_cast<char*>(s);
   return CUDA_SUCCESS;
 }
+// Work completes when enqueued, so a stream is always idle: synchronize and query agree.
 CUresult fk_cuStreamSynchronize(CUstream s) {
   if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
   std::lock_guard<std::mutex> l(st().mu);
+  if (st().lost != CUDA_SUCCESS) return st().lost;
+  if (auto f = st().failed.find(s); f != st().failed.end()) return f->second;
+  return !s || st().streams.count(s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult fk_cuStreamQuery(CUstream s) {
+  if (need_ctx() != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
+  std::lock_guard<std::mutex> l(st().mu);
+  if (st().lost != CUDA_SUCCESS) return st().lost;
   return !s || st().streams.count(s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 const char* error_name(CUresult r) {
@@ -425,6 +519,10 @@ const char* error_name(CUresult r) {
     case CUDA_ERROR_INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
     case CUDA_ERROR_INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
     case CUDA_ERROR_INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
+    case CUDA_ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case CUDA_ERROR_LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
+    case CUDA_ERROR_PEER_ACCESS_UNSUPPORTED: return "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED";
+    case CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: return "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED";
     default: return nullptr;
   }
 }
@@ -458,6 +556,7 @@ const Entry* table(int* count) {
     FAKE_ENTRY(cuDeviceGetUuid)
     FAKE_ENTRY(cuDeviceGetAttribute)
     FAKE_ENTRY(cuDeviceCanAccessPeer)
+    FAKE_ENTRY(cuCtxEnablePeerAccess)
     FAKE_ENTRY(cuDeviceTotalMem)
     FAKE_ENTRY(cuDevicePrimaryCtxRetain)
     FAKE_ENTRY(cuDevicePrimaryCtxRelease)
@@ -473,6 +572,7 @@ const Entry* table(int* count) {
     FAKE_ENTRY(cuMemMap)
     FAKE_ENTRY(cuMemUnmap)
     FAKE_ENTRY(cuMemSetAccess)
+    FAKE_ENTRY(cuMemGetAccess)
     FAKE_ENTRY(cuMemcpyAsync)
     FAKE_ENTRY(cuMemcpy2DAsync)
     FAKE_ENTRY(cuMemsetD8Async)
@@ -481,10 +581,12 @@ const Entry* table(int* count) {
     FAKE_ENTRY(cuMemHostGetDevicePointer)
     FAKE_ENTRY(cuMemAlloc)
     FAKE_ENTRY(cuMemFree)
+    FAKE_ENTRY(cuPointerGetAttribute)
     FAKE_ENTRY(cuPointerGetAttributes)
     FAKE_ENTRY(cuStreamCreate)
     FAKE_ENTRY(cuStreamDestroy)
     FAKE_ENTRY(cuStreamSynchronize)
+    FAKE_ENTRY(cuStreamQuery)
     FAKE_ENTRY(cuGetErrorName)
     FAKE_ENTRY(cuGetErrorString)
     // clang-format on
@@ -523,6 +625,19 @@ __attribute__((visibility("default"))) void fakecuda_live(FakeCudaLive* out) {
   out->streams = static_cast<int>(s.streams.size());
   out->retained = 0;
   for (int r : s.retained) out->retained += r;
+}
+
+__attribute__((visibility("default"))) void fakecuda_lose_contexts(int r) {
+  std::lock_guard<std::mutex> l(st().mu);
+  st().lost = static_cast<CUresult>(r);
+}
+
+__attribute__((visibility("default"))) void fakecuda_fail_stream(void* s, int r) {
+  std::lock_guard<std::mutex> l(st().mu);
+  if (r == CUDA_SUCCESS)
+    st().failed.erase(static_cast<CUstream>(s));
+  else
+    st().failed[static_cast<CUstream>(s)] = static_cast<CUresult>(r);
 }
 
 __attribute__((visibility("default"))) void* fakecuda_host_view(const void* device_address, size_t bytes) {

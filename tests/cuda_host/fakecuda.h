@@ -13,6 +13,11 @@ void fakecuda_live(FakeCudaLive* out);
 /* The host (driver's) view of [device_address, +bytes) inside one accessible mapping; NULL for
  * host memory, unmapped or inaccessible device memory, or a range that crosses a mapping's end. */
 void* fakecuda_host_view(const void* device_address, size_t bytes);
+/* The contexts are lost with CUresult r (as after an exception in a kernel): from now on every
+ * stream's synchronize and query returns r; CUDA_SUCCESS (0) makes them well again. */
+void fakecuda_lose_contexts(int r);
+/* Only CUstream s (of another context, say) reports r from its synchronize; 0 clears it. */
+void fakecuda_fail_stream(void* s, int r);
 #ifdef __cplusplus
 }
 #endif
