@@ -19,6 +19,15 @@ int copy_blocks(std::size_t bytes) {
   return static_cast<int>(b < 1 ? 1 : (b > kMaxCopyBlocks ? kMaxCopyBlocks : b));
 }
 
+// Blocks for a reduction over `bytes`: one per 16 KiB (at most kMaxCopyBlocks). Each element
+// costs a load from every member, so a reduction needs more loads in flight than a copy of the
+// same size to hide their latency: at 256 KiB, 16 blocks instead of copy_blocks' 4. Not yet
+// measured on a GPU (docs/performance.md: mid-size allreduces were 0.63-0.72x PyTorch's).
+int reduce_blocks(std::size_t bytes) {
+  const std::size_t b = (bytes + (16 << 10) - 1) / (16 << 10);
+  return static_cast<int>(b < 1 ? 1 : (b > kMaxCopyBlocks ? kMaxCopyBlocks : b));
+}
+
 // The slice [lo, hi) of `bytes` that block `b` of the grid moves (16-byte aligned slices).
 struct Span {
   std::size_t lo, hi;
@@ -136,7 +145,7 @@ int last_error() { return static_cast<int>(cudaGetLastError()); }
 template <class T, RedOp kOp>
 int reduce_as(cudaStream_t s, const StreamTeam& t, T* dest, const T* source, std::size_t count) {
   const std::size_t bytes = count * sizeof(T);
-  const int blocks = copy_blocks(bytes);
+  const int blocks = reduce_blocks(bytes);
   k_barrier<<<1, 1, 0, s>>>(t);
   if (bytes <= kOneShotBytes && dest != source) {
     k_reduce_all<T, kOp><<<blocks, kCopyThreads, 0, s>>>(t, dest, source, count);
