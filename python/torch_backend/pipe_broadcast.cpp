@@ -17,6 +17,9 @@ namespace {
 constexpr std::size_t kSlotBytes = std::size_t{256} << 10;
 constexpr std::size_t kSlotBytesHosts = std::size_t{1} << 20;
 constexpr std::int64_t kSlots = 8;
+// A forwarder's gets in flight: half the ring, so that its host's ranks copy out one half while
+// the other is fetched (one get at a time was 1.1-2.1x slower from 4 MiB across 2 hosts).
+constexpr std::int64_t kWindow = kSlots / 2;
 }  // namespace
 
 PipeBroadcast::PipeBroadcast(int rank, int size)
@@ -71,37 +74,61 @@ void PipeBroadcast::run(char* data, std::size_t bytes, int root) {
     from = static_cast<const char*>(shmem_ptr(slots, src));
     TORCH_CHECK(from != nullptr, "shmem backend: broadcast: rank ", src, "'s staging is not mapped here");
   }
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    const std::size_t off = static_cast<std::size_t>(c) * step;
-    const std::size_t m = std::min(step, bytes - off);
-    if (publishes) {
-      const std::int64_t j = base + c, old = j - kSlots;  // the slot's previous chunk
-      if (old >= 0) {
-        for (int q = 0; q < size_; ++q) {
-          const bool now = std::find(readers.begin(), readers.end(), q) != readers.end();
-          const std::int64_t last = last_read_[static_cast<std::size_t>(rank_)][static_cast<std::size_t>(q)];
-          // A reader of this call read `old` if it is this call's; earlier chunks, up to its last.
-          const std::int64_t need = now && old >= base ? old + 1 : (last >= 0 ? std::min(last, old) + 1 : 0);
-          if (need > 0) shmem_int64_wait_until(done + q, SHMEM_CMP_GE, need);
-        }
+  // Before chunk j of this rank goes into its slot, every rank that read the slot's previous
+  // chunk has copied it out.
+  auto slot_free = [&](std::int64_t j) {
+    const std::int64_t old = j - kSlots;  // the slot's previous chunk
+    if (old < 0) return;
+    for (int q = 0; q < size_; ++q) {
+      const bool now = std::find(readers.begin(), readers.end(), q) != readers.end();
+      const std::int64_t last = last_read_[static_cast<std::size_t>(rank_)][static_cast<std::size_t>(q)];
+      // A reader of this call read `old` if it is this call's; earlier chunks, up to its last.
+      const std::int64_t need = now && old >= base ? old + 1 : (last >= 0 ? std::min(last, old) + 1 : 0);
+      if (need > 0) shmem_int64_wait_until(done + q, SHMEM_CMP_GE, need);
+    }
+  };
+  auto publish = [&](std::int64_t j) {
+    std::atomic_thread_fence(std::memory_order_release);
+    for (int q : readers) shmem_int64_atomic_set(ready + rank_, j + 1, q);
+  };
+  if (forwarder) {
+    // The one transfer between hosts: gets from the root's slots on its host, up to kWindow
+    // chunks in flight (those the root has published), completed together by one quiet.
+    for (std::int64_t c = 0; c < chunks;) {
+      shmem_int64_wait_until(ready + root, SHMEM_CMP_GE, from_base + c + 1);
+      const std::int64_t there = std::atomic_ref<std::int64_t>(ready[root]).load(std::memory_order_acquire) - from_base;
+      const std::int64_t end = std::min({chunks, c + kWindow, there});
+      for (std::int64_t e = c; e < end; ++e) {
+        const std::size_t off = static_cast<std::size_t>(e) * step;
+        slot_free(base + e);
+        shmem_getmem_nbi(slots + static_cast<std::size_t>((base + e) % kSlots) * step,
+                         slots + static_cast<std::size_t>((from_base + e) % kSlots) * step, std::min(step, bytes - off),
+                         root);
       }
-      char* slot = slots + static_cast<std::size_t>(j % kSlots) * step;
-      if (forwarder) {  // from the root's slot on its host: the one transfer between hosts
-        const std::int64_t k = from_base + c;
-        shmem_int64_wait_until(ready + root, SHMEM_CMP_GE, k + 1);
-        shmem_getmem(slot, slots + static_cast<std::size_t>(k % kSlots) * step, m, root);
-        shmem_int64_atomic_set(done + rank_, k + 1, root);
+      shmem_quiet();
+      shmem_int64_atomic_set(done + rank_, from_base + end, root);
+      for (std::int64_t e = c; e < end; ++e) {
+        const std::size_t off = static_cast<std::size_t>(e) * step;
+        publish(base + e);
+        std::memcpy(data + off, slots + static_cast<std::size_t>((base + e) % kSlots) * step,
+                    std::min(step, bytes - off));
+      }
+      c = end;
+    }
+  } else {
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::size_t off = static_cast<std::size_t>(c) * step;
+      const std::size_t m = std::min(step, bytes - off);
+      if (publishes) {  // the root
+        slot_free(base + c);
+        std::memcpy(slots + static_cast<std::size_t>((base + c) % kSlots) * step, data + off, m);
+        publish(base + c);
       } else {
-        std::memcpy(slot, data + off, m);
+        const std::int64_t k = from_base + c;
+        shmem_int64_wait_until(ready + src, SHMEM_CMP_GE, k + 1);
+        std::memcpy(data + off, from + static_cast<std::size_t>(k % kSlots) * step, m);
+        shmem_int64_atomic_set(done + rank_, k + 1, src);
       }
-      std::atomic_thread_fence(std::memory_order_release);
-      for (int q : readers) shmem_int64_atomic_set(ready + rank_, j + 1, q);
-      if (forwarder) std::memcpy(data + off, slot, m);
-    } else {
-      const std::int64_t k = from_base + c;
-      shmem_int64_wait_until(ready + src, SHMEM_CMP_GE, k + 1);
-      std::memcpy(data + off, from + static_cast<std::size_t>(k % kSlots) * step, m);
-      shmem_int64_atomic_set(done + rank_, k + 1, src);
     }
   }
   // Every rank's books: who published what, and who read up to where.

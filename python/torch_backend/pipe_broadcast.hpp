@@ -4,7 +4,8 @@
 // the call: on the root's host the root; on another host its first rank (the host's forwarder)
 // has the root, and the host's other ranks have the forwarder. A source copies chunk k into
 // its next slot (the root from its tensor, a forwarder with one get from the root's slot, the
-// only transfer between hosts) and raises its readers' `ready` words; a reader copies the chunk
+// only transfer between hosts, up to half the ring of them in flight, completed by one quiet)
+// and raises its readers' `ready` words; a reader copies the chunk
 // out of its source's slot (shmem_ptr: same host) into its tensor and acknowledges in the
 // source's `done` word for it. So each byte is copied into staging once and out once per rank
 // (as gloo's send and receive copies), crosses to each other host once, and chunk k's copy
