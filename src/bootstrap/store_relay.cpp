@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -64,8 +65,11 @@ struct StoreRelay::Impl {
   std::thread thread;
 
   mutable std::mutex mu;  // guards what other threads touch
+  mutable std::condition_variable drained;
   std::vector<std::unique_ptr<Pe>> added;
+  std::size_t open_ends = 0;  // ends add() returned that are not closed yet
   bool stop = false;
+  bool close_ends_on_end = false;
   End end;
 
   std::map<std::uint32_t, std::unique_ptr<Pe>> pes;  // the thread's, by channel
@@ -85,6 +89,7 @@ struct StoreRelay::Impl {
       end.why = std::move(why);
     }
     signal_eventfd(ended_evt.get());
+    drained.notify_all();
   }
   std::string silent_why() const {
     return "no reply from the host of the bootstrap store (" + up->where + ") for " +
@@ -96,6 +101,7 @@ struct StoreRelay::Impl {
   void write_pe(Pe& pe);
   void close_pe(Pe& pe);  // the PE's end closed (or broke): its channel closes
   void read_up();
+  bool take_frames();  // hands the complete frames read to their PEs; false if one is invalid
   void write_up();
   void on_frame(const Header& h, std::string_view payload);
 };
@@ -178,6 +184,8 @@ void StoreRelay::Impl::read_up() {
       up_want_write = r == Channel::Nb::kWantWrite;
       break;
     }
+    // What came before the end goes to its PEs first (the replies to their goodbyes).
+    if (!take_frames()) return;
     const int err = up->ch.sys_errno();
     if (err == ETIMEDOUT || err == EHOSTUNREACH || err == ENETUNREACH) {
       finish(true, silent_why());
@@ -189,6 +197,10 @@ void StoreRelay::Impl::read_up() {
     }
     return;
   }
+  take_frames();
+}
+
+bool StoreRelay::Impl::take_frames() {
   std::size_t off = 0;
   try {
     while (up_in.size() - off >= kHeaderSize) {
@@ -203,9 +215,10 @@ void StoreRelay::Impl::read_up() {
     }
   } catch (const FrameError& e) {
     finish(false, "the bootstrap store at " + up->where + " sent an invalid frame to this host's relay: " + e.what());
-    return;
+    return false;
   }
   up_in.erase(0, off);
+  return true;
 }
 
 void StoreRelay::Impl::write_up() {
@@ -241,7 +254,25 @@ void StoreRelay::Impl::run() noexcept {
       added.clear();
     }
     const bool dead = ended_now();
-    for (auto it = pes.begin(); it != pes.end();) it = it->second->fd ? std::next(it) : pes.erase(it);
+    if (dead && close_ends_on_end)
+      for (auto& [chan, pe] : pes) {
+        if (pe->fd) write_pe(*pe);  // what the store said last (a small reply fits the socket)
+        pe->fd.reset();             // then each PE reads the end of its channel
+      }
+    std::size_t closed = 0;
+    for (auto it = pes.begin(); it != pes.end();) {
+      if (it->second->fd) {
+        ++it;
+      } else {
+        it = pes.erase(it);
+        ++closed;
+      }
+    }
+    if (closed) {
+      std::lock_guard<std::mutex> g(mu);
+      open_ends -= closed;
+      if (open_ends == 0) drained.notify_all();
+    }
     fds.clear();
     owners.clear();
     fds.push_back({wake.get(), POLLIN, 0});
@@ -286,9 +317,11 @@ void StoreRelay::Impl::run() noexcept {
 StoreRelay::StoreRelay(const Options& opts) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.host = opts.host;
+  m.close_ends_on_end = opts.close_ends_on_end;
   m.wake = make_eventfd();
   m.ended_evt = make_eventfd();
-  StoreClient client(opts.store_host, opts.store_port, opts.tls, -1, opts.connect_timeout);
+  StoreClient client(opts.store_host, opts.store_port, opts.tls, -1, opts.connect_timeout, 0, opts.unreachable,
+                     opts.gone);
   m.up = client.release();
   const int fl = ::fcntl(m.up->fd.get(), F_GETFL);
   if (fl < 0 || ::fcntl(m.up->fd.get(), F_SETFL, fl | O_NONBLOCK) < 0)
@@ -331,9 +364,15 @@ util::UniqueFd StoreRelay::add(int rank) {
     std::lock_guard<std::mutex> g(impl_->mu);
     pe->chan = impl_->next_chan++;
     impl_->added.push_back(std::move(pe));
+    ++impl_->open_ends;
   }
   signal_eventfd(impl_->wake.get());
   return theirs;
+}
+
+bool StoreRelay::wait_drained(Millis timeout) const {
+  std::unique_lock<std::mutex> lk(impl_->mu);
+  return impl_->drained.wait_for(lk, timeout, [&] { return impl_->open_ends == 0 || impl_->end.ended; });
 }
 
 int StoreRelay::ended_fd() const noexcept { return impl_->ended_evt.get(); }

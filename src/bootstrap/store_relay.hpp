@@ -30,6 +30,12 @@ class StoreRelay {
     TlsConfig tls;
     Millis connect_timeout{120000};
     std::string host;  // this host, as the launcher named it (the store's messages say it)
+    // What a failed connection's message adds (StoreClient's `unreachable` and `gone`).
+    std::string unreachable, gone;
+    // When the store connection ends, close every PE's end too (a PE's relay for its host's
+    // PEs, bootstrap/host_relay.hpp: they hear it on their channels). Else the ends stay open
+    // and the owner ends the PEs (oshrun's agent).
+    bool close_ends_on_end = false;
   };
   // Connects and authenticates now (throws Error as StoreClient does), then starts its thread.
   explicit StoreRelay(const Options& opts);
@@ -40,6 +46,10 @@ class StoreRelay {
   // A channel for the PE of `rank` about to start: returns the PE's end of a new socketpair,
   // close-on-exec (the spawner clears that in the PE's child only). Throws Error(kInternal).
   util::UniqueFd add(int rank);
+
+  // Waits until every end that add() returned is closed (or the store connection ended), at
+  // most `timeout`. False on timeout.
+  bool wait_drained(Millis timeout) const;
 
   // Readable (an eventfd) once the store connection has ended.
   int ended_fd() const noexcept;

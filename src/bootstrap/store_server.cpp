@@ -642,7 +642,7 @@ StoreServer::~StoreServer() {
                  static_cast<unsigned long long>(m.conns_total), m.conns_peak,
                  static_cast<unsigned long long>(m.bytes_in), static_cast<unsigned long long>(m.bytes_out));
   if (m.channels_total > 0)
-    SHMEM_INFO_LOG("store", "%llu PEs reached it through their host's agent (one connection per agent, counted above)",
+    SHMEM_INFO_LOG("store", "%llu PEs reached it through their host's relay (one connection per relay, counted above)",
                    static_cast<unsigned long long>(m.channels_total));
 }
 

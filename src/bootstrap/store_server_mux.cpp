@@ -41,7 +41,8 @@ bool StoreServer::Impl::handle_mux(Conn& c, const Header& h, std::string_view pa
     const std::int64_t rank = in.i64();
     std::string host(in.bytes(kMaxKey, "host"));
     in.expect_end();
-    if (rank < 0 || rank > 0x7fffffff)
+    // -1: an anonymous channel (a PE's job watcher, core/job_watcher.hpp); its hello says -1.
+    if (rank < -1 || rank > 0x7fffffff)
       throw Violation{"channel " + id + " opened for invalid rank " + std::to_string(rank)};
     if (it != c.channels.end()) throw Violation{"channel " + id + " opened twice"};
     if (c.channels.size() >= kMaxChannels)
@@ -53,7 +54,7 @@ bool StoreServer::Impl::handle_mux(Conn& c, const Header& h, std::string_view pa
     ch->chan = h.id;
     ch->declared_rank = static_cast<int>(rank);
     ch->host = host;
-    ch->peer = "host " + host + "'s agent (" + c.peer + ")";
+    ch->peer = "host " + host + "'s relay (" + c.peer + ")";
     ch->source = c.source;
     ch->phase = Phase::kHello;
     ch->accepted = Clock::now();
@@ -61,7 +62,7 @@ bool StoreServer::Impl::handle_mux(Conn& c, const Header& h, std::string_view pa
     Conn* raw = ch.get();
     conns.emplace(next_channel_key--, std::move(ch));
     c.channels.emplace(h.id, raw);
-    ++channels_total;
+    if (rank >= 0) ++channels_total;  // (not the PEs' job watchers)
     SHMEM_DEBUG_LOG("store", "channel %u of %s opened for PE %lld", h.id, raw->peer.c_str(),
                     static_cast<long long>(rank));
     return true;
@@ -142,7 +143,7 @@ void StoreServer::Impl::close_channels(Conn& relay) {
   if (relay.channels.empty()) return;
   const std::string why = !relay.lost_why.empty()
                               ? relay.lost_why
-                              : "the connection from host " + relay.host + "'s agent (" + relay.peer + ") closed";
+                              : "the connection from host " + relay.host + "'s relay (" + relay.peer + ") closed";
   auto channels = std::move(relay.channels);
   relay.channels.clear();
   for (auto& [id, ch] : channels) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <thread>
 
+#include "bootstrap/host_relay.hpp"
 #include "bootstrap/store.hpp"
 
 namespace shmem {
@@ -22,6 +23,11 @@ class JobWatcher {
   JobWatcher(const std::string& host, std::uint16_t port, const bootstrap::TlsConfig& tls, int my_pe,
              bootstrap::Millis connect_timeout, const bootstrap::StoreServer* hosted,
              std::function<void(const std::string&)> on_failed = {});
+  // Watches on a channel of this host's relay (bootstrap/host_relay.hpp), which says why the
+  // channel ended if it did, and which, held here, lingers for the host's others before this
+  // process exits.
+  JobWatcher(std::unique_ptr<bootstrap::StoreClient> conn, int my_pe, const bootstrap::StoreServer* hosted,
+             std::function<void(const std::string&)> on_failed, bootstrap::HostRelay* relay);
   ~JobWatcher();
   JobWatcher(const JobWatcher&) = delete;
   JobWatcher& operator=(const JobWatcher&) = delete;
@@ -34,6 +40,7 @@ class JobWatcher {
   int me_;
   const bootstrap::StoreServer* hosted_;
   std::function<void(const std::string&)> on_failed_;
+  bootstrap::HostRelay* relay_ = nullptr;
   std::atomic<bool> stopping_{false};
   std::unique_ptr<bootstrap::StoreClient> conn_;
   std::thread thread_;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bootstrap/host_relay.hpp"
 #include "bootstrap/store.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
@@ -72,6 +73,7 @@ bool Runtime::meet_to_finalize(bool at_exit) noexcept {
                e.what());
     std::fflush(nullptr);
     if (store_server_) store_server_->wait_idle(std::chrono::seconds(2));
+    linger_for_host();
     _exit(1);
   }
 }
@@ -88,6 +90,7 @@ void Runtime::leave_job(int status, const std::string& reason) noexcept {
   }
   // Hosting the store: let the other PEs hear it before this process (and the store) is gone.
   if (store_server_) store_server_->wait_idle(std::chrono::seconds(2));
+  linger_for_host();  // relaying this host's store connection: the same for its PEs
 }
 
 void Runtime::finalize() noexcept {
@@ -186,6 +189,7 @@ void global_exit(int status) noexcept {
     } catch (const std::exception& e) {
       SHMEM_WARN("init", "shmem_global_exit: could not notify the other PEs: %s", e.what());
     }
+    r->linger_for_host();
   }
   _exit(status);
 }

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "bootstrap/launch_env.hpp"
+#include "bootstrap/host_relay.hpp"
 #include "bootstrap/store.hpp"
 #include "bootstrap/store_fd.hpp"
 #include "base/error.hpp"
@@ -113,17 +114,29 @@ Runtime::Runtime(RuntimeSetup setup)
     // host for its PEs, bootstrap/store_relay.hpp).
     util::UniqueFd relay = std::string_view(launch.origin) == "oshrun" ? bootstrap::take_store_fd() : util::UniqueFd();
     const bool relayed = static_cast<bool>(relay);
+    const std::string where = launch.store_host + ":" + std::to_string(launch.store_port);
+    // Without oshrun: through this host's relay, one store connection per host (the first PE
+    // here makes it, bootstrap/host_relay.hpp), or on its own connection.
+    if (std::string_view(launch.origin) != "oshrun" && cfg_.store_relay) host_relay_ = open_host_relay(launch);
     if (relayed)
+      store_ = std::make_unique<bootstrap::StoreClient>(std::move(relay), where + " (over SHMEM_STORE_FD)", me_, npes_);
+    else if (host_relay_)
       store_ = std::make_unique<bootstrap::StoreClient>(
-          std::move(relay), launch.store_host + ":" + std::to_string(launch.store_port) + " (over SHMEM_STORE_FD)", me_,
-          npes_);
+          host_relay_->take_store(),
+          where + " (through PE " + std::to_string(host_relay_->owner_pe()) + "'s relay on this host)", me_, npes_);
     else
       store_ =
           std::make_unique<bootstrap::StoreClient>(launch.store_host, launch.store_port, launch.tls, me_,
                                                    to_ms(connect_timeout_s_), npes_, unreachable_hint(), gone_hint());
-    if (std::string_view(launch.origin) != "oshrun")  // oshrun ends the job itself
+    if (host_relay_) {
+      bootstrap::HostRelay* hr = host_relay_.get();
+      watcher_ =
+          std::make_unique<JobWatcher>(std::make_unique<bootstrap::StoreClient>(hr->take_watcher(), where, -1, 0), me_,
+                                       store_server_.get(), launch.on_job_failed, hr);
+    } else if (std::string_view(launch.origin) != "oshrun") {  // oshrun ends the job itself
       watcher_ = std::make_unique<JobWatcher>(launch.store_host, launch.store_port, launch.tls, me_,
                                               to_ms(connect_timeout_s_), store_server_.get(), launch.on_job_failed);
+    }
     if (setup.pmix)
       boot_ = std::make_unique<core::PmixBootData>(*setup.pmix, setup.pmix_scope, me_, npes_, control_timeout_s_);
     else
@@ -150,6 +163,26 @@ Runtime::Runtime(RuntimeSetup setup)
     SHMEM_WARN("init", "not every PE's job watcher reached the bootstrap store in time; a failing PE may leave "
                        "others to notice it later");
   barrier();
+  // Every PE of the job has its store channels by now (each passed init's exchanges).
+  if (host_relay_) host_relay_->close_door();
+}
+
+void Runtime::linger_for_host() noexcept {
+  if (host_relay_) host_relay_->linger(bootstrap::Millis(3000));
+}
+
+std::unique_ptr<bootstrap::HostRelay> Runtime::open_host_relay(const bootstrap::LaunchSpec& launch) {
+  bootstrap::HostRelay::Options o;
+  o.relay.store_host = launch.store_host;
+  o.relay.store_port = launch.store_port;
+  o.relay.tls = launch.tls;
+  o.relay.connect_timeout = to_ms(connect_timeout_s_);
+  o.relay.host = hostname();
+  o.relay.unreachable = unreachable_hint();
+  o.relay.gone = gone_hint();
+  o.job = launch.job_id + "/" + std::to_string(npes_);
+  o.rank = me_;
+  return bootstrap::HostRelay::open(o);
 }
 
 void Runtime::attach_wait_board() {

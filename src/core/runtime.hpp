@@ -42,6 +42,7 @@ class GpuHeap;
 class SetLayouts;
 namespace bootstrap {
 class PmixClient;
+class HostRelay;
 }
 
 constexpr std::size_t kMaxHeapAlign = std::size_t{1} << 30;  // shmem_align supports up to 1 GiB
@@ -78,6 +79,9 @@ class Runtime {
   const WaitPolicy& wait_policy() const noexcept { return wait_; }
   Ctx* default_ctx() noexcept { return &default_ctx_; }
   bootstrap::StoreClient* store() noexcept { return store_.get(); }
+  // This PE ends its process for a job failure it told the store: if it relays its host's
+  // store connection, the host's other PEs hear it first (bounded).
+  void linger_for_host() noexcept;
 
   // Address of `addr` (a symmetric address in this PE's view) in `pe`'s memory as mapped here;
   // nullptr if `addr` is not symmetric or `pe` is not node-local.
@@ -234,6 +238,7 @@ class Runtime {
   bool meet_to_finalize(bool at_exit) noexcept;
   void leave_job(int status, const std::string& reason) noexcept;
   void finish_finalize() noexcept;
+  std::unique_ptr<bootstrap::HostRelay> open_host_relay(const bootstrap::LaunchSpec& launch);
 
   Config cfg_;
   int me_ = 0;
@@ -243,6 +248,9 @@ class Runtime {
   WaitPolicy wait_;
   Ctx default_ctx_;
   std::unique_ptr<bootstrap::StoreServer> store_server_;  // rank 0 under torchrun-style launch
+  // Without oshrun: this host's shared store connection (bootstrap/host_relay.hpp). Outlives
+  // store_ and watcher_, whose channels it carries; the owner's waits for the host's others.
+  std::unique_ptr<bootstrap::HostRelay> host_relay_;
   std::unique_ptr<bootstrap::StoreClient> store_;
   std::unique_ptr<JobWatcher> watcher_;  // jobs without oshrun: ends this PE when the job fails
   Segment heap_;

@@ -108,3 +108,30 @@ run harness_exec h1 "exec env SHMEM_LOG_LEVEL=INFO SHMEM_SYMMETRIC_SIZE=1M $OSHR
 expect_out "pe_first_use: 8 PEs, 4 threads of PE 0 reached every PE exactly" "pe_first_use on 2 x 4 PEs"
 expect_err "PE 0: 4 UCX endpoints for 4 remote PEs" "pe_first_use on 2 x 4 PEs (PE 0: one endpoint per remote PE)"
 pass "4 threads meeting new peers at once: every value exact, one endpoint per remote PE"
+
+# Without oshrun (torchrun-style variables on every process; rank 0 hosts the store on h1): the
+# PEs of a host reach the store through the first of them (bootstrap/host_relay.hpp), so the
+# store holds one connection per host: 2 open at its peak at 2 x 4 and 2 x 8 PEs (16 and 32
+# before: each PE's own and its job watcher's), and it says every PE came through a relay.
+H1=$(harness_addr h1)
+launcherless_ring() {
+  local k=$1 n=$((2 * $1)) port=$((20000 + RANDOM % 20000)) secret r pids=() rc=0 line peak
+  secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+  : >"$WORK/out"
+  : >"$WORK/err"
+  for r in $(seq 0 $((n - 1))); do
+    harness_exec "h$((r / k + 1))" "exec env SHMEM_LOG_LEVEL=INFO SHMEM_SYMMETRIC_SIZE=1M RANK=$r WORLD_SIZE=$n \
+      MASTER_ADDR=$H1 MASTER_PORT=$port SHMEM_JOB_SECRET=$secret $PE_RING" >>"$WORK/out" 2>>"$WORK/err" &
+    pids+=($!)
+  done
+  for r in "${pids[@]}"; do wait "$r" || rc=$?; done
+  [ "$rc" = 0 ] || { tail -n 40 "$WORK/out" "$WORK/err"; fail "launcher-less 2 x $k PEs: status $rc"; }
+  expect_out "pe_ring: $n PEs, each heard from its left neighbour" "launcher-less 2 x $k PEs"
+  line=$(grep -E "INFO store: [0-9]+ connections \(peak [0-9]+ open\)" "$WORK/err")
+  peak=$(printf '%s\n' "$line" | sed -E 's/.*\(peak ([0-9]+) open\).*/\1/')
+  [ "$peak" = 2 ] || fail "launcher-less 2 x $k PEs: the store had ${peak:-no} connections open at its peak (2 expected: one per host)"
+  expect_err "INFO store: $n PEs reached it through their host's relay" "launcher-less 2 x $k PEs"
+}
+launcherless_ring 4
+launcherless_ring 8
+pass "launcher-less 2 x 4 and 2 x 8 PEs: the store held 2 connections at its peak, one per host"

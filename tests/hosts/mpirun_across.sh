@@ -3,8 +3,8 @@
 # hosts the store on an address the other host reaches, published through PMIx): pe_rma and
 # pe_amo at 2 hosts x 1 PE and 2 hosts x 2 PEs, started through the harness agent. Init's data
 # (host keys, the UCX blobs) goes through PMIx, not the store: the store's traffic (the line it
-# logs at SHMEM_LOG_LEVEL=INFO) stays under 600 bytes per PE, as on one host
-# (tests/mpi/mpi_store_bytes.sh); through the store it was more.
+# logs at SHMEM_LOG_LEVEL=INFO) stays under 900 bytes per PE (each host's PEs through its relay,
+# with a channel header on every request), as on one host (tests/mpi/mpi_store_bytes.sh).
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
 : "${PE_RMA:?set by CTest}" "${PE_AMO:?set by CTest}" "${MPIRUN:?set by CTest}"
@@ -24,7 +24,7 @@ for np in 2 4; do
     [ "$(printf '%s\n' "$line" | grep -c .)" = 1 ] || fail "mpirun $hosts: expected one store traffic line, got: $line"
     read -r bin bout < <(printf '%s\n' "$line" | sed -E 's/.* ([0-9]+) bytes in, ([0-9]+) bytes out$/\1 \2/')
     per_pe=$(((bin + bout) / np))
-    [ "$per_pe" -le 600 ] || fail "mpirun $hosts: the store carried $per_pe bytes per PE ($bin in, $bout out): init's data through the store?"
+    [ "$per_pe" -le 900 ] || fail "mpirun $hosts: the store carried $per_pe bytes per PE ($bin in, $bout out): init's data through the store?"
     pass "mpirun --host $hosts $(basename "$prog"): PEs on both hosts, UCX over tcp/hnet0; store $bin bytes in, $bout out"
   done
 done

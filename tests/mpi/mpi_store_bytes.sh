@@ -7,8 +7,11 @@
 # and reads the line the store logs when it stops ("store: C connections (peak P open), I bytes
 # in, O bytes out"). Under a PMIx launcher the store carries only each PE's two hellos (its
 # client and its job watcher), the watcher's wait and finalize's rendezvous: about 400 bytes per
-# PE whatever the job's size. Through the store, init's exchanges (host keys, host table,
-# barriers) doubled that (4059 + 2509 bytes at 8 PEs before they moved to PMIx, 821 per PE).
+# PE whatever the job's size, about 700 through the host's relay (bootstrap/host_relay.hpp),
+# which puts a 16-byte channel header on each of these small requests and replies and opens two
+# channels per PE (SHMEM_STORE_RELAY=0: 409 and 385 at 2 and 8 PEs; relayed 761 and 704).
+# Through the store, init's exchanges (host keys, host table, barriers) doubled the direct
+# figure (4059 + 2509 bytes at 8 PEs before they moved to PMIx, 821 per PE, without a relay).
 # Fails when (I + O) / N exceeds B at either size, or grows by more than 1/8 from 2 to 8 PEs.
 # Byte counts, not times: the same whatever the load.
 set -u

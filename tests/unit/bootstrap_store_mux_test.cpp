@@ -91,7 +91,7 @@ TEST_P(StoreLoopMux, HelloAsAnotherRankThanTheChannelsIsRefused) {
   auto server = server_reporting(tls(), losses);
   auto relay = make_relay(*server, tls());
   expect_error([&] { through(*relay, 1, 4, /*hello_as=*/2); }, Errc::kInvalidValue,
-               "hello as rank 2 on the channel that host h2's agent");
+               "hello as rank 2 on the channel that host h2's relay");
   EXPECT_FALSE(server->rank_connected(2));
   EXPECT_FALSE(server->rank_connected(1));
   // The relay and its other channels go on.
@@ -160,9 +160,9 @@ TEST_P(StoreLoopMux, LosingTheRelayLosesItsRanksNamingTheHost) {
   relay.reset();  // the agent's connection closes with both PEs' channels open
   auto lost = losses.first(Millis{5000});
   ASSERT_TRUE(lost);
-  EXPECT_NE(lost->second.find("host node7's agent"), std::string::npos) << lost->second;
+  EXPECT_NE(lost->second.find("host node7's relay"), std::string::npos) << lost->second;
   auto direct = make_client(*server, tls(), 2);
-  expect_error([&] { direct->get("never", Millis{5000}); }, Errc::kPeerLost, "host node7's agent");
+  expect_error([&] { direct->get("never", Millis{5000}); }, Errc::kPeerLost, "host node7's relay");
   // Reported once: the job failed at the first, the second is its consequence.
   std::lock_guard<std::mutex> g(losses.mu);
   EXPECT_EQ(losses.seen.size(), 1u);
@@ -321,7 +321,7 @@ TEST_P(StoreLoopMux, AChannelOpenedTwiceClosesTheAgentsConnection) {
   auto lost = losses.first(Millis{5000});
   ASSERT_TRUE(lost);
   EXPECT_EQ(lost->first, 0);
-  EXPECT_NE(lost->second.find("host node5's agent"), std::string::npos) << lost->second;
+  EXPECT_NE(lost->second.find("host node5's relay"), std::string::npos) << lost->second;
   EXPECT_FALSE(server->rank_connected(1));
 }
 
