@@ -187,6 +187,7 @@ void HostRelay::Impl::run() noexcept {
     fds.push_back({is_ready && relay && !told ? relay->ended_fd() : -1, POLLIN, 0});
     for (auto& j : waiting) fds.push_back({j.fd.get(), POLLIN, 0});
     for (auto& j : joined) fds.push_back({j.fd.get(), POLLIN, 0});
+    const std::size_t nw = waiting.size(), nj = joined.size();
     if (::poll(fds.data(), fds.size(), -1) < 0) {
       if (errno == EINTR) continue;
       SHMEM_WARN("store", "host relay: poll: %s; no more PEs of this host can join", std::strerror(errno));
@@ -197,15 +198,6 @@ void HostRelay::Impl::run() noexcept {
       ssize_t r = ::read(wake.get(), &v, sizeof v);
       (void)r;
     }
-    if (fds[1].revents & POLLIN) {
-      util::UniqueFd c(::accept4(door.get(), nullptr, nullptr, SOCK_CLOEXEC));
-      if (c && same_uid(c.get())) {
-        util::set_io_timeouts(c.get(), kRequestWait, kRequestWait);
-        waiting.push_back({std::move(c), -1});
-      } else if (c) {
-        SHMEM_WARN("store", "host relay: refused a connection from another user");
-      }
-    }
     if (fds[2].revents) {
       // The store connection ended; the relay closes every channel. Each joiner hears why.
       const std::string why = relay->ended().why;
@@ -215,8 +207,9 @@ void HostRelay::Impl::run() noexcept {
       }
       told = true;
     }
+    // (fds has an entry for each of the first nw waiting and nj joined: the loop adds after.)
     const std::size_t base = 3;
-    for (std::size_t k = 0; k < waiting.size(); ++k) {
+    for (std::size_t k = 0; k < nw; ++k) {
       Joiner& j = waiting[k];
       if (!fds[base + k].revents) continue;
       Request req{};
@@ -226,8 +219,17 @@ void HostRelay::Impl::run() noexcept {
       }
       j.rank = req.rank;
     }
-    for (std::size_t k = 0; k < joined.size(); ++k)
-      if (fds[base + waiting.size() + k].revents) joined[k].fd.reset();  // that PE's process ended
+    for (std::size_t k = 0; k < nj; ++k)
+      if (fds[base + nw + k].revents) joined[k].fd.reset();  // that PE's process ended
+    if (fds[1].revents & POLLIN) {
+      util::UniqueFd c(::accept4(door.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (c && same_uid(c.get())) {
+        util::set_io_timeouts(c.get(), kRequestWait, kRequestWait);
+        waiting.push_back({std::move(c), -1});
+      } else if (c) {
+        SHMEM_WARN("store", "host relay: refused a connection from another user");
+      }
+    }
   }
 }
 
@@ -255,8 +257,9 @@ std::unique_ptr<HostRelay> HostRelay::open(const Options& o) {
       std::array<util::UniqueFd, 2> got;
       if (util::recv_with_fds(s.get(), {reinterpret_cast<char*>(&rep), sizeof rep}, got) != sizeof rep ||
           rep.magic != kMagic) {
-        SHMEM_DEBUG_LOG("store", "host relay: the owner did not answer; connecting directly");
-        return nullptr;
+        // Its door closed as we came, or it ended: the name may be free now.
+        SHMEM_DEBUG_LOG("store", "host relay: the owner did not answer");
+        continue;
       }
       std::string msg(rep.length > 4096 ? 4096 : rep.length, '\0');
       if (!msg.empty() && !util::recv_all(s.get(), msg.data(), msg.size()).ok()) return nullptr;

@@ -82,12 +82,12 @@ TEST_P(HostRelayTest, AClosedDoorLetsTheNextPeHoldItsOwn) {
   ASSERT_TRUE(owner);
   owner->close_door();
   // The door thread closes the socket when it wakes: a PE that comes later holds a relay of its
-  // own (the name is free again) or, if it came before the close, joins. Bounded retries.
+  // own (the name is free again); one that came before the close joined, or, caught by the
+  // close, connects on its own (nullptr). Bounded retries.
   std::unique_ptr<HostRelay> later;
   for (int i = 0; i < 500; ++i) {
     later = HostRelay::open(relay_options(*server, tls(), job, 1));
-    ASSERT_TRUE(later);
-    if (later->owner()) break;
+    if (later && later->owner()) break;
     later.reset();
     std::this_thread::yield();
   }
