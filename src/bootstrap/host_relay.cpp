@@ -375,7 +375,9 @@ std::string HostRelay::why_lost(Millis wait) {
     why.append(buf, static_cast<std::size_t>(r));
   }
   if (why.empty())
-    return "PE " + std::to_string(m.owner_pe) + ", which relayed this host's connection to the bootstrap store, ended";
+    // (It ended before finalize: an owner that finalizes waits for its PEs' channels to close.)
+    return "PE " + std::to_string(m.owner_pe) + " lost: connection closed before shmem_finalize (PE " +
+           std::to_string(m.owner_pe) + " relayed this host's connection to the bootstrap store)";
   return why;
 }
 
