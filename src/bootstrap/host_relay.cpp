@@ -374,10 +374,12 @@ std::string HostRelay::why_lost(Millis wait) {
     if (r <= 0 || why.size() > 4096) break;
     why.append(buf, static_cast<std::size_t>(r));
   }
-  if (why.empty())
-    // (It ended before finalize: an owner that finalizes waits for its PEs' channels to close.)
-    return "PE " + std::to_string(m.owner_pe) + " lost: connection closed before shmem_finalize (PE " +
-           std::to_string(m.owner_pe) + " relayed this host's connection to the bootstrap store)";
+  if (why.empty()) {
+    // It ended before finalize (an owner that finalizes waits for its PEs' channels to close):
+    // said as the store says any PE's loss.
+    SHMEM_WARN("store", "PE %d, which relayed this host's connection to the bootstrap store, ended", m.owner_pe);
+    return "PE " + std::to_string(m.owner_pe) + " lost: connection closed before shmem_finalize";
+  }
   return why;
 }
 
