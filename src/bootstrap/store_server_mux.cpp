@@ -7,6 +7,7 @@
 // the job; the others are its consequence).
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "bootstrap/store_server_impl.hpp"
 #include "base/log.hpp"
@@ -144,8 +145,11 @@ void StoreServer::Impl::close_channels(Conn& relay) {
   const std::string why = !relay.lost_why.empty()
                               ? relay.lost_why
                               : "the connection from host " + relay.host + "'s relay (" + relay.peer + ") closed";
-  auto channels = std::move(relay.channels);
+  // In the order the relay opened them: a PE's relay (host_relay.hpp) opens its owner's first,
+  // and the first loss is the one the job fails with; when that PE died, it is the one named.
+  std::vector<std::pair<std::uint32_t, Conn*>> channels(relay.channels.begin(), relay.channels.end());
   relay.channels.clear();
+  std::sort(channels.begin(), channels.end());
   for (auto& [id, ch] : channels) {
     ch->peer_closed = true;
     if (ch->lost_why.empty()) ch->lost_why = why;

@@ -168,6 +168,22 @@ TEST_P(StoreLoopMux, LosingTheRelayLosesItsRanksNamingTheHost) {
   EXPECT_EQ(losses.seen.size(), 1u);
 }
 
+TEST_P(StoreLoopMux, LosingTheRelayNamesTheRankOfItsFirstChannel) {
+  // A PE's relay (host_relay.hpp) opens its owner's channel first: when that PE dies, its
+  // relay's connection closes, and the loss the job fails with names that PE.
+  Losses losses;
+  auto server = server_reporting(tls(), losses);
+  auto relay = make_relay(*server, tls(), "node5");
+  auto owner = through(*relay, 5, 8);
+  auto c = through(*relay, 2, 8);
+  auto d = through(*relay, 7, 8);
+  auto e = through(*relay, 3, 8);
+  relay.reset();
+  auto lost = losses.first(Millis{5000});
+  ASSERT_TRUE(lost);
+  EXPECT_EQ(lost->first, 5) << lost->second;
+}
+
 TEST_P(StoreLoopMux, TheRelaySaysWhenTheStoreEnds) {
   auto server = make_server(tls());
   auto relay = make_relay(*server, tls());
