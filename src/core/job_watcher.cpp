@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "base/log.hpp"
+#include "bootstrap/host_relay.hpp"
 
 namespace shmem {
 

@@ -9,10 +9,12 @@
 #include <memory>
 #include <thread>
 
-#include "bootstrap/host_relay.hpp"
 #include "bootstrap/store.hpp"
 
 namespace shmem {
+namespace bootstrap {
+class HostRelay;
+}
 
 class JobWatcher {
  public:

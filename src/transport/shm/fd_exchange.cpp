@@ -5,11 +5,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "util/fd_pass.hpp"
+#include "util/socket.hpp"
 
 namespace shmem::transport::shm {
 namespace {
@@ -42,38 +45,6 @@ sockaddr_un abstract_addr(const std::string& job_id, int pe, socklen_t* len) {
   throw Error(Errc::kBootstrap, "segment exchange: " + what + ": " + std::strerror(errno));
 }
 
-void set_timeout(int fd, std::chrono::milliseconds t) {
-  timeval tv{};
-  tv.tv_sec = t.count() / 1000;
-  tv.tv_usec = (t.count() % 1000) * 1000;
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-}
-
-bool read_full(int fd, void* buf, std::size_t n) {
-  auto* p = static_cast<char*>(buf);
-  while (n) {
-    ssize_t r = ::recv(fd, p, n, 0);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<std::size_t>(r);
-  }
-  return true;
-}
-
-bool write_full(int fd, const void* buf, std::size_t n) {
-  auto* p = static_cast<const char*>(buf);
-  while (n) {
-    ssize_t r = ::send(fd, p, n, MSG_NOSIGNAL);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<std::size_t>(r);
-  }
-  return true;
-}
-
 // Serves one peer's request: checks uid and secret, replies with our descriptors.
 bool serve_one(int conn, int my_pe, const std::string& secret, const SegmentDesc& heap, const SegmentDesc& data) {
   ucred cred{};
@@ -83,48 +54,27 @@ bool serve_one(int conn, int my_pe, const std::string& secret, const SegmentDesc
     return false;
   }
   Hello h{};
-  if (!read_full(conn, &h, sizeof h) || h.magic != kMagic || h.secret_len != secret.size()) {
+  if (!util::recv_all(conn, &h, sizeof h).ok() || h.magic != kMagic || h.secret_len != secret.size()) {
     SHMEM_WARN("shm", "refused a malformed segment request (pid %d)", (int)cred.pid);
     return false;
   }
   std::string got(h.secret_len, '\0');
-  if (!read_full(conn, got.data(), got.size()) || got != secret) {
+  if (!util::recv_all(conn, got.data(), got.size()).ok() || got != secret) {
     SHMEM_WARN("shm", "refused a segment request without the job secret (pid %d)", (int)cred.pid);
     return false;
   }
   Reply rep{kMagic, my_pe, heap.size, heap.addr, data.size, data.addr, data.fd >= 0 ? 2u : 1u};
-  int fds[2] = {heap.fd, data.fd};
-  iovec iov{&rep, sizeof rep};
-  alignas(cmsghdr) char ctrl[CMSG_SPACE(sizeof fds)] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctrl;
-  msg.msg_controllen = CMSG_SPACE(sizeof(int) * rep.nfds);
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int) * rep.nfds);
-  std::memcpy(CMSG_DATA(c), fds, sizeof(int) * rep.nfds);
-  while (sendmsg(conn, &msg, MSG_NOSIGNAL) < 0) {
-    if (errno != EINTR) fail("sending descriptors to PE " + std::to_string(h.pe));
-  }
+  const int fds[2] = {heap.fd, data.fd};
+  if (!util::send_with_fds(conn, {reinterpret_cast<const char*>(&rep), sizeof rep}, {fds, rep.nfds}))
+    fail("sending descriptors to PE " + std::to_string(h.pe));
   return true;
 }
 
 PeerSegments receive(int fd, int pe) {
   Reply rep{};
-  iovec iov{&rep, sizeof rep};
-  alignas(cmsghdr) char ctrl[CMSG_SPACE(sizeof(int) * 2)] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctrl;
-  msg.msg_controllen = sizeof ctrl;
-  ssize_t r;
-  while ((r = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL)) < 0 && errno == EINTR) {
-  }
-  if (r != static_cast<ssize_t>(sizeof rep) || rep.magic != kMagic || rep.pe != pe)
+  std::array<util::UniqueFd, 2> fds;
+  const std::size_t got = util::recv_with_fds(fd, {reinterpret_cast<char*>(&rep), sizeof rep}, fds);
+  if (got != sizeof rep || rep.magic != kMagic || rep.pe != pe)
     throw Error(Errc::kBootstrap, "segment exchange: PE " + std::to_string(pe) +
                                       " refused or did not answer (different job secret or uid?)");
   PeerSegments out;
@@ -133,13 +83,8 @@ PeerSegments receive(int fd, int pe) {
   out.heap.addr = rep.heap_addr;
   out.data.size = rep.data_size;
   out.data.addr = rep.data_addr;
-  int fds[2] = {-1, -1};
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-      std::memcpy(fds, CMSG_DATA(c), std::min<std::size_t>(c->cmsg_len - CMSG_LEN(0), sizeof fds));
-  }
-  out.heap_fd = util::UniqueFd(fds[0]);
-  out.data_fd = util::UniqueFd(fds[1]);
+  out.heap_fd = std::move(fds[0]);
+  out.data_fd = std::move(fds[1]);
   if (!out.heap_fd) throw Error(Errc::kBootstrap, "segment exchange: no descriptor from PE " + std::to_string(pe));
   return out;
 }
@@ -170,7 +115,7 @@ std::vector<PeerSegments> FdExchange::exchange(const std::vector<int>& peers, co
   for (int pe : peers) {
     util::UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!s) fail("socket");
-    set_timeout(s.get(), timeout);
+    util::set_io_timeouts(s.get(), timeout, timeout);
     socklen_t len;
     sockaddr_un a = abstract_addr(job_id_, pe, &len);
     if (::connect(s.get(), reinterpret_cast<sockaddr*>(&a), len) != 0) {
@@ -181,7 +126,7 @@ std::vector<PeerSegments> FdExchange::exchange(const std::vector<int>& peers, co
       fail("connecting to PE " + std::to_string(pe));
     }
     Hello h{kMagic, my_pe_, static_cast<std::uint32_t>(secret_.size())};
-    if (!write_full(s.get(), &h, sizeof h) || !write_full(s.get(), secret_.data(), secret_.size()))
+    if (!util::send_all(s.get(), &h, sizeof h).ok() || !util::send_all(s.get(), secret_.data(), secret_.size()).ok())
       fail("sending to PE " + std::to_string(pe));
     out.push_back(std::move(s));
     reached.push_back(pe);
@@ -200,7 +145,7 @@ std::vector<PeerSegments> FdExchange::exchange(const std::vector<int>& peers, co
     if (r <= 0) continue;
     util::UniqueFd conn(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
     if (!conn) continue;
-    set_timeout(conn.get(), std::chrono::milliseconds(5000));
+    util::set_io_timeouts(conn.get(), std::chrono::milliseconds(5000), std::chrono::milliseconds(5000));
     if (serve_one(conn.get(), my_pe_, secret_, heap, data)) ++served;
   }
   // 3. Collect the answers.
