@@ -47,10 +47,16 @@ struct Reply {
 };
 
 // "\0shmem-relay-<hex>": an HMAC of the job under its secret, so the name, which every process
-// can read in /proc/net/unix, tells nothing and cannot be guessed without the secret.
+// can read in /proc/net/unix, tells nothing and cannot be guessed without the secret. The name
+// includes how the store is trusted (TLS on or off, the CA and CRL files): a PE joins only a
+// relay whose owner checks the store as this PE would, so a PE told to trust another CA
+// connects on its own and is refused, as it would be without a relay.
 sockaddr_un door_address(const HostRelay::Options& o, socklen_t* len) {
+  const TlsConfig& t = o.relay.tls;
+  const std::string trust = std::string(t.enabled ? "tls" : "plain") + "|" + t.ca_file + "|" + t.ca_path + "|" +
+                            t.crl_file + "|" + t.crl_path;
   const std::string text = "shmem host relay v1/" + o.job + "/" + o.relay.store_host + ":" +
-                           std::to_string(o.relay.store_port) + "/" + std::to_string(::getuid());
+                           std::to_string(o.relay.store_port) + "/" + std::to_string(::getuid()) + "/" + trust;
   const std::string& key = o.relay.tls.secret;
   unsigned char mac[EVP_MAX_MD_SIZE];
   unsigned int n = 0;

@@ -234,6 +234,7 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
     l.pe = spec.pe;
     l.npes = spec.npes;
   };
+  bool unauthenticated_tcp = false;
   switch (spec.mode) {
     case core::BootstrapMode::kEnvironment:
       l = bootstrap::launch_spec_from_env(st.cfg);
@@ -264,9 +265,7 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
       if (l.tls.secret.empty()) {
         // Nothing secret is shared in this mode: the secret below only keeps unrelated jobs apart.
         l.tls.secret = "shmem-tcp-mode/" + spec.store_url + "/" + std::to_string(l.npes);
-        if (l.pe == 0 && !l.tls.uses_certificates() && l.tls.enabled)
-          SHMEM_WARN("init", "ip_port mode without SHMEM_JOB_SECRET or certificates: PEs are not authenticated; "
-                             "set SHMEM_JOB_SECRET on every PE or configure aclshmemx_set_conf_store_tls");
+        unauthenticated_tcp = true;  // unless certificates come from aclshmemx_set_conf_store_tls (below)
       }
       break;
     }
@@ -283,6 +282,9 @@ RuntimeSetup make_setup(const core::InitSpec& spec, Process& p, std::shared_ptr<
       break;
   }
   apply_tls_overrides(p, l.tls);
+  if (unauthenticated_tcp && l.pe == 0 && !l.tls.uses_certificates() && l.tls.enabled)
+    SHMEM_WARN("init", "ip_port mode without SHMEM_JOB_SECRET or certificates: PEs are not authenticated; "
+                       "set SHMEM_JOB_SECRET on every PE or configure aclshmemx_set_conf_store_tls");
   if (l.pmix) {  // mpirun: meet through PMIx, which stays connected for the rest of the process
     if (!p.pmix) {
       register_at_exit(p);  // finalises PMIx at exit, or the launcher counts this process as failed

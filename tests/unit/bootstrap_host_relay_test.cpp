@@ -75,6 +75,27 @@ TEST_P(HostRelayTest, AnotherJobHasARelayOfItsOwn) {
   EXPECT_TRUE(second->owner());
 }
 
+TEST_P(HostRelayTest, APeThatTrustsAnotherCaDoesNotJoin) {
+  // Its relay would check the store against the owner's CA, not the one this PE was given.
+  auto server = make_server(tls());
+  const std::string job = job_name("trust");
+  auto first = HostRelay::open(relay_options(*server, tls(), job, 0));
+  ASSERT_TRUE(first);
+  ASSERT_TRUE(first->owner());
+  TlsConfig other = tls();
+  other.ca_file = "/nonexistent/shmem-unit-other-ca.pem";
+  std::unique_ptr<HostRelay> second;
+  try {
+    second = HostRelay::open(relay_options(*server, other, job, 1));
+  } catch (const Error& e) {  // on its own connection, the missing CA file fails it
+    EXPECT_NE(std::string(e.what()).find("shmem-unit-other-ca.pem"), std::string::npos) << e.what();
+    return;
+  }
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(second->owner());
+  EXPECT_EQ(second->owner_pe(), 1);
+}
+
 TEST_P(HostRelayTest, AClosedDoorLetsTheNextPeHoldItsOwn) {
   auto server = make_server(tls());
   const std::string job = job_name("door");
