@@ -2,6 +2,7 @@
 backend against gloo's result for the same inputs (or, where gloo 1.13 lacks the operation or
 the dtype, against a reference built from gloo's all_gather). Prints one "OK name" line per
 check and "ALL OK" at the end; any mismatch raises (the job fails naming it)."""
+import os
 import sys
 
 import torch
@@ -213,6 +214,24 @@ g = [torch.zeros(300000) for _ in range(n)]
 dist.all_gather(g, torch.full((300000,), float(me)))
 dist.all_to_all_single(b, x, group=gloo)
 same("all_to_all_single, then all_gather", a, b)
+# Across hosts the large blocks to other hosts take the backend's TCP connections (tcp_links.hpp);
+# on one host none does. With the direct paths off they take the slots, and back on the sockets:
+# each switch keeps the slots' credits (a block through the sockets still gives its sender one).
+pg = dist.distributed_c10d._get_default_group()
+across = int(os.environ.get("LOCAL_WORLD_SIZE", n)) < n
+through = pg._alltoall_socket_blocks()
+assert (through > 0) == across, f"rank {me}: {through} all_to_all blocks through sockets, across hosts: {across}"
+for direct in (False, True, False, True):
+    pg._set_direct_paths(direct)
+    x = sample(torch.float32, (n * 200003, 2))
+    a, b = torch.zeros_like(x), torch.zeros_like(x)
+    dist.all_to_all_single(a, x)
+    dist.all_to_all_single(b, x, group=gloo)
+    same(f"all_to_all_single, direct paths {direct}", a, b)
+now = pg._alltoall_socket_blocks()
+assert now - through == (2 * (n - int(os.environ.get("LOCAL_WORLD_SIZE", n))) if across else 0), \
+    f"rank {me}: {now - through} blocks through sockets in two calls with them on"
+ok(f"all_to_all across hosts through {'sockets' if across else 'no sockets (one host)'}")
 same("all_gather after all_to_all_single", g, [torch.full((300000,), float(r)) for r in range(n)])
 ok("all_to_all_single, all_to_all")
 

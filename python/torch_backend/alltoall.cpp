@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 namespace shmem_torch {
 
@@ -43,6 +44,23 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
   char* slots = slots_.ensure(block * n);  // collective when it grows: every rank asks the same
   const std::uint64_t call = ++calls_;
 
+  // ---- the peers on other hosts, whose blocks take the sockets once they are connected (set up
+  // at the first call that has such peers: every rank has them, or none does).
+  std::vector<char> remote(n, 0);
+  bool any_remote = false;
+  for (std::size_t j = 0; j < n; ++j) {
+    remote[j] = j != me && shmem_ptr(slots, static_cast<int>(j)) == nullptr;
+    any_remote = any_remote || remote[j];
+  }
+  if (sockets_ && any_remote && !tried_links_) {
+    tried_links_ = true;
+    auto links = std::make_unique<TcpLinks>(rank_, size_, remote);
+    if (links->ok()) links_ = std::move(links);
+  }
+  const bool via_tcp = sockets_ && links_ != nullptr;
+  auto tcp = [&](std::size_t j) { return via_tcp && remote[j] != 0; };
+  std::vector<TcpLinks::Block> blocks;  // this call's blocks through the sockets
+
   // ---- receive state: per sender, the chunks expected and those copied out so far.
   std::vector<int> skip(n, 1);  // wait_until_any_vector's status: nonzero excludes a sender
   std::vector<std::uint64_t> next(n, 0), want(n, 0), first(n, 0);
@@ -51,6 +69,12 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
   for (std::size_t r = 0; r < n; ++r) {
     if (r == me) continue;
     const at::Tensor& o = outputs[r];
+    if (tcp(r)) {
+      dst[r] = o.is_contiguous() ? o : at::empty_like(o, at::MemoryFormat::Contiguous);
+      blocks.push_back(
+          TcpLinks::Block{static_cast<int>(r), nullptr, 0, static_cast<char*>(dst[r].data_ptr()), bytes_of(dst[r])});
+      continue;
+    }
     const std::uint64_t c = chunks_of(bytes_of(o));
     first[r] = received_[r];
     want[r] = received_[r] + c;
@@ -104,10 +128,23 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
   for (std::size_t k = 1; k < n; ++k) {
     const int j = (rank_ + static_cast<int>(k)) % size_;
     src[static_cast<std::size_t>(j)] = inputs[static_cast<std::size_t>(j)].contiguous();
+    if (tcp(static_cast<std::size_t>(j))) {
+      for (TcpLinks::Block& b : blocks)
+        if (b.peer == j) {
+          b.send = static_cast<const char*>(src[static_cast<std::size_t>(j)].data_ptr());
+          b.send_bytes = bytes_of(src[static_cast<std::size_t>(j)]);
+        }
+      continue;  // no chunks through the slots
+    }
     chunks[static_cast<std::size_t>(j)] = chunks_of(bytes_of(src[static_cast<std::size_t>(j)]));
-    (shmem_ptr(slots, j) == nullptr ? order : local).push_back(j);
+    (remote[static_cast<std::size_t>(j)] ? order : local).push_back(j);
   }
   order.insert(order.end(), local.begin(), local.end());
+  bool tcp_done = true;
+  if (via_tcp) {
+    links_->start(blocks);
+    tcp_done = links_->progress(0);
+  }
   const std::uint64_t rounds = n > 1 ? *std::max_element(chunks.begin(), chunks.end()) : 0;
   for (std::uint64_t k = 0; k < rounds; ++k) {
     if (k > 0) shmem_fence();
@@ -120,6 +157,7 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
       shmem_putmem_signal(slots + me * block + off, static_cast<const char*>(src[ju].data_ptr()) + off, len,
                           sig + rank_, sent_[ju] + k + 1, SHMEM_SIGNAL_SET, j);
       drain();
+      if (!tcp_done) tcp_done = links_->progress(0);
     }
   }
   for (std::size_t j = 0; j < n; ++j) sent_[j] += chunks[j];
@@ -127,11 +165,30 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
   // ---- own block: input to output, while the others' chunks travel.
   outputs[me].copy_(inputs[me].reshape(outputs[me].sizes()));
 
-  // ---- receive: copy out whatever chunks arrived, from whichever sender, until every block is in.
-  while (pending > 0) {
-    const std::size_t r = shmem_uint64_wait_until_any_vector(sig, n, skip.data(), SHMEM_CMP_GE, next.data());
-    TORCH_CHECK(r < n, "shmem backend: alltoall: waiting for blocks failed");
-    take(r, shmem_signal_fetch(sig + r));
+  // ---- receive: copy out whatever chunks arrived, from whichever sender, and move the sockets'
+  // blocks, until every block is in (and every block to the sockets out).
+  while (pending > 0 || !tcp_done) {
+    if (pending == 0) {
+      tcp_done = links_->progress(-1);
+      continue;
+    }
+    if (tcp_done) {
+      const std::size_t r = shmem_uint64_wait_until_any_vector(sig, n, skip.data(), SHMEM_CMP_GE, next.data());
+      TORCH_CHECK(r < n, "shmem backend: alltoall: waiting for blocks failed");
+      take(r, shmem_signal_fetch(sig + r));
+      continue;
+    }
+    const std::size_t r = shmem_uint64_test_any_vector(sig, n, skip.data(), SHMEM_CMP_GE, next.data());
+    if (r < n) take(r, shmem_signal_fetch(sig + r));
+    tcp_done = links_->progress(0);
+    if (r >= n) std::this_thread::yield();  // oversubscribed hosts: let the senders run
+  }
+  socket_blocks_ += blocks.size();
+  for (const TcpLinks::Block& b : blocks) {
+    const auto r = static_cast<std::size_t>(b.peer);
+    if (!dst[r].is_same(outputs[r])) outputs[r].copy_(dst[r]);
+    // r's credit, as if the block had taken the slot: a later call without the sockets waits for it.
+    shmem_uint64_atomic_set(done + rank_, call, b.peer);
   }
 }
 

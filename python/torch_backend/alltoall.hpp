@@ -16,13 +16,20 @@
 // no quiet: across hosts, waiting for the receivers to acknowledge this rank's last chunks took
 // up to a third of a call. Each call is collective, in the same order on every rank; a block's
 // bytes at its sender and at its receiver must agree (torch's split sizes).
+//
+// Blocks to and from ranks on other hosts go through TcpLinks (tcp_links.hpp) instead, straight
+// from the input tensor into the socket and from the socket into the output, while the host's
+// own blocks take the slots; without the links (set_sockets(false), or when a rank could not
+// connect) they take the slots too.
 #include <ATen/ATen.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "staging.hpp"
+#include "tcp_links.hpp"
 
 namespace shmem_torch {
 
@@ -36,6 +43,10 @@ class AllToAll {
   // inputs[j] to rank j's outputs[rank]; `block`: the largest block of any rank (the same on
   // every rank). Collective.
   void run(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs, std::size_t block);
+  // Whether blocks to other hosts may take TcpLinks (on by default); the same on every rank.
+  void set_sockets(bool on) { sockets_ = on; }
+  // The blocks received through the sockets so far (tests: which path the calls took).
+  std::uint64_t socket_blocks() const { return socket_blocks_; }
 
  private:
   void setup();  // collective, on the first call: the signal and credit words
@@ -49,6 +60,10 @@ class AllToAll {
   // Per peer: the chunks this rank put to it so far, and those it received from it (the
   // cumulative values of the signal words).
   std::vector<std::uint64_t> sent_, received_;
+  bool sockets_ = true;
+  bool tried_links_ = false;
+  std::uint64_t socket_blocks_ = 0;  // set up (collectively) at the first call across hosts
+  std::unique_ptr<TcpLinks> links_;
 };
 
 }  // namespace shmem_torch

@@ -16,7 +16,8 @@ PYBIND11_MODULE(_c10d, m) {
              return c10::make_intrusive<shmem_torch::ProcessGroupShmem>(rank, size, group_id);
            }),
            py::arg("rank"), py::arg("size"), py::arg("group_id") = 0, py::call_guard<py::gil_scoped_release>())
-      .def("_set_direct_paths", &shmem_torch::ProcessGroupShmem::set_direct_paths, py::arg("on"));
+      .def("_set_direct_paths", &shmem_torch::ProcessGroupShmem::set_direct_paths, py::arg("on"))
+      .def("_alltoall_socket_blocks", &shmem_torch::ProcessGroupShmem::alltoall_socket_blocks);
   py::class_<shmem_torch::ProcessGroupShmemSub, c10::intrusive_ptr<shmem_torch::ProcessGroupShmemSub>>(
       m, "ProcessGroupShmemSub", base)
       .def(py::init([](int rank, int size, std::vector<int> world_ranks, int group_id) {

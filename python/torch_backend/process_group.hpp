@@ -69,8 +69,13 @@ class ProcessGroupShmem : public GroupBase {
   SHMEM_TORCH_COLLECTIVES
 
   // Whether large collectives take the direct paths (local_coll.hpp, pipe_broadcast.hpp) where
-  // they can; off, the library's collectives on staged tensors.
-  void set_direct_paths(bool on) { local_.enable(on); }
+  // they can, and large all_to_all blocks to other hosts the sockets (tcp_links.hpp); off, the
+  // library's collectives on staged tensors, and the slots for every all_to_all block.
+  void set_direct_paths(bool on) {
+    local_.enable(on);
+    a2a_.set_sockets(on);
+  }
+  std::uint64_t alltoall_socket_blocks() const { return a2a_.socket_blocks(); }
 
  private:
   // In place over every rank: `flat` is a contiguous 1-D tensor.
