@@ -3,7 +3,6 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "util/event_fd.hpp"
 #include "util/fd_pass.hpp"
 #include "util/socket.hpp"
 
@@ -82,12 +82,6 @@ bool same_uid(int fd) {
   return ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0 && cred.uid == ::getuid();
 }
 
-void signal_eventfd(int fd) noexcept {
-  std::uint64_t one = 1;
-  ssize_t r = ::write(fd, &one, sizeof one);
-  (void)r;
-}
-
 bool send_reply(int fd, int status, int owner_pe, const std::string& msg, std::span<const int> fds) {
   Reply rep{kMagic, status, owner_pe, static_cast<std::uint32_t>(msg.size())};
   std::string bytes(reinterpret_cast<const char*>(&rep), sizeof rep);
@@ -106,7 +100,8 @@ struct HostRelay::Impl {
   util::UniqueFd to_owner;
 
   // The owner.
-  util::UniqueFd door, wake;
+  util::UniqueFd door;
+  util::EventFd wake;
   std::unique_ptr<StoreRelay> relay;
   std::thread thread;
   std::mutex mu;
@@ -188,7 +183,7 @@ void HostRelay::Impl::run() noexcept {
     }
     cv.notify_all();
     fds.clear();
-    fds.push_back({wake.get(), POLLIN, 0});
+    fds.push_back({wake.fd(), POLLIN, 0});
     fds.push_back({door ? door.get() : -1, POLLIN, 0});
     fds.push_back({is_ready && relay && !told ? relay->ended_fd() : -1, POLLIN, 0});
     for (auto& j : waiting) fds.push_back({j.fd.get(), POLLIN, 0});
@@ -199,11 +194,7 @@ void HostRelay::Impl::run() noexcept {
       SHMEM_WARN("store", "host relay: poll: %s; no more PEs of this host can join", std::strerror(errno));
       return;
     }
-    if (fds[0].revents) {
-      std::uint64_t v;
-      ssize_t r = ::read(wake.get(), &v, sizeof v);
-      (void)r;
-    }
+    if (fds[0].revents) wake.drain();
     if (fds[2].revents) {
       // The store connection ended; the relay closes every channel. Each joiner hears why.
       const std::string why = relay->ended().why;
@@ -292,13 +283,13 @@ std::unique_ptr<HostRelay> HostRelay::open(const Options& o) {
   if (!m->door) return nullptr;
   // The owner: the socket answers once the relay is up (or failed); joiners wait meanwhile.
   m->owner_pe = o.rank;
-  m->wake = util::UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!m->wake) return nullptr;
   Impl* raw = m.get();
   m->thread = std::thread([raw] { raw->run(); });
   std::unique_ptr<HostRelay> self(new HostRelay(std::move(m)));
   StoreRelay::Options ro = o.relay;
   ro.close_ends_on_end = true;
+  ro.closed_hint = "the PE hosting it ended?";  // no launcher: PE 0 hosts the store
   try {
     raw->relay = std::make_unique<StoreRelay>(ro);
     raw->store_ch = raw->relay->add(o.rank);
@@ -312,7 +303,7 @@ std::unique_ptr<HostRelay> HostRelay::open(const Options& o) {
       raw->failed_why = e.what();
       raw->ready = true;
     }
-    signal_eventfd(raw->wake.get());
+    raw->wake.signal();
     if (refused) return nullptr;  // as this rank, on its own connection: the store names it
     throw;
   }
@@ -320,7 +311,7 @@ std::unique_ptr<HostRelay> HostRelay::open(const Options& o) {
     std::lock_guard<std::mutex> g(raw->mu);
     raw->ready = true;
   }
-  signal_eventfd(raw->wake.get());
+  raw->wake.signal();
   SHMEM_DEBUG_LOG("store", "host relay: this PE relays its host's store connections");
   return self;
 }
@@ -340,7 +331,7 @@ HostRelay::~HostRelay() {
     std::lock_guard<std::mutex> g(m.mu);
     m.stop = true;
   }
-  signal_eventfd(m.wake.get());
+  m.wake.signal();
   m.thread.join();
   m.relay.reset();
 }
@@ -357,7 +348,7 @@ void HostRelay::close_door() noexcept {
     std::lock_guard<std::mutex> g(m.mu);
     m.door_closing = true;
   }
-  signal_eventfd(m.wake.get());
+  m.wake.signal();
 }
 
 void HostRelay::linger(Millis bound) noexcept {

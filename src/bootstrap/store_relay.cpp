@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "bootstrap/store_link.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "util/event_fd.hpp"
 #include "util/socket.hpp"
 
 namespace shmem::bootstrap {
@@ -30,18 +30,6 @@ namespace {
 constexpr std::size_t kReadChunk = 64 * 1024;
 // Bytes for the store that may wait before the relay stops reading its PEs (they wait).
 constexpr std::size_t kMaxBacklog = std::size_t{4} << 20;
-
-util::UniqueFd make_eventfd() {
-  util::UniqueFd fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!fd) throw Error(Errc::kInternal, std::string("StoreRelay: eventfd: ") + std::strerror(errno));
-  return fd;
-}
-
-void signal_eventfd(int fd) noexcept {
-  std::uint64_t one = 1;
-  ssize_t r = ::write(fd, &one, sizeof one);
-  (void)r;  // fails only when the counter would overflow: it is signalled anyway
-}
 
 }  // namespace
 
@@ -61,7 +49,7 @@ struct StoreRelay::Impl {
   std::string up_in, up_out;
   std::size_t up_out_off = 0;
   bool up_want_write = false;  // TLS needs the socket writable to go on reading
-  util::UniqueFd wake, ended_evt;
+  util::EventFd wake, ended_evt;
   std::thread thread;
 
   mutable std::mutex mu;  // guards what other threads touch
@@ -70,6 +58,7 @@ struct StoreRelay::Impl {
   std::size_t open_ends = 0;  // ends add() returned that are not closed yet
   bool stop = false;
   bool close_ends_on_end = false;
+  std::string closed_hint;
   End end;
 
   std::map<std::uint32_t, std::unique_ptr<Pe>> pes;  // the thread's, by channel
@@ -88,7 +77,7 @@ struct StoreRelay::Impl {
       end.silent = silent;
       end.why = std::move(why);
     }
-    signal_eventfd(ended_evt.get());
+    ended_evt.signal();
     drained.notify_all();
   }
   std::string silent_why() const {
@@ -190,7 +179,7 @@ void StoreRelay::Impl::read_up() {
     if (err == ETIMEDOUT || err == EHOSTUNREACH || err == ENETUNREACH) {
       finish(true, silent_why());
     } else if (r == Channel::Nb::kEof) {
-      finish(false, "the bootstrap store at " + up->where + " closed this host's connection (the launcher ended?)");
+      finish(false, "the bootstrap store at " + up->where + " closed this host's connection (" + closed_hint + ")");
     } else {
       finish(false, "lost the connection to the bootstrap store at " + up->where + " (" +
                         (up->ch.tls_error().empty() ? std::string("connection error") : up->ch.tls_error()) + ")");
@@ -275,7 +264,7 @@ void StoreRelay::Impl::run() noexcept {
     }
     fds.clear();
     owners.clear();
-    fds.push_back({wake.get(), POLLIN, 0});
+    fds.push_back({wake.fd(), POLLIN, 0});
     if (!dead) {
       short up_ev = POLLIN;
       if (up_out_off < up_out.size() || up_want_write) up_ev |= POLLOUT;
@@ -296,11 +285,7 @@ void StoreRelay::Impl::run() noexcept {
       finish(false, std::string("the relay to the bootstrap store failed: poll: ") + std::strerror(errno));
       continue;
     }
-    if (fds[0].revents) {
-      std::uint64_t v;
-      ssize_t r = ::read(wake.get(), &v, sizeof v);
-      (void)r;
-    }
+    if (fds[0].revents) wake.drain();
     if (dead) continue;
     if (fds[1].revents & (POLLIN | POLLERR | POLLHUP | POLLOUT)) read_up();
     for (std::size_t k = 0; k < owners.size(); ++k) {
@@ -318,8 +303,9 @@ StoreRelay::StoreRelay(const Options& opts) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.host = opts.host;
   m.close_ends_on_end = opts.close_ends_on_end;
-  m.wake = make_eventfd();
-  m.ended_evt = make_eventfd();
+  m.closed_hint = opts.closed_hint;
+  if (!m.wake || !m.ended_evt)
+    throw Error(Errc::kInternal, std::string("StoreRelay: eventfd: ") + std::strerror(errno));
   StoreClient client(opts.store_host, opts.store_port, opts.tls, -1, opts.connect_timeout, 0, opts.unreachable,
                      opts.gone);
   m.up = client.release();
@@ -339,7 +325,7 @@ StoreRelay::~StoreRelay() {
     std::lock_guard<std::mutex> g(m.mu);
     m.stop = true;
   }
-  signal_eventfd(m.wake.get());
+  m.wake.signal();
   if (m.thread.joinable()) m.thread.join();
   if (!m.up || m.ended_now()) return;
   // What is queued (the channels of PEs that ended) goes out, for at most a second; the
@@ -366,7 +352,7 @@ util::UniqueFd StoreRelay::add(int rank) {
     impl_->added.push_back(std::move(pe));
     ++impl_->open_ends;
   }
-  signal_eventfd(impl_->wake.get());
+  impl_->wake.signal();
   return theirs;
 }
 
@@ -375,7 +361,7 @@ bool StoreRelay::wait_drained(Millis timeout) const {
   return impl_->drained.wait_for(lk, timeout, [&] { return impl_->open_ends == 0 || impl_->end.ended; });
 }
 
-int StoreRelay::ended_fd() const noexcept { return impl_->ended_evt.get(); }
+int StoreRelay::ended_fd() const noexcept { return impl_->ended_evt.fd(); }
 
 StoreRelay::End StoreRelay::ended() const {
   std::lock_guard<std::mutex> g(impl_->mu);

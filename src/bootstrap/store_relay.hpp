@@ -36,6 +36,9 @@ class StoreRelay {
     // PEs, bootstrap/host_relay.hpp: they hear it on their channels). Else the ends stay open
     // and the owner ends the PEs (oshrun's agent).
     bool close_ends_on_end = false;
+    // Who most likely ended the store when it closed this connection: the bracket after "the
+    // bootstrap store at X closed this host's connection".
+    std::string closed_hint = "the launcher ended?";
   };
   // Connects and authenticates now (throws Error as StoreClient does), then starts its thread.
   explicit StoreRelay(const Options& opts);

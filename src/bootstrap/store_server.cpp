@@ -7,7 +7,6 @@
 // bad clients are rate-limited (store_server_warn.hpp).
 #include <netinet/in.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -69,11 +68,7 @@ const char* handshake_hint(const std::string& why, bool psk) {
 
 // ---- failure tracking ------------------------------------------------------------------------
 
-void StoreServer::Impl::wake() noexcept {
-  std::uint64_t one = 1;
-  ssize_t r = ::write(wake_fd.get(), &one, sizeof one);
-  (void)r;  // fails only when the counter would overflow: the loop is awake anyway
-}
+void StoreServer::Impl::wake() noexcept { wake_fd.signal(); }
 
 void StoreServer::Impl::enter_failed(const std::string& reason, int status) {
   {
@@ -550,10 +545,8 @@ void StoreServer::Impl::run() noexcept {
       const int fd = evs[i].data.fd;
       if (fd == listen_fd.get()) {
         on_listen();
-      } else if (fd == wake_fd.get()) {
-        std::uint64_t v;
-        ssize_t r = ::read(wake_fd.get(), &v, sizeof v);
-        (void)r;
+      } else if (fd == wake_fd.fd()) {
+        wake_fd.drain();
         {
           std::lock_guard<std::mutex> g(mu);
           wake_all = true;
@@ -605,11 +598,10 @@ StoreServer::StoreServer(Options opts) : impl_(std::make_unique<Impl>()) {
   int fl = ::fcntl(m.listen_fd.get(), F_GETFL);
   if (fl < 0 || ::fcntl(m.listen_fd.get(), F_SETFL, fl | O_NONBLOCK) < 0)
     throw Error(Errc::kInternal, std::string("fcntl(O_NONBLOCK): ") + std::strerror(errno));
-  m.wake_fd.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!m.wake_fd) throw Error(Errc::kInternal, std::string("eventfd: ") + std::strerror(errno));
   m.epoll_fd.reset(::epoll_create1(EPOLL_CLOEXEC));
   if (!m.epoll_fd) throw Error(Errc::kInternal, std::string("epoll_create1: ") + std::strerror(errno));
-  for (int fd : {m.listen_fd.get(), m.wake_fd.get()}) {
+  for (int fd : {m.listen_fd.get(), m.wake_fd.fd()}) {
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = fd;

@@ -28,6 +28,7 @@
 #include "bootstrap/store.hpp"
 #include "bootstrap/store_server_warn.hpp"
 #include "bootstrap/tls_conn.hpp"
+#include "util/event_fd.hpp"
 #include "util/unique_fd.hpp"
 
 namespace shmem::bootstrap {
@@ -126,7 +127,7 @@ struct StoreServer::Impl {
   std::chrono::seconds host_timeout{60};  // SHMEM_HOST_TIMEOUT: keepalive of every connection
   std::unique_ptr<TlsContext> tls;
   util::UniqueFd listen_fd;
-  util::UniqueFd wake_fd;
+  util::EventFd wake_fd;
   util::UniqueFd epoll_fd;
   util::UniqueFd spare_fd;  // given up to accept-and-close when the process runs out of fds
   std::uint16_t port = 0;

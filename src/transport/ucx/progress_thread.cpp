@@ -2,7 +2,6 @@
 
 #include <sys/epoll.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,27 +19,25 @@ ProgressThread::ProgressThread(ucp_worker_h worker, unsigned (*progress)(void*),
   if (st != UCS_OK)
     throw std::runtime_error(std::string("ucp_worker_get_efd: ") + ucs_status_string(st));
   epoll_ = util::UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
-  wake_ = util::UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!epoll_ || !wake_) throw std::runtime_error("progress thread: epoll/eventfd failed");
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.fd = worker_fd_;
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, worker_fd_, &ev);
-  ev.data.fd = wake_.get();
-  ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev);
+  ev.data.fd = wake_.fd();
+  ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.fd(), &ev);
   thread_ = std::thread([this] { run(); });
 }
 
 ProgressThread::~ProgressThread() {
   stop_.store(true, std::memory_order_release);
-  const std::uint64_t one = 1;
-  [[maybe_unused]] ssize_t w = ::write(wake_.get(), &one, sizeof one);
+  wake_.signal();
   if (thread_.joinable()) thread_.join();
 }
 
 void ProgressThread::run() noexcept {
   const timespec short_nap{0, static_cast<long>(AppPolls::kGapNs)};
-  pollfd wake{wake_.get(), POLLIN, 0};
+  pollfd wake{wake_.fd(), POLLIN, 0};
   std::uint64_t nap_ns = AppPolls::kBusyNs;
   while (!stop_.load(std::memory_order_acquire)) {
     const std::uint64_t now = now_ns();

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "transport/ucx/app_polls.hpp"
+#include "util/event_fd.hpp"
 #include "util/unique_fd.hpp"
 
 namespace shmem::transport::ucx {
@@ -43,7 +44,8 @@ class ProgressThread {
   AppPolls* app_;
   std::mutex* mu_;
   int worker_fd_ = -1;  // owned by the worker
-  util::UniqueFd epoll_, wake_;
+  util::UniqueFd epoll_;
+  util::EventFd wake_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
