@@ -41,6 +41,9 @@ constexpr int kMaxEvents = 256;
 constexpr std::size_t kReadChunk = 64 * 1024;
 // Replies a client may leave unread before the server stops handling its requests.
 constexpr std::size_t kMaxUnreadOutput = 1 << 20;
+// At the end, how long the connections may stay open until the network has delivered what was
+// sent on them (util::linger_close): on a lossy link, the last replies to a relay's goodbyes.
+constexpr Millis kCloseLinger{2000};
 
 // "rank-3.shmem" (the client's server name) -> 3; -1 for anything else.
 int claimed_rank(const std::string& sni) {
@@ -171,7 +174,7 @@ void StoreServer::Impl::close_conn(Conn& c, bool quiet) {
   } else {
     if (!quiet) c.ch.close_notify();
     ::epoll_ctl(epoll_fd.get(), EPOLL_CTL_DEL, c.fd.get(), nullptr);
-    ::shutdown(c.fd.get(), SHUT_RDWR);
+    ::shutdown(c.fd.get(), closing_all ? SHUT_WR : SHUT_RDWR);  // at the end: still read, in linger_close
     --sockets_open;
     close_channels(c);
   }
@@ -574,15 +577,22 @@ void StoreServer::Impl::run() noexcept {
     cv.notify_all();
     if (stop) break;
   }
-  // Stopping: parked requests hear so, what can be written without waiting is, then all close.
+  // Stopping: parked requests hear so, what can be written without waiting is, then all close,
+  // once the network has delivered what was sent.
   wake_parked();
-  for (auto& [fd, cp] : conns) close_conn(*cp, false);
+  closing_all = true;
+  std::vector<util::UniqueFd> sockets;
+  for (auto& [fd, cp] : conns) {
+    close_conn(*cp, false);
+    if (!cp->parent && cp->fd) sockets.push_back(std::move(cp->fd));
+  }
   conns.clear();
   {
     std::lock_guard<std::mutex> g(mu);
     blocked = in_flight = 0;
   }
   cv.notify_all();
+  util::linger_close(std::move(sockets), kCloseLinger);
 }
 
 // ---- public interface ----------------------------------------------------------------------

@@ -162,6 +162,7 @@ struct StoreServer::Impl {
   std::unordered_map<int, std::unique_ptr<Conn>> conns;  // by fd
   std::size_t pending_total = 0;
   std::unordered_map<std::string, std::size_t> pending_by_source;
+  bool closing_all = false;    // the loop's end: close_conn leaves the sockets readable (linger_close)
   bool listen_paused = false;  // every handshake slot is taken: new connections wait in the queue
   Clock::time_point paused_since;
   bool paused_warned = false;

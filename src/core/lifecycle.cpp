@@ -129,12 +129,7 @@ void Runtime::finish_finalize() noexcept {
     try {
       store_->goodbye();
     } catch (const std::exception& e) {
-      // Through this host's relay the store's host may close the shared connection before the
-      // reply crosses it (it ends once every PE said goodbye): not worth a warning there.
-      if (host_relay_)
-        SHMEM_INFO_LOG("init", "finalize: %s", e.what());
-      else
-        SHMEM_WARN("init", "finalize: %s", e.what());
+      SHMEM_WARN("init", "finalize: %s", e.what());
     }
   }
   if (store_server_) {

@@ -5,7 +5,9 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/sockios.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -269,6 +271,44 @@ bool peer_hung_up(int fd) noexcept {
   pollfd p{fd, POLLRDHUP, 0};
   int rc = ::poll(&p, 1, 0);
   return rc > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+void linger_close(std::vector<UniqueFd> fds, std::chrono::milliseconds bound) noexcept {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + bound;
+  // Done with fd: every byte sent is acknowledged, or the peer ended it (EOF, reset).
+  auto settled = [](int fd) {
+    char sink[4096];
+    for (;;) {
+      const ssize_t r = ::recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+      if (r == 0) return true;  // the peer's FIN: it reads nothing more from us either way
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK) return true;  // reset, or not a socket
+        break;
+      }
+    }
+    int unacked = 0;
+    return ::ioctl(fd, SIOCOUTQ, &unacked) != 0 || unacked == 0;
+  };
+  for (auto& f : fds)
+    if (f) ::shutdown(f.get(), SHUT_WR);
+  for (;;) {
+    std::vector<pollfd> waiting;
+    for (auto& f : fds) {
+      if (!f) continue;
+      if (settled(f.get()))
+        f.reset();
+      else
+        waiting.push_back({f.get(), POLLIN | POLLRDHUP, 0});
+    }
+    if (waiting.empty()) return;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return;  // the rest close as they are
+    // Acknowledgements raise no event: look again every 10 ms, or when input arrives.
+    if (::poll(waiting.data(), waiting.size(), static_cast<int>(std::min<long long>(left, 10))) < 0 && errno != EINTR)
+      return;
+  }
 }
 
 }  // namespace shmem::util

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "util/unique_fd.hpp"
 
@@ -53,5 +54,12 @@ IoResult recv_all(int fd, void* buf, std::size_t n) noexcept;
 bool wait_readable(int fd, int timeout_ms) noexcept;
 // Non-blocking check whether the peer closed or reset the connection.
 bool peer_hung_up(int fd) noexcept;
+
+// Closes TCP connections without losing what was sent on them: a close with input unread
+// resets the connection, and the kernel then drops the bytes the network has not delivered
+// yet (a lossy link's last replies). Each gets a FIN now; then, reading and dropping what
+// arrives, each stays open until the peer has acknowledged every byte sent (SIOCOUTQ 0), hung
+// up or reset, or `bound` has passed for all of them. Not-TCP descriptors are just closed.
+void linger_close(std::vector<UniqueFd> fds, std::chrono::milliseconds bound) noexcept;
 
 }  // namespace shmem::util
