@@ -4,7 +4,8 @@
 # --node_rank R --master_addr H1 --master_port P --nproc_per_node 2 script.py` on h1 and h2
 # (static rendezvous: h1's agent hosts torch's store). Every worker initialises shmem through
 # that store (rank 0's bootstrap store on h1's hnet0, on a port of its own), next to gloo;
-# then the "shmem" torch.distributed backend runs every collective against gloo at 2 x 2.
+# then the "shmem" torch.distributed backend runs every collective against gloo at 2 x 2; then a
+# rank dies between all_to_alls that cross the hosts through the backend's TCP connections.
 # CTest sets SHX_PYTHON, SHX_PY_DIR (build/python), SHX_PY_TESTS (python/tests).
 export HARNESS_JOB_TIMEOUT=${HARNESS_JOB_TIMEOUT:-240}
 . "$(dirname "$0")/../tools/common.sh"
@@ -65,6 +66,37 @@ torchrun_job "$SHX_PY_TESTS/torch_backend_check.py"
 n=$(grep -c "\]:ALL OK$" "$WORK/out" || true)
 [ "$n" = 4 ] || fail "torch_backend_check.py: $n of 4 ranks printed ALL OK"
 pass "the 'shmem' backend across 2 hosts x 2 ranks: every collective equals gloo's result ($(( $(now_ms) - t0 )) ms)"
+
+# A rank that dies between two all_to_alls whose blocks to the other host take the backend's
+# TCP connections (1 MiB blocks): every rank ends, naming it, none waits on its socket.
+cat >"$WORK/die.py" <<'PYEOF'
+import os
+import torch, torch.distributed as dist
+import shmem.torch
+dist.init_process_group("shmem")
+me, n = dist.get_rank(), dist.get_world_size()
+x = torch.full((n * 262144,), float(me))
+y = torch.empty_like(x)
+dist.all_to_all_single(y, x)
+good = bool(torch.equal(y.view(n, -1)[:, 0], torch.arange(n, dtype=torch.float)))
+print(f"FIRST rank={me} good={good} sockets={dist.distributed_c10d._get_default_group()._alltoall_socket_blocks()}",
+      flush=True)
+for i in range(1000):
+    if me == 3 and i == 2:
+        os._exit(3)
+    dist.all_to_all_single(y, x)
+print("NOT STOPPED", flush=True)
+PYEOF
+t0=$(now_ms)
+torchrun_job "$WORK/die.py"
+[ "$RC1" != 0 ] && [ "$RC2" != 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "die.py: agents exited $RC1 (h1), $RC2 (h2)"; }
+for r in 0 1 2 3; do
+  expect_out "^\[default$((r % 2))\]:FIRST rank=$r good=True sockets=2$" "die.py, rank $r's first all_to_all"
+done
+grep -q "NOT STOPPED" "$WORK/out" && fail "die.py: a rank went on after rank 3 died"
+named=$(grep -ohE "PE 3 lost[^)]*|(from|to) rank 3 failed \([^)]*\)" "$WORK/out" "$WORK/err" | sort | uniq -c | tr -s ' ' | paste -sd';')
+[ -n "$named" ] || { cat "$WORK/out" "$WORK/err" >&2; fail "die.py: no rank named rank 3"; }
+pass "rank 3 dies between all_to_alls through the backend's sockets: both agents end ($RC1, $RC2), rank 3 named:$named ($(( $(now_ms) - t0 )) ms)"
 
 [ -z "$(harness_pids)" ] || fail "processes left in the hosts: $(harness_pids)"
 check_no_leftovers "torchrun_across"
