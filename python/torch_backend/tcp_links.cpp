@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -237,13 +238,16 @@ TcpLinks::TcpLinks(int rank, int size, const std::vector<char>& remote)
   std::size_t expected = 0;
   for (std::size_t j = me + 1; j < n; ++j) expected += remote[j] ? 1 : 0;
   std::string accept_why;
+  std::atomic<bool> stop_accepting{false};  // a connector somewhere gave up: none will come
   std::thread acceptor;
   if (why.empty() && expected > 0) {
     ::fcntl(listener.fd, F_SETFL, ::fcntl(listener.fd, F_GETFL) | O_NONBLOCK);
     acceptor = std::thread([&] {
       std::size_t have = 0;
       while (have < expected) {
-        if (!wait_fd(listener.fd, POLLIN, deadline)) {
+        if (!wait_fd(listener.fd, POLLIN, std::min(deadline, Clock::now() + std::chrono::milliseconds(100)))) {
+          if (stop_accepting.load()) return;
+          if (Clock::now() < deadline) continue;
           accept_why =
               "no connection from every rank on another host within " + std::to_string(kSetupLimit.count()) + " s";
           return;
@@ -294,14 +298,22 @@ TcpLinks::TcpLinks(int rank, int size, const std::vector<char>& remote)
     }
     if (fd_[j] < 0) why = "could not connect to rank " + std::to_string(j) + " (" + tried + ")";
   }
+  // Every rank learns whether every connector got through, before any waits on: when one gave
+  // up, the acceptors stop now instead of at the deadline. Then whether every acceptor has all
+  // (it has, unless strangers held it up until the deadline).
+  auto all_ranks = [&](bool mine_ok) {
+    ok_words[0] = mine_ok ? 1 : 0;
+    shmem_barrier_all();
+    shmem_int_min_reduce(SHMEM_TEAM_WORLD, ok_words + 1, ok_words, 1);
+    return ok_words[1] == 1;
+  };
+  ok_ = all_ranks(why.empty());
+  if (!ok_) stop_accepting.store(true);
   if (acceptor.joinable()) acceptor.join();
-  if (why.empty()) why = accept_why;
-
-  // Every rank learns whether all connected.
-  ok_words[0] = why.empty() ? 1 : 0;
-  shmem_barrier_all();
-  shmem_int_min_reduce(SHMEM_TEAM_WORLD, ok_words + 1, ok_words, 1);
-  ok_ = ok_words[1] == 1;
+  if (ok_) {
+    why = accept_why;
+    ok_ = all_ranks(why.empty());
+  }
   shmem_barrier_all();  // no rank frees the card while a peer may still read it
   shmem_free(card);
   if (!ok_) {

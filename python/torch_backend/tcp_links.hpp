@@ -14,7 +14,8 @@
 // with the connector's: both read the other's token through the library's authenticated
 // transport, so a stranger (or another job's rank behind a reused address) is turned away and
 // the connector tries the next address. When any rank fails to connect, every rank learns it
-// (a min-reduction) and the job keeps the library's transport for these blocks, with a warning.
+// (a min-reduction, which also stops the acceptors at once) and the job keeps the library's
+// transport for these blocks; the ranks that could not connect warn, naming the addresses tried.
 //
 // Data: each call exchanges one block per connection, both ways at once (nonblocking sockets,
 // whatever can move moves, so no order of sends and receives can deadlock). A block is framed by

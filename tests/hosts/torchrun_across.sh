@@ -5,7 +5,8 @@
 # (static rendezvous: h1's agent hosts torch's store). Every worker initialises shmem through
 # that store (rank 0's bootstrap store on h1's hnet0, on a port of its own), next to gloo;
 # then the "shmem" torch.distributed backend runs every collective against gloo at 2 x 2; then a
-# rank dies between all_to_alls that cross the hosts through the backend's TCP connections.
+# rank dies between all_to_alls that cross the hosts through the backend's TCP connections; then
+# the ranks cannot reach each other's connections and all_to_all keeps the library's transport.
 # CTest sets SHX_PYTHON, SHX_PY_DIR (build/python), SHX_PY_TESTS (python/tests).
 export HARNESS_JOB_TIMEOUT=${HARNESS_JOB_TIMEOUT:-240}
 . "$(dirname "$0")/../tools/common.sh"
@@ -36,12 +37,12 @@ PYEOF
 # output of both in $WORK/out and $WORK/err. GLOO_SOCKET_IFNAME: gloo's own setting (the
 # harness hosts' names do not resolve, so gloo would fall back to loopback).
 torchrun_job() {
-  local script=$1 h pids=() port=$((29500 + RANDOM % 1000))
+  local script=$1 extra=${2:-} h pids=() port=$((29500 + RANDOM % 1000))
   : >"$WORK/out"
   : >"$WORK/err"
   for h in 1 2; do
     harness_exec "h$h" "cd '$WORK' && exec env PYTHONPATH='$SHX_PY_DIR' PYTHONDONTWRITEBYTECODE=1 \
-      SHMEM_WAIT_TIMEOUT=60 OMP_NUM_THREADS=1 GLOO_SOCKET_IFNAME=hnet0 '$SHX_PYTHON' -m torch.distributed.run --redirects 1 --tee 1 \
+      SHMEM_WAIT_TIMEOUT=60 $extra OMP_NUM_THREADS=1 GLOO_SOCKET_IFNAME=hnet0 '$SHX_PYTHON' -m torch.distributed.run --redirects 1 --tee 1 \
       --log_dir '$WORK/logs$h' --nnodes 2 --node_rank $((h - 1)) --master_addr $H1 --master_port $port \
       --nproc_per_node 2 '$script'" >>"$WORK/out" 2>>"$WORK/err" &
     pids+=($!)
@@ -97,6 +98,42 @@ grep -q "NOT STOPPED" "$WORK/out" && fail "die.py: a rank went on after rank 3 d
 named=$(grep -ohE "PE 3 lost[^)]*|(from|to) rank 3 failed \([^)]*\)" "$WORK/out" "$WORK/err" | sort | uniq -c | tr -s ' ' | paste -sd';')
 [ -n "$named" ] || { cat "$WORK/out" "$WORK/err" >&2; fail "die.py: no rank named rank 3"; }
 pass "rank 3 dies between all_to_alls through the backend's sockets: both agents end ($RC1, $RC2), rank 3 named:$named ($(( $(now_ms) - t0 )) ms)"
+
+# SHMEM_BOOTSTRAP_IFACE names an interface of each host on a subnet the other host has no route
+# to (a veth pair inside each namespace; SHMEM_BOOTSTRAP_ADDR keeps the store on hnet0): the
+# ranks of h2 cannot connect, say so, every rank learns it at once, and all_to_all takes the
+# slots with the same results as gloo.
+for h in 1 2; do
+  ns=$(harness_ns "h$h")
+  ip -n "$ns" link add shxfb0 type veth peer name shxfb1 && ip -n "$ns" addr add "10.250.$h.1/24" dev shxfb0 &&
+    ip -n "$ns" link set shxfb0 up && ip -n "$ns" link set shxfb1 up || fail "cannot add an interface to h$h"
+done
+cat >"$WORK/fallback.py" <<'PYEOF'
+import torch, torch.distributed as dist
+import shmem.torch
+dist.init_process_group("shmem")
+gloo = dist.new_group(backend="gloo")
+me, n = dist.get_rank(), dist.get_world_size()
+x = torch.arange(n * 262144, dtype=torch.float32) + 1e6 * me
+a, b = torch.empty_like(x), torch.empty_like(x)
+dist.all_to_all_single(a, x)
+dist.all_to_all_single(b, x, group=gloo)
+sockets = dist.distributed_c10d._get_default_group()._alltoall_socket_blocks()
+print(f"FALLBACK rank={me} same={torch.equal(a, b)} sockets={sockets}", flush=True)
+del gloo
+dist.destroy_process_group()
+PYEOF
+t0=$(now_ms)
+torchrun_job "$WORK/fallback.py" "SHMEM_BOOTSTRAP_IFACE=shxfb0 SHMEM_BOOTSTRAP_ADDR=$H1"
+[ "$RC1" = 0 ] && [ "$RC2" = 0 ] || { cat "$WORK/out" "$WORK/err" >&2; fail "fallback.py: agents exited $RC1 (h1), $RC2 (h2)"; }
+for r in 0 1 2 3; do
+  expect_out "^\[default$((r % 2))\]:FALLBACK rank=$r same=True sockets=0$" "fallback.py, rank $r"
+done
+for r in 2 3; do
+  grep -qE "all_to_all: rank $r: could not connect to rank 0 \(10\.250\.1\.1:[0-9]+: " "$WORK/out" "$WORK/err" ||
+    { cat "$WORK/out" "$WORK/err" >&2; fail "fallback.py: rank $r did not say it could not connect"; }
+done
+pass "all_to_all where the ranks cannot reach each other's connections: ranks 2 and 3 warn, every rank keeps the library's transport, results equal gloo's ($(( $(now_ms) - t0 )) ms)"
 
 [ -z "$(harness_pids)" ] || fail "processes left in the hosts: $(harness_pids)"
 check_no_leftovers "torchrun_across"
