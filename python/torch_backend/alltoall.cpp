@@ -69,10 +69,8 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
   for (std::size_t r = 0; r < n; ++r) {
     if (r == me) continue;
     const at::Tensor& o = outputs[r];
-    if (tcp(r)) {
+    if (tcp(r)) {  // its block is in the sockets' list (below)
       dst[r] = o.is_contiguous() ? o : at::empty_like(o, at::MemoryFormat::Contiguous);
-      blocks.push_back(
-          TcpLinks::Block{static_cast<int>(r), nullptr, 0, static_cast<char*>(dst[r].data_ptr()), bytes_of(dst[r])});
       continue;
     }
     const std::uint64_t c = chunks_of(bytes_of(o));
@@ -127,17 +125,15 @@ void AllToAll::run(const std::vector<at::Tensor>& outputs, const std::vector<at:
   std::vector<int> local;
   for (std::size_t k = 1; k < n; ++k) {
     const int j = (rank_ + static_cast<int>(k)) % size_;
-    src[static_cast<std::size_t>(j)] = inputs[static_cast<std::size_t>(j)].contiguous();
-    if (tcp(static_cast<std::size_t>(j))) {
-      for (TcpLinks::Block& b : blocks)
-        if (b.peer == j) {
-          b.send = static_cast<const char*>(src[static_cast<std::size_t>(j)].data_ptr());
-          b.send_bytes = bytes_of(src[static_cast<std::size_t>(j)]);
-        }
-      continue;  // no chunks through the slots
+    const auto ju = static_cast<std::size_t>(j);
+    src[ju] = inputs[ju].contiguous();
+    if (tcp(ju)) {  // no chunks through the slots
+      blocks.push_back(TcpLinks::Block{j, static_cast<const char*>(src[ju].data_ptr()), bytes_of(src[ju]),
+                                       static_cast<char*>(dst[ju].data_ptr()), bytes_of(dst[ju])});
+      continue;
     }
-    chunks[static_cast<std::size_t>(j)] = chunks_of(bytes_of(src[static_cast<std::size_t>(j)]));
-    (remote[static_cast<std::size_t>(j)] ? order : local).push_back(j);
+    chunks[ju] = chunks_of(bytes_of(src[ju]));
+    (remote[ju] ? order : local).push_back(j);
   }
   order.insert(order.end(), local.begin(), local.end());
   bool tcp_done = true;

@@ -62,8 +62,8 @@ class AllToAll {
   std::vector<std::uint64_t> sent_, received_;
   bool sockets_ = true;
   bool tried_links_ = false;
-  std::uint64_t socket_blocks_ = 0;  // set up (collectively) at the first call across hosts
-  std::unique_ptr<TcpLinks> links_;
+  std::uint64_t socket_blocks_ = 0;
+  std::unique_ptr<TcpLinks> links_;  // set up (collectively) at the first call across hosts
 };
 
 }  // namespace shmem_torch

@@ -115,18 +115,6 @@ std::vector<std::uint32_t> ordered_addresses(const Card& peer, const Card& mine)
   return near;
 }
 
-// Closes a descriptor at the end of its scope unless released.
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f = -1) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  int release() { return std::exchange(fd, -1); }
-};
-
 // Waits until fd is ready for `events` or the deadline passes; false on a timeout.
 bool wait_fd(int fd, short events, Clock::time_point deadline) {
   for (;;) {
@@ -162,42 +150,42 @@ void tune(int fd) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-// Connects to addr:port (network order) by the deadline; the socket (nonblocking), or -1 and why.
-int connect_to(std::uint32_t addr, std::uint16_t port, Clock::time_point deadline, std::string& why) {
-  Fd s(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (s.fd < 0) {
+// Connects to addr:port (network order) by the deadline; the socket (nonblocking), or none and why.
+OwnedFd connect_to(std::uint32_t addr, std::uint16_t port, Clock::time_point deadline, std::string& why) {
+  OwnedFd s(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!s.open()) {
     why = errno_text("socket");
-    return -1;
+    return s;
   }
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   sa.sin_port = port;
   sa.sin_addr.s_addr = addr;
-  if (::connect(s.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+  if (::connect(s.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
     if (errno != EINPROGRESS) {
       why = errno_text("connect");
-      return -1;
+      return OwnedFd();
     }
-    if (!wait_fd(s.fd, POLLOUT, deadline)) {
+    if (!wait_fd(s.get(), POLLOUT, deadline)) {
       why = "connect: no answer in time";
-      return -1;
+      return OwnedFd();
     }
     int err = 0;
     socklen_t len = sizeof err;
-    ::getsockopt(s.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    ::getsockopt(s.get(), SOL_SOCKET, SO_ERROR, &err, &len);
     if (err != 0) {
       why = std::string("connect: ") + std::strerror(err);
-      return -1;
+      return OwnedFd();
     }
   }
-  tune(s.fd);
-  return s.release();
+  tune(s.get());
+  return s;
 }
 
 }  // namespace
 
 TcpLinks::TcpLinks(int rank, int size, const std::vector<char>& remote)
-    : rank_(rank), size_(size), fd_(static_cast<std::size_t>(size), -1) {
+    : rank_(rank), size_(size), fd_(static_cast<std::size_t>(size)) {
   const auto n = static_cast<std::size_t>(size);
   const auto me = static_cast<std::size_t>(rank);
   // Symmetric: this rank's card, then the min-reduction's two words.
@@ -207,7 +195,7 @@ TcpLinks::TcpLinks(int rank, int size, const std::vector<char>& remote)
   int* ok_words = reinterpret_cast<int*>(card + 1);
   std::string why;  // this rank's first failure
 
-  Fd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  OwnedFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   Card mine{};
   mine.magic = kMagic;
   local_addresses(mine);
@@ -217,10 +205,11 @@ TcpLinks::TcpLinks(int rank, int size, const std::vector<char>& remote)
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = htonl(INADDR_ANY);
     socklen_t len = sizeof sa;
-    if (why.empty() && listener.fd < 0) why = errno_text("socket");
-    if (why.empty() && ::bind(listener.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) why = errno_text("bind");
-    if (why.empty() && ::listen(listener.fd, size) != 0) why = errno_text("listen");
-    if (why.empty() && ::getsockname(listener.fd, reinterpret_cast<sockaddr*>(&sa), &len) != 0)
+    if (why.empty() && !listener.open()) why = errno_text("socket");
+    if (why.empty() && ::bind(listener.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
+      why = errno_text("bind");
+    if (why.empty() && ::listen(listener.get(), size) != 0) why = errno_text("listen");
+    if (why.empty() && ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&sa), &len) != 0)
       why = errno_text("getsockname");
     mine.port = sa.sin_port;
   }
@@ -241,32 +230,33 @@ TcpLinks::TcpLinks(int rank, int size, const std::vector<char>& remote)
   std::atomic<bool> stop_accepting{false};  // a connector somewhere gave up: none will come
   std::thread acceptor;
   if (why.empty() && expected > 0) {
-    ::fcntl(listener.fd, F_SETFL, ::fcntl(listener.fd, F_GETFL) | O_NONBLOCK);
+    ::fcntl(listener.get(), F_SETFL, ::fcntl(listener.get(), F_GETFL) | O_NONBLOCK);
     acceptor = std::thread([&] {
       std::size_t have = 0;
       while (have < expected) {
-        if (!wait_fd(listener.fd, POLLIN, std::min(deadline, Clock::now() + std::chrono::milliseconds(100)))) {
+        if (!wait_fd(listener.get(), POLLIN, std::min(deadline, Clock::now() + std::chrono::milliseconds(100)))) {
           if (stop_accepting.load()) return;
           if (Clock::now() < deadline) continue;
           accept_why =
               "no connection from every rank on another host within " + std::to_string(kSetupLimit.count()) + " s";
           return;
         }
-        Fd c(::accept4(listener.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
-        if (c.fd < 0) continue;
+        OwnedFd c(::accept4(listener.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+        if (!c.open()) continue;
         Hello h{};
-        if (!io_all(c.fd, &h, sizeof h, false, std::min(deadline, Clock::now() + std::chrono::milliseconds(kConnectMs)))
+        if (!io_all(c.get(), &h, sizeof h, false,
+                    std::min(deadline, Clock::now() + std::chrono::milliseconds(kConnectMs)))
                  .empty())
           continue;
         const std::size_t from = h.rank;
-        if (h.magic != kMagic || from <= me || from >= n || !remote[from] || fd_[from] >= 0 ||
+        if (h.magic != kMagic || from <= me || from >= n || !remote[from] || fd_[from].open() ||
             !same_token(h.token, mine.token))
           continue;  // a stranger: closed
         Answer a{kMagic, 0, {}};
         std::memcpy(a.token, cards[from].token, kTokenBytes);
-        if (!io_all(c.fd, &a, sizeof a, true, deadline).empty()) continue;
-        tune(c.fd);
-        fd_[from] = c.release();
+        if (!io_all(c.get(), &a, sizeof a, true, deadline).empty()) continue;
+        tune(c.get());
+        fd_[from] = std::move(c);
         ++have;
       }
     });
@@ -281,22 +271,22 @@ TcpLinks::TcpLinks(int rank, int size, const std::vector<char>& remote)
     for (const std::uint32_t addr : ordered_addresses(cards[j], mine)) {
       std::string fail;
       const auto by = std::min(deadline, Clock::now() + std::chrono::milliseconds(kConnectMs));
-      Fd s(connect_to(addr, cards[j].port, by, fail));
-      if (s.fd >= 0) {
+      OwnedFd s(connect_to(addr, cards[j].port, by, fail));
+      if (s.open()) {
         Hello h{kMagic, static_cast<std::uint32_t>(rank), {}};
         std::memcpy(h.token, cards[j].token, kTokenBytes);
         Answer a{};
-        fail = io_all(s.fd, &h, sizeof h, true, by);
-        if (fail.empty()) fail = io_all(s.fd, &a, sizeof a, false, deadline);
+        fail = io_all(s.get(), &h, sizeof h, true, by);
+        if (fail.empty()) fail = io_all(s.get(), &a, sizeof a, false, deadline);
         if (fail.empty() && (a.magic != kMagic || !same_token(a.token, mine.token))) fail = "a stranger answered";
         if (fail.empty()) {
-          fd_[j] = s.release();
+          fd_[j] = std::move(s);
           break;
         }
       }
       tried += (tried.empty() ? "" : "; ") + ip_text(addr) + ":" + std::to_string(ntohs(cards[j].port)) + ": " + fail;
     }
-    if (fd_[j] < 0) why = "could not connect to rank " + std::to_string(j) + " (" + tried + ")";
+    if (!fd_[j].open()) why = "could not connect to rank " + std::to_string(j) + " (" + tried + ")";
   }
   // Every rank learns whether every connector got through, before any waits on: when one gave
   // up, the acceptors stop now instead of at the deadline. Then whether every acceptor has all
@@ -317,8 +307,7 @@ TcpLinks::TcpLinks(int rank, int size, const std::vector<char>& remote)
   shmem_barrier_all();  // no rank frees the card while a peer may still read it
   shmem_free(card);
   if (!ok_) {
-    for (int& f : fd_)
-      if (f >= 0) ::close(std::exchange(f, -1));
+    for (OwnedFd& f : fd_) f = OwnedFd();
     if (!why.empty())
       TORCH_WARN("shmem backend: all_to_all: rank ", rank, ": ", why,
                  "; large blocks to other hosts keep the library's transport (set SHMEM_BOOTSTRAP_IFACE to "
@@ -326,28 +315,22 @@ TcpLinks::TcpLinks(int rank, int size, const std::vector<char>& remote)
   }
 }
 
-TcpLinks::~TcpLinks() {
-  for (const int f : fd_)
-    if (f >= 0) ::close(f);
-}
-
 bool TcpLinks::Flow::done() const { return sent == 8 + b.send_bytes && received == 8 + b.recv_bytes; }
 
 void TcpLinks::start(const std::vector<Block>& blocks) {
   flows_.clear();
   for (const Block& b : blocks) {
-    TORCH_CHECK(b.peer >= 0 && b.peer < size_ && fd_[static_cast<std::size_t>(b.peer)] >= 0,
+    TORCH_CHECK(b.peer >= 0 && b.peer < size_ && fd_[static_cast<std::size_t>(b.peer)].open(),
                 "shmem backend: all_to_all: no connection to rank ", b.peer);
     Flow f;
     f.b = b;
     f.send_len = b.send_bytes;
     flows_.push_back(f);
   }
-  open_flows_ = flows_.size();
 }
 
 bool TcpLinks::move(Flow& f) {
-  const int fd = fd_[static_cast<std::size_t>(f.b.peer)];
+  const int fd = fd_[static_cast<std::size_t>(f.b.peer)].get();
   bool moved = false;
   // The length word, then the block, in one call each way.
   auto iov_for = [](std::size_t at, void* word, char* data, std::size_t bytes, iovec* v) {
@@ -398,13 +381,13 @@ bool TcpLinks::move(Flow& f) {
 bool TcpLinks::progress(int timeout_ms) {
   for (;;) {
     bool moved = false;
-    open_flows_ = 0;
+    std::size_t open = 0;
     for (Flow& f : flows_) {
       if (f.done()) continue;
       moved = move(f) || moved;
-      open_flows_ += f.done() ? 0 : 1;
+      open += f.done() ? 0 : 1;
     }
-    if (open_flows_ == 0) return true;
+    if (open == 0) return true;
     if (moved || timeout_ms == 0) return false;
     std::vector<pollfd> p;
     for (const Flow& f : flows_) {
@@ -412,7 +395,7 @@ bool TcpLinks::progress(int timeout_ms) {
       short ev = 0;
       if (f.sent < 8 + f.b.send_bytes) ev |= POLLOUT;
       if (f.received < 8 + f.b.recv_bytes) ev |= POLLIN;
-      p.push_back(pollfd{fd_[static_cast<std::size_t>(f.b.peer)], ev, 0});
+      p.push_back(pollfd{fd_[static_cast<std::size_t>(f.b.peer)].get(), ev, 0});
     }
     const int r = ::poll(p.data(), p.size(), timeout_ms < 0 ? 1000 : timeout_ms);
     if (r == 0 && timeout_ms > 0) return false;

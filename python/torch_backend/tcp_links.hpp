@@ -22,18 +22,46 @@
 // its 8-byte length: a receiver that expected another length fails naming the sender (the ranks'
 // split sizes disagree). A peer that closes its end fails the call naming it; a host that goes
 // silent is the library's to report (SHMEM_HOST_TIMEOUT ends the job).
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace shmem_torch {
+
+// Owns a descriptor (-1: none); closes it when destroyed or replaced.
+class OwnedFd {
+ public:
+  explicit OwnedFd(int fd = -1) noexcept : fd_(fd) {}
+  OwnedFd(OwnedFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  OwnedFd& operator=(OwnedFd&& o) noexcept {
+    if (this != &o) {
+      close_now();
+      fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+  }
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  ~OwnedFd() { close_now(); }
+  int get() const noexcept { return fd_; }
+  bool open() const noexcept { return fd_ >= 0; }
+
+ private:
+  void close_now() noexcept {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  int fd_;
+};
 
 class TcpLinks {
  public:
   // Collective over every PE. `remote[j]`: rank j is on another host (the same answer on every
   // rank for every pair). After it, ok() says whether every rank connected to every remote one.
   TcpLinks(int rank, int size, const std::vector<char>& remote);
-  ~TcpLinks();
   TcpLinks(const TcpLinks&) = delete;
   TcpLinks& operator=(const TcpLinks&) = delete;
 
@@ -64,9 +92,8 @@ class TcpLinks {
 
   int rank_, size_;
   bool ok_ = false;
-  std::vector<int> fd_;  // per rank: the connection, or -1
+  std::vector<OwnedFd> fd_;  // per rank: the connection, or none
   std::vector<Flow> flows_;
-  std::size_t open_flows_ = 0;
 };
 
 }  // namespace shmem_torch
