@@ -1,7 +1,8 @@
 // GPU benchmark of the device API between PEs on one GPU (run under oshrun by bench/gpu_bench.sh,
 // next to bench/gpu_nvshmem.cu, the same measurements with NVSHMEM):
-//   putbw     PE 0 puts `bytes` into PE 1's GPU heap with a grid of putmem_block calls; GB/s,
-//             next to a device-to-device cudaMemcpy of the same size inside PE 0 (the copy limit)
+//   putbw     PE 0 puts `bytes` into PE 1's GPU heap with a grid of putmem_block calls (a chunk per
+//             block; and 256 KiB chunks dealt to the blocks in turn); GB/s, next to a
+//             device-to-device cudaMemcpy of the same size inside PE 0 (the copy limit)
 //   pingpong  8-byte put+signal ping-pong between the 2 PEs (2-PE runs only), one thread each; us
 //             per one-way trip
 //   barrier   device barrier_all from one thread per PE; us per barrier
@@ -34,6 +35,15 @@ __global__ void put_kernel(char* dest, const char* src, std::size_t bytes, int p
   const std::size_t chunk = (bytes + b.grid - 1) / b.grid;
   const std::size_t lo = ::min(bytes, chunk * b.block_id), hi = ::min(bytes, lo + chunk);
   dev::putmem_block(b, dest + lo, src + lo, hi - lo, pe);
+}
+
+// The same transfer cut into 256 KiB chunks dealt out to the blocks in turn: the blocks running at
+// any moment work on neighbouring memory, as a device-to-device copy's do.
+__global__ void put_kernel_interleaved(char* dest, const char* src, std::size_t bytes, int pe) {
+  constexpr std::size_t kChunk = 256 << 10;
+  const dev::Block b = dev::this_block();
+  for (std::size_t lo = kChunk * b.block_id; lo < bytes; lo += kChunk * b.grid)
+    dev::putmem_block(b, dest + lo, src + lo, ::min(kChunk, bytes - lo), pe);
 }
 
 // iters round trips; the time between the first and last (globaltimer, ns) to *ns.
@@ -95,7 +105,7 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMalloc(&local, max_bytes));
     CUDA_CHECK(cudaMemset(src, 1, max_bytes));
     for (std::size_t bytes = std::size_t{1} << 20; bytes <= max_bytes; bytes *= 4) {
-      std::vector<double> put, copy;
+      std::vector<double> put, put_il, copy;
       for (int t = 0; t < kTrials; ++t) {
         shmem_barrier_all();
         if (me == 0) {
@@ -107,6 +117,12 @@ int main(int argc, char** argv) {
           CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
           put.push_back(bytes / (ms * 1e6));
           CUDA_CHECK(cudaEventRecord(e0));
+          put_kernel_interleaved<<<put_blocks, 512>>>(dst, src, bytes, 1);
+          CUDA_CHECK(cudaEventRecord(e1));
+          CUDA_CHECK(cudaEventSynchronize(e1));
+          CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+          put_il.push_back(bytes / (ms * 1e6));
+          CUDA_CHECK(cudaEventRecord(e0));
           CUDA_CHECK(cudaMemcpyAsync(local, src, bytes, cudaMemcpyDeviceToDevice));
           CUDA_CHECK(cudaEventRecord(e1));
           CUDA_CHECK(cudaEventSynchronize(e1));
@@ -116,6 +132,7 @@ int main(int argc, char** argv) {
       }
       if (me == 0) {
         row("put_bw", bytes, median(put), "GB/s");
+        row("put_bw_interleaved", bytes, median(put_il), "GB/s");
         row("copy_limit", bytes, median(copy), "GB/s");
       }
     }

@@ -39,7 +39,7 @@ for k, v in sorted(ours.items()):
     if k[0] == "copy_limit":
         continue
     t, p = theirs.get(k), torch.get(k)
-    lim = copy.get((k[1], k[2])) if k[0] == "put_bw" else None
+    lim = copy.get((k[1], k[2])) if k[0].startswith("put_bw") else None
     cell = lambda x: '' if x is None else f'{x:.3f}'
     ratio = lambda x: '' if x is None else f'{x / v:.2f}'
     print(f"| {k[0]} | {k[1]} | {k[2]} | {v:.3f} | {cell(t)} | {ratio(t)} | {cell(p)} | {ratio(p)} | "

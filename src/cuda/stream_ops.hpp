@@ -1,24 +1,28 @@
 #pragma once
 // Stream-ordered operations on a CUDA stream, on the GPU symmetric heap of the PEs of this host:
 // the work behind shmemx_*_on_stream when the stream wraps a CUDA stream. Each call only enqueues
-// on `stream` (the copy engine, small kernels) and returns at once; the work runs in the stream's
+// on `stream` (small kernels) and returns at once; the work runs in the stream's
 // order, after the kernels enqueued before it and before those enqueued after.
 //
-//   put/get      a device-to-device copy through the peer's mapping (the copy engine)
+//   put/get      a grid of loads and stores through the peer's mapping
 //   signal       a release store or atomic add on the peer's word (a one-thread kernel)
 //   wait         a one-thread kernel that waits (acquire) until the local word satisfies cmp
-//   barrier      a one-thread kernel: the device counter barrier of the team's stream slot
-//   collectives  barrier, a pulling kernel over the members' mappings, barrier
-//   reductions   one-shot (every PE reads every member's source) up to kOneShotBytes, else
-//                two-shot (each PE reduces its chunk, then pulls the others' reduced chunks);
-//                elements are combined in member order, so every PE ends with the same bits
+//   barrier      a one-thread kernel: the device counter barrier of the team's stream cell
+//   collectives  an opening barrier, a kernel that pulls over the members' mappings, a closing
+//                barrier; small ones are one block that passes both barriers itself (one
+//                launch), larger ones a barrier kernel and a grid whose last block through
+//                passes the closing barrier (stream_plan.hpp)
+//   reductions   one-shot (every PE reads every member's source) up to one_shot_limit(n), else
+//                two-shot (each PE reduces its chunk, a barrier, then pulls the others' reduced
+//                chunks); elements are combined in member order, so every PE ends with the same
+//                bits
 //
 // Arguments are checked by the caller (the stream layer); these return 0 or a CUDA error code
 // (cudaError_t) of the enqueue. Errors inside the kernels go to the PE's status record
 // (include/shmem/device/cuda/state.hpp) like any device-API error.
 #include <cuda_runtime_api.h>
 
-#include "cuda/stream_team.hpp"
+#include "cuda/stream_plan.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -28,12 +32,6 @@ namespace shmem::cuda {
 enum class RedOp : int { kSum, kProd, kMin, kMax, kAnd, kOr, kXor };
 enum class Elem : int { kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64 };
 std::size_t elem_size(Elem e) noexcept;
-
-inline constexpr std::size_t kOneShotBytes = 256 * 1024;
-// The device-barrier cell of stream operations: the last cells of the sync area, one per team slot
-// modulo kStreamSlots (slot 0 = the world's).
-inline constexpr int kStreamSlotBase = 64;
-inline constexpr int kStreamSlots = 64;
 
 int put(cudaStream_t s, void* dest, const void* source, std::size_t bytes, int pe) noexcept;
 int get(cudaStream_t s, void* dest, const void* source, std::size_t bytes, int pe) noexcept;

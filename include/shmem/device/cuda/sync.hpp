@@ -81,10 +81,12 @@ __device__ inline int team_translate_pe(shmem_team_t src, int pe, shmem_team_t d
 namespace cuda::detail {
 
 // A team slot's cell of the device synchronisation area, on every member: one counting flag per
-// dissemination round (added to by one other member per barrier); the first word is unused.
+// dissemination round (added to by one other member per barrier). The first word is the library's
+// stream operations' (src/cuda/stream_ops.cu): the blocks of a grid that are through, so that the
+// last one passes the closing barrier; barriers leave it alone.
 inline constexpr int kSyncRounds = 15;  // up to 2^15 members
 struct alignas(128) SyncCell {
-  std::uint64_t unused_;
+  std::uint64_t blocks_done;
   std::uint64_t flag[kSyncRounds];
 };
 static_assert(sizeof(SyncCell) == 128 && kGpuSyncSlots * sizeof(SyncCell) <= kGpuStreamOffset - kGpuSyncOffset);
