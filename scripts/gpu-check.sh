@@ -68,11 +68,14 @@ grep -E "Not Run|Skipped|\*\*\*" "$OUT/ctest-cuda.log" | head -20
 
 step "compute-sanitizer memcheck (2 PEs)"
 if command -v compute-sanitizer >/dev/null; then
-  SHMEM_CUDA_HEAP_SIZE=256M SHMEM_WAIT_TIMEOUT=60 timeout 100 build-gpu/bin/oshrun -n 2 \
-    compute-sanitizer --tool memcheck --error-exitcode 3 build-gpu/bin/cuda_device_pe >"$OUT/memcheck.log" 2>&1
-  rc=$?
-  tail -15 "$OUT/memcheck.log"
-  summary "memcheck cuda_device_pe np2: rc=$rc ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/memcheck.log") PEs with 0 errors)"
+  # The device API's kernels, then the stream operations' kernels (stream_ops.cu).
+  for t in cuda_device_pe:100 cuda_stream_pe:60; do
+    SHMEM_CUDA_HEAP_SIZE=256M SHMEM_WAIT_TIMEOUT=60 timeout "${t#*:}" build-gpu/bin/oshrun -n 2 \
+      compute-sanitizer --tool memcheck --error-exitcode 3 "build-gpu/bin/${t%:*}" >"$OUT/memcheck-${t%:*}.log" 2>&1
+    rc=$?
+    tail -15 "$OUT/memcheck-${t%:*}.log"
+    summary "memcheck ${t%:*} np2: rc=$rc ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/memcheck-${t%:*}.log") PEs with 0 errors)"
+  done
 else
   summary "memcheck: compute-sanitizer not found"
 fi
