@@ -8,7 +8,7 @@
 # Everything it prints also goes to $OUT/gpu-check.log; the summary to $OUT/summary.txt, the
 # benchmark's CSV to $OUT/gpu_bench.csv. Meant to finish in under 8 minutes.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-check-out}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/gpu-check.log") 2>&1
