@@ -174,6 +174,47 @@ def test_one_pe_ending_ends_the_job(tmp_path, ending, status, says):
     assert "after" not in out.stdout, out.stdout
 
 
+def test_forked_child_acts_for_nobody(tmp_path):
+    """A child that a PE forks with os.fork (a DataLoader worker, a multiprocessing pool) and that
+    exits through sys.exit, with any status, neither finalizes nor ends the job; the PE goes on."""
+    path = script(tmp_path, """
+        import os
+        import sys
+        import shmem
+        me = shmem.my_pe()
+        pid = os.fork()
+        if pid == 0:
+            sys.exit(3 if me == 1 else 0)  # runs the atexit handlers, the package's included
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == (3 if me == 1 else 0), status
+        shmem.barrier_all()
+        print("PE", me, "done")
+    """)
+    out = run_job(["-m", "shmem.run", "-n", "2", path])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("done") == 2, out.stdout
+
+
+def test_dataloader_workers_in_a_pe(tmp_path):
+    """PyTorch's DataLoader forks its workers (num_workers > 0) from an initialised PE: they run,
+    and the PE goes on (they used to share the interpreter's globals with it, and both aborted)."""
+    pytest.importorskip("torch")
+    path = script(tmp_path, """
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+        import shmem
+        me = shmem.my_pe()  # initialises the library before the workers fork
+        loader = DataLoader(TensorDataset(torch.arange(16.0)), batch_size=4, num_workers=2)
+        total = sum(batch[0].sum().item() for batch in loader)
+        assert total == 120.0, total
+        shmem.barrier_all()
+        print("PE", me, "done")
+    """)
+    out = run_job(["-m", "shmem.run", "-n", "2", path], timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("done") == 2, out.stdout
+
+
 def test_caught_sys_exit_still_finalizes(tmp_path):
     """A sys.exit(2) that the program catches does not keep the PE from finalizing normally."""
     path = script(tmp_path, """

@@ -20,6 +20,7 @@
 #include "base/log.hpp"
 #include "util/event_fd.hpp"
 #include "util/fd_pass.hpp"
+#include "util/parent_only_fd.hpp"
 #include "util/socket.hpp"
 
 namespace shmem::bootstrap {
@@ -97,10 +98,10 @@ struct HostRelay::Impl {
   util::UniqueFd store_ch, watcher_ch;
 
   // A joiner: its connection to the owner, on which the owner's word comes when the relay ends.
-  util::UniqueFd to_owner;
+  util::ParentOnlyFd to_owner;
 
   // The owner.
-  util::UniqueFd door;
+  util::ParentOnlyFd door;
   util::EventFd wake;
   std::unique_ptr<StoreRelay> relay;
   std::thread thread;
@@ -111,7 +112,7 @@ struct HostRelay::Impl {
   int failed_code = 0;  // the Errc of the owner's failure to reach the store
   std::string failed_why;
   struct Joiner {
-    util::UniqueFd fd;
+    util::ParentOnlyFd fd;
     int rank = -1;  // -1 until its request came
   };
   std::vector<Joiner> waiting, joined;  // the thread's

@@ -19,7 +19,7 @@
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "util/socket.hpp"
-#include "util/unique_fd.hpp"
+#include "util/parent_only_fd.hpp"
 
 namespace shmem::bootstrap {
 
@@ -63,7 +63,7 @@ struct StoreClient::Impl {
   int rank = -1;
   bool certs = false;
   std::mutex mu;  // one outstanding request per connection
-  util::UniqueFd fd;
+  util::ParentOnlyFd fd;  // a forked child gets /dev/null in its place
   std::unique_ptr<TlsContext> tls;
   Channel ch;
   std::uint32_t next_id = 1;

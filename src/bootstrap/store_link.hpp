@@ -5,12 +5,12 @@
 #include <string>
 
 #include "bootstrap/tls_conn.hpp"
-#include "util/unique_fd.hpp"
+#include "util/parent_only_fd.hpp"
 
 namespace shmem::bootstrap {
 
 struct StoreLink {
-  util::UniqueFd fd;
+  util::ParentOnlyFd fd;                  // a forked child gets /dev/null in its place
   Channel ch;                             // over fd, with or without TLS
   std::string where;                      // "host:port" of the store, for messages
   std::chrono::seconds host_timeout{60};  // SHMEM_HOST_TIMEOUT, the connection's keepalive

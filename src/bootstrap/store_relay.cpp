@@ -19,6 +19,7 @@
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "util/event_fd.hpp"
+#include "util/parent_only_fd.hpp"
 #include "util/socket.hpp"
 
 namespace shmem::bootstrap {
@@ -37,7 +38,7 @@ struct StoreRelay::Impl {
   struct Pe {
     int rank = -1;
     std::uint32_t chan = 0;
-    util::UniqueFd fd;     // the relay's end
+    util::ParentOnlyFd fd;  // the relay's end (marked: not the PE's, which the PE inherits)
     bool opened = false;   // kMuxOpen sent (at its first bytes)
     bool closing = false;  // the store closed the channel: its last bytes go out, then the end closes
     std::string out;       // for the PE

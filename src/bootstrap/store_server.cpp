@@ -584,7 +584,7 @@ void StoreServer::Impl::run() noexcept {
   std::vector<util::UniqueFd> sockets;
   for (auto& [fd, cp] : conns) {
     close_conn(*cp, false);
-    if (!cp->parent && cp->fd) sockets.push_back(std::move(cp->fd));
+    if (!cp->parent && cp->fd) sockets.emplace_back(cp->fd.release());  // unmarked while they linger
   }
   conns.clear();
   {

@@ -29,7 +29,7 @@
 #include "bootstrap/store_server_warn.hpp"
 #include "bootstrap/tls_conn.hpp"
 #include "util/event_fd.hpp"
-#include "util/unique_fd.hpp"
+#include "util/parent_only_fd.hpp"
 
 namespace shmem::bootstrap {
 namespace server_detail {
@@ -62,7 +62,7 @@ struct Parked {
 enum class Phase { kTls, kHello, kReady, kClosing };
 
 struct Conn {
-  util::UniqueFd fd;
+  util::ParentOnlyFd fd;
   std::string peer;    // "1.2.3.4:5", from accept (known even if the peer resets at once)
   std::string lost_why;  // why the connection ended, when more is known than "closed"
   std::string nonce;     // plain TCP: the challenge this connection's hello must answer
@@ -126,7 +126,7 @@ struct StoreServer::Impl {
   Options opts;
   std::chrono::seconds host_timeout{60};  // SHMEM_HOST_TIMEOUT: keepalive of every connection
   std::unique_ptr<TlsContext> tls;
-  util::UniqueFd listen_fd;
+  util::ParentOnlyFd listen_fd;
   util::EventFd wake_fd;
   util::UniqueFd epoll_fd;
   util::UniqueFd spare_fd;  // given up to accept-and-close when the process runs out of fds

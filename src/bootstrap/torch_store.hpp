@@ -15,7 +15,7 @@
 #include <string>
 
 #include "bootstrap/launch_env.hpp"
-#include "util/unique_fd.hpp"
+#include "util/parent_only_fd.hpp"
 
 namespace shmem::bootstrap {
 
@@ -38,7 +38,7 @@ class TorchStore {
   void send_bytes(const void* p, std::size_t n);
   void recv_bytes(void* p, std::size_t n);
   std::string where_;
-  util::UniqueFd fd_;
+  util::ParentOnlyFd fd_;
 };
 
 // True when `l` is a torchrun launch whose MASTER_PORT is held by torchrun's agent store

@@ -3,6 +3,7 @@
 // Instance 0 is what shmem_init creates; Ascend SHMEM's aclshmemx_init_attr may create others, and
 // the current instance serves every API call.
 #include <openssl/rand.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -49,6 +50,7 @@ struct Process {
   std::map<std::uint64_t, std::unique_ptr<Runtime>> instances;
   std::uint64_t current_id = 0;
   bool atexit_registered = false;
+  pid_t owner = 0;                // the process that registered the exit handler (the PE's)
   bool finalize_at_exit = false;  // shmemx_finalize_at_exit: status 0 finalizes without a deadline
   // Chosen before init (Ascend SHMEM API): TLS overrides and the store a unique ID points at.
   bool tls_overridden = false;
@@ -72,10 +74,25 @@ Process& proc() {
   return p;
 }
 
+// True in a child that this PE forked without exec. The instances it inherited are the PE's: the
+// child must neither finalize them nor destroy them (their threads do not exist in it, and their
+// store connections are the PE's, which util/parent_only_fd.hpp turned into /dev/null there).
+// Checked before p.mu is taken: another thread of the PE may have held it at the fork.
+bool forked_from_pe(const Process& p) { return p.owner != 0 && ::getpid() != p.owner; }
+
 // At exit (on_exit, so the status is known): instances not finalized leave the job. A non-zero
 // status tells the other PEs at once; status 0 is the implicit finalize (Runtime::leave_at_exit).
 void finalize_at_exit(int status, void*) {
   Process& p = proc();
+  if (forked_from_pe(p)) {
+    // Leaked, so that no destructor runs at the child's exit either (the child is single-threaded).
+    for (auto& [id, rt] : p.instances) (void)rt.release();
+    p.instances.clear();
+    (void)p.uid_server.release();
+    (void)p.pmix.release();
+    new decltype(p.boot_holds)(std::move(p.boot_holds));
+    return;
+  }
   std::lock_guard<std::mutex> g(p.mu);
   g_current.store(nullptr, std::memory_order_release);
   for (auto& [id, rt] : p.instances) rt->leave_at_exit(status, p.finalize_at_exit);
@@ -89,6 +106,7 @@ void finalize_at_exit(int status, void*) {
 void register_at_exit(Process& p) {
   if (p.atexit_registered) return;
   p.atexit_registered = true;
+  p.owner = ::getpid();
   on_exit(finalize_at_exit, nullptr);  // glibc: like atexit, with the exit status
 }
 
@@ -353,6 +371,12 @@ void init(int requested, int* provided) {
 
 int instance_finalize(std::uint64_t id) noexcept {
   Process& p = proc();
+  if (forked_from_pe(p)) {
+    SHMEM_WARN("init", "shmem_finalize in process %d, which PE %d's process %d forked: ignored (the PE finalizes)",
+               static_cast<int>(::getpid()), current_runtime() ? current_runtime()->my_pe() : -1,
+               static_cast<int>(p.owner));
+    return 0;
+  }
   std::lock_guard<std::mutex> g(p.mu);
   auto it = p.instances.find(id);
   if (it == p.instances.end()) return 1;
@@ -369,6 +393,7 @@ int instance_finalize(std::uint64_t id) noexcept {
 
 void finalize_at_exit_request() noexcept {
   Process& p = proc();
+  if (forked_from_pe(p)) return;
   std::lock_guard<std::mutex> g(p.mu);
   p.finalize_at_exit = true;
 }

@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <link.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -95,6 +96,56 @@ DataSegment do_remap() {
   return seg;
 }
 
+// ---- fork ------------------------------------------------------------------------------------------
+// The remapped data is shared memory, so a child forked (without exec) from this process would
+// share the program's globals with it, each seeing the other's writes (a Python child reads the
+// interpreter's state as the parent changes it after the fork, and aborts). So each fork gives the
+// child a copy of its own, taken just before the fork: the prepare handler reads the segment's
+// populated ranges (SEEK_DATA/SEEK_HOLE on the memfd: holes stay unallocated) into private
+// anonymous memory; the child moves that copy over the shared mapping (mremap); the parent drops
+// it. The copy is the forking thread's (thread_local), since two threads may fork at once.
+DataSegment g_forked;  // the segment, for the handlers (set once, before they are registered)
+thread_local void* t_copy = nullptr;
+
+void copy_for_fork() noexcept {
+  const DataSegment& s = g_forked;
+  void* copy = mmap(nullptr, s.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (copy == MAP_FAILED) {
+    SHMEM_WARN("heap", "fork: no memory for the child's copy of the static data (%zu bytes): it shares the parent's",
+               s.size);
+    return;
+  }
+  const auto end = static_cast<off_t>(s.size);
+  for (off_t off = 0; off < end;) {
+    const off_t data = lseek(s.fd, off, SEEK_DATA);
+    if (data < 0 || data >= end) break;  // ENXIO: no data after off
+    off_t hole = lseek(s.fd, data, SEEK_HOLE);
+    if (hole < 0 || hole > end) hole = end;
+    // A raw system call, as in do_remap: the kernel copies, not an intercepted memcpy.
+    const auto n = static_cast<std::size_t>(hole - data);
+    if (syscall(SYS_pread64, s.fd, static_cast<char*>(copy) + data, n, data) != static_cast<long>(n)) {
+      munmap(copy, s.size);
+      SHMEM_WARN("heap", "fork: copying the static data for the child failed (%s): it shares the parent's",
+                 errno_text().c_str());
+      return;
+    }
+    off = hole;
+  }
+  t_copy = copy;
+}
+void drop_fork_copy() noexcept {
+  if (t_copy == nullptr) return;
+  munmap(t_copy, g_forked.size);
+  t_copy = nullptr;
+}
+// In the child, alone: system calls only.
+void take_fork_copy() noexcept {
+  if (t_copy == nullptr) return;
+  if (mremap(t_copy, g_forked.size, g_forked.size, MREMAP_MAYMOVE | MREMAP_FIXED, g_forked.base) == MAP_FAILED)
+    munmap(t_copy, g_forked.size);
+  t_copy = nullptr;
+}
+
 }  // namespace
 
 Segment Segment::create(const char* name, std::size_t size, std::size_t align, std::size_t align_offset) {
@@ -155,7 +206,12 @@ const DataSegment& remap_data_segment() {
   // too: every Runtime (instance) in the process shares it.
   static std::once_flag once;
   static DataSegment seg;
-  std::call_once(once, [] { seg = do_remap(); });
+  std::call_once(once, [] {
+    seg = do_remap();
+    if (seg.size == 0) return;
+    g_forked = seg;
+    pthread_atfork(&copy_for_fork, &drop_fork_copy, &take_fork_copy);
+  });
   return seg;
 }
 

@@ -2,6 +2,8 @@
 // destroys, synchronises and queries them.
 #include "stream/stream.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <exception>
@@ -145,7 +147,12 @@ Registry& registry() {
   return *r;
 }
 
+pid_t g_exit_hook_pid = 0;  // the process that registered at_exit
+
 void at_exit() {
+  // A child forked without exec from the process that used streams: their threads are not in it
+  // (drain and join would wait for them forever); the process that owns them ends them.
+  if (::getpid() != g_exit_hook_pid) return;
   drain_all(true);
   Pool::get().shutdown();
 }
@@ -286,7 +293,10 @@ bool still_current(Runtime* rt, const char* func) noexcept {
 
 void ensure_exit_hook() noexcept {
   static std::once_flag once;
-  std::call_once(once, [] { std::atexit(at_exit); });
+  std::call_once(once, [] {
+    g_exit_hook_pid = ::getpid();
+    std::atexit(at_exit);
+  });
 }
 
 }  // namespace shmem::stream

@@ -16,9 +16,12 @@
  *                           the last PE passes a bad PE number or a non-symmetric address;
  *                           run with SHMEM_DEBUG=1
  * With PE_FAIL_READY=DIR each PE creates DIR/ready.<pe> once every PE is past shmem_init (after
- * the first barrier), so a test can act on a job that is known to be up.
+ * the first barrier), so a test can act on a job that is known to be up. With PE_FAIL_FORK=<pe>
+ * as well, that PE first forks a child that outlives it (it waits in pause() for at most 30 s)
+ * and writes the child's pid to DIR/forked.<pe>.
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -41,6 +44,21 @@ int main(int argc, char** argv) {
   const int victim = n - 1;
   shmem_barrier_all(); /* everyone is up */
   const char* ready_dir = getenv("PE_FAIL_READY");
+  const char* fork_pe = getenv("PE_FAIL_FORK");
+  if (ready_dir && *ready_dir && fork_pe && atoi(fork_pe) == me) {
+    const pid_t child = fork();
+    if (child < 0) shmem_global_exit(2);
+    if (child == 0) {
+      alarm(30); /* bounded, should the test not end it */
+      for (;;) pause();
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/forked.%d", ready_dir, me);
+    FILE* f = fopen(path, "w");
+    if (!f) shmem_global_exit(2);
+    fprintf(f, "%d\n", (int)child);
+    fclose(f);
+  }
   if (ready_dir && *ready_dir) {
     char path[4096];
     snprintf(path, sizeof path, "%s/ready.%d", ready_dir, me);

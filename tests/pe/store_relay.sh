@@ -10,6 +10,10 @@
 #                        past init (pe_fail barrier-timeout: they wait in a barrier that rank 0
 #                        never reaches), rank 3 is killed: every other rank ends within 10 s,
 #                        non-zero, its message naming PE 3
+#     owner-crash-forked as owner-crash, but rank 3 forked a child before (pe_fail
+#                        PE_FAIL_FORK=3) that still runs when the others end: the child's copies
+#                        of rank 3's relay and store sockets are /dev/null, so they do not keep
+#                        the connections open (util/parent_only_fd.hpp)
 #     owner-global-exit  pe_fail global-exit: rank 3, holding the relay, calls
 #                        shmem_global_exit(7) while the others block: every rank ends with
 #                        status 7 and the others say that the job failed (the store's word,
@@ -22,7 +26,8 @@ source "$(dirname "$0")/../support/clock.sh"
 n=4
 limit_ms=$((10000 * ${TEST_TIME_SCALE:-1}))
 out=$(mktemp -d "$PWD/store_relay.XXXXXX")
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$out"' EXIT
+# Also any child a rank forked (forked.<rank> holds its pid).
+trap 'kill $(jobs -p) $(cat "$out"/forked.* 2>/dev/null) 2>/dev/null || true; rm -rf "$out"' EXIT
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 pids=()
@@ -97,9 +102,15 @@ case "$case_" in
       fi
     done
     ;;
-  owner-crash)
+  owner-crash | owner-crash-forked)
+    [ "$case_" = owner-crash-forked ] && export PE_FAIL_FORK=3
     start_owner_first "$pe_fail" barrier-timeout
     wait_ready $n
+    forked=""
+    if [ "$case_" = owner-crash-forked ]; then
+      forked=$(cat "$out/forked.3")
+      kill -0 "$forked" || bad "rank 3's forked child $forked is not running"
+    fi
     kill -KILL "$(pgrep -P "${pids[3]}" | head -n 1)"
     t0=$(mono_ms)
     for r in 0 1 2; do
@@ -111,6 +122,10 @@ case "$case_" in
       ((t <= limit_ms)) || bad "rank $r ended ${t} ms after the loss (limit ${limit_ms} ms)"
       grep -qE "the job failed.*PE 3\b" "$out/rank$r.txt" || bad "rank $r does not name PE 3 in why it ended"
     done
+    if [ -n "$forked" ]; then  # the test is void unless the child outlived the others' ending
+      kill -0 "$forked" 2>/dev/null || bad "rank 3's forked child ended before the others did"
+      kill "$forked"
+    fi
     wait "${pids[3]}" || true
     ;;
   owner-global-exit)
