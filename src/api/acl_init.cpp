@@ -187,11 +187,13 @@ int aclshmemx_init_status(void) noexcept {
 }
 
 int aclshmem_finalize(void) noexcept {
+  if (core::ignored_in_forked_child(__func__)) return ACLSHMEM_SUCCESS;
   if (!core::initialized()) return ACL_FAIL(ACLSHMEM_NOT_INITED, __func__, "nothing to finalize: not initialised");
   return aclshmemx_finalize(core::instance_current());
 }
 
 int aclshmemx_finalize(uint64_t instance_id) noexcept {
+  if (core::ignored_in_forked_child(__func__)) return ACLSHMEM_SUCCESS;
   shmem::stream::before_finalize();
   if (core::instance_finalize(instance_id) != 0)
     return ACL_FAIL(ACLSHMEM_INVALID_PARAM, __func__, "instance %llu is not initialised",

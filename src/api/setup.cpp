@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "api/shim.hpp"
+#include "core/init_ops.hpp"
 #include "stream/stream.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
@@ -71,6 +72,7 @@ void shmem_query_initialized(int* initialized) noexcept {
 void shmemx_finalize_at_exit(void) noexcept { shmem::core::finalize_at_exit_request(); }
 
 void shmem_finalize(void) noexcept {
+  if (shmem::core::ignored_in_forked_child("shmem_finalize")) return;
   shmem::stream::before_finalize();
   shmem::core::finalize();
 }

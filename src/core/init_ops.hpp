@@ -50,6 +50,9 @@ void init_with(const InitSpec& spec);
 std::uint64_t instance_current() noexcept;           // id of the current instance
 int instance_set(std::uint64_t id) noexcept;         // 0, or nonzero if no such live instance
 int instance_finalize(std::uint64_t id) noexcept;    // collective; 0, or nonzero if unknown
+// In a child that a PE forked without exec: warns that `routine` is ignored there and returns
+// true (the finalize entry points check it first: they must not wait for the PE's streams).
+bool ignored_in_forked_child(const char* routine) noexcept;
 // 0 = not initialised, 2 = initialised (aclshmem: ACLSHMEM_STATUS_NOT_INITIALIZED / IS_INITIALIZED).
 int init_status() noexcept;
 

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -103,11 +104,16 @@ DataSegment do_remap() {
 // child a copy of its own, taken just before the fork: the prepare handler reads the segment's
 // populated ranges (SEEK_DATA/SEEK_HOLE on the memfd: holes stay unallocated) into private
 // anonymous memory; the child moves that copy over the shared mapping (mremap); the parent drops
-// it. The copy is the forking thread's (thread_local), since two threads may fork at once.
-DataSegment g_forked;  // the segment, for the handlers (set once, before they are registered)
+// it. The copy is the forking thread's (thread_local), since two threads may fork at once. The
+// copy is read range by range, not at one instant: what other threads write meanwhile may reach
+// the child or not, as with any fork of a process with threads.
+DataSegment g_forked;                   // the segment, for the handlers
+std::atomic<bool> g_forked_set{false};  // g_forked is set (once, at the remap)
 thread_local void* t_copy = nullptr;
 
 void copy_for_fork() noexcept {
+  t_copy = nullptr;  // the thread's slot exists before the child needs it
+  if (!g_forked_set.load(std::memory_order_acquire)) return;
   const DataSegment& s = g_forked;
   void* copy = mmap(nullptr, s.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (copy == MAP_FAILED) {
@@ -121,13 +127,18 @@ void copy_for_fork() noexcept {
     if (data < 0 || data >= end) break;  // ENXIO: no data after off
     off_t hole = lseek(s.fd, data, SEEK_HOLE);
     if (hole < 0 || hole > end) hole = end;
-    // A raw system call, as in do_remap: the kernel copies, not an intercepted memcpy.
-    const auto n = static_cast<std::size_t>(hole - data);
-    if (syscall(SYS_pread64, s.fd, static_cast<char*>(copy) + data, n, data) != static_cast<long>(n)) {
-      munmap(copy, s.size);
-      SHMEM_WARN("heap", "fork: copying the static data for the child failed (%s): it shares the parent's",
-                 errno_text().c_str());
-      return;
+    // Raw system calls, as in do_remap: the kernel copies, not an intercepted memcpy. One read
+    // returns at most about 2 GiB.
+    for (off_t at = data; at < hole;) {
+      const long got =
+          syscall(SYS_pread64, s.fd, static_cast<char*>(copy) + at, static_cast<std::size_t>(hole - at), at);
+      if (got <= 0) {
+        munmap(copy, s.size);
+        SHMEM_WARN("heap", "fork: copying the static data for the child failed (%s): it shares the parent's",
+                   got < 0 ? errno_text().c_str() : "end of data");
+        return;
+      }
+      at += got;
     }
     off = hole;
   }
@@ -138,12 +149,21 @@ void drop_fork_copy() noexcept {
   munmap(t_copy, g_forked.size);
   t_copy = nullptr;
 }
-// In the child, alone: system calls only.
+// In the child, alone: system calls only. Should mremap fail, the child shares the parent's data
+// (as before this handler existed): there is nothing to report it to.
 void take_fork_copy() noexcept {
   if (t_copy == nullptr) return;
   if (mremap(t_copy, g_forked.size, g_forked.size, MREMAP_MAYMOVE | MREMAP_FIXED, g_forked.base) == MAP_FAILED)
     munmap(t_copy, g_forked.size);
   t_copy = nullptr;
+}
+
+// Registered when the library loads, before the program's own constructors and main: glibc runs
+// prepare handlers newest first and child handlers oldest first, so the copy is taken after the
+// program's prepare handlers ran, and the child has it before the program's child handlers write
+// to their variables. Until the data is remapped the handlers do nothing.
+__attribute__((constructor)) void register_fork_copy() {
+  pthread_atfork(&copy_for_fork, &drop_fork_copy, &take_fork_copy);
 }
 
 }  // namespace
@@ -210,7 +230,7 @@ const DataSegment& remap_data_segment() {
     seg = do_remap();
     if (seg.size == 0) return;
     g_forked = seg;
-    pthread_atfork(&copy_for_fork, &drop_fork_copy, &take_fork_copy);
+    g_forked_set.store(true, std::memory_order_release);
   });
   return seg;
 }

@@ -3,7 +3,8 @@
  * handlers leave the PE's instance alone (no finalize, no "PE exited with status N" that would end
  * the job), shmem_finalize in it is ignored, and its copy of the PE's store connection is
  * /dev/null (util/parent_only_fd.hpp), so it can neither keep that connection open nor write on
- * it. Nor does it wait for the PE's stream and kernel-pool threads at exit (they are not in it).
+ * it. Nor does it wait for the PE's stream and kernel-pool threads (they are not in it): at exit,
+ * or in the ignored shmem_finalize, while the PE's stream still runs a kernel.
  * Its global variables are its own, as after any fork, though the PE's are symmetric (shared
  * memory): each writes one after the fork and neither sees the other's value.
  * The PE then goes on: a barrier, a sum reduction, finalize.
@@ -14,6 +15,7 @@
  * passes it as SHMEM_STORE_FD; otherwise that is not checked), and a global that is not its own
  * with status 8.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,6 +31,13 @@ static long global = 1; /* static data: symmetric, and the child's own after the
 static void count_block(shmemx_block_t* b, void* args) {
   (void)b;
   __atomic_fetch_add((int*)args, 1, __ATOMIC_RELAXED);
+}
+
+static int release_kernel; /* the PE sets it once its child has exited */
+static void wait_for_release(shmemx_block_t* b, void* args) {
+  (void)b;
+  (void)args;
+  while (!__atomic_load_n(&release_kernel, __ATOMIC_ACQUIRE)) sched_yield();
 }
 
 /* The child's copy of SHMEM_STORE_FD: 1 when it is still a socket. */
@@ -50,6 +59,7 @@ int main(void) {
   CHECK_EQ(shmemx_launch(count_block, 4, 1, &blocks, 0, stream), 0);
   CHECK_EQ(shmemx_stream_synchronize(stream), 0);
   CHECK_EQ(blocks, 4);
+  CHECK_EQ(shmemx_launch(wait_for_release, 1, 1, NULL, 0, stream), 0); /* still running at the fork */
   int to_child[2], to_parent[2];
   CHECKF(pipe(to_child) == 0 && pipe(to_parent) == 0, "pipe");
   fflush(NULL); /* nothing buffered is written twice */
@@ -76,6 +86,8 @@ int main(void) {
   CHECKF(waitpid(child, &status, 0) == child, "waitpid");
   CHECKF(WIFEXITED(status), "PE %d: the child did not exit normally (status 0x%x)", me, status);
   CHECK_EQ(WEXITSTATUS(status), want[me % 3]);
+  __atomic_store_n(&release_kernel, 1, __ATOMIC_RELEASE);
+  CHECK_EQ(shmemx_stream_synchronize(stream), 0);
   CHECK_EQ(shmemx_stream_destroy(stream), 0);
 
   src = me + 1;
