@@ -27,6 +27,11 @@ using bootstrap::Millis;
 // The first progress line comes early, later ones less often.
 constexpr Millis kFirstReport{5000};
 constexpr Millis kReportEvery{15000};
+// A PE that only counts the arrivals cannot name the missing PEs; PE 0, whose error names them,
+// reaches the same deadline at about the same moment. Such a PE waits this much longer, so that
+// PE 0's error ends the job even when PE 0 started a little later (else this PE's leaving could
+// come first, and PE 0 would report it as a lost PE instead of naming the missing ones).
+constexpr Millis kNamingGrace{2000};
 
 std::string pe_list(const std::vector<int>& pes) {
   std::string s;
@@ -114,12 +119,13 @@ std::vector<int> ArrivalWait::not_arrived(const std::string& prefix) const {
 
 std::string ArrivalWait::await(const std::string& key, const std::string& prefix, const std::string& counter) const {
   const Millis total = std::chrono::duration_cast<Millis>(std::chrono::duration<double>(timeout_s));
+  const Millis limit = total + (counter.empty() ? Millis{0} : std::min(kNamingGrace, total));
   const Clock::time_point start = Clock::now();
   Millis slice = kFirstReport;
   for (;;) {
     const Millis waited = std::chrono::duration_cast<Millis>(Clock::now() - start);
     try {
-      return store->get(key, std::max(Millis{1}, std::min(slice, total - waited)));
+      return store->get(key, std::max(Millis{1}, std::min(slice, (waited < total ? total : limit) - waited)));
     } catch (const Error& e) {
       if (e.code() != Errc::kTimeout) throw;
     }
@@ -135,11 +141,12 @@ std::string ArrivalWait::await(const std::string& key, const std::string& prefix
       none_missing = missing <= 0;
       who = std::to_string(missing) + (missing == 1 ? " PE (PE 0 names it)" : " PEs (PE 0 names them)");
     }
-    if (now_waited >= total) {
+    if (now_waited >= limit) {
       throw Error(Errc::kTimeout, (none_missing ? std::string("the other PEs") : who) + " never arrived " + terms +
                                       " within " + seconds(total) + " (" +
                                       timeout_knob(origin, "control_operation_timeout") + ")");
     }
+    if (now_waited >= total) continue;  // the grace: no progress line
     if (!none_missing)
       SHMEM_WARN("init", "PE %d: waiting for %s of %d to arrive %s: %s of %s", me, who.c_str(), npes, terms.c_str(),
                  seconds(now_waited).c_str(), seconds(total).c_str());
