@@ -88,7 +88,7 @@ struct ForkLeftovers {
   std::unique_ptr<bootstrap::PmixClient> pmix;
   std::map<std::uint64_t, std::shared_ptr<void>> boot_holds;
 };
-ForkLeftovers* g_fork_leftovers = nullptr;
+ForkLeftovers* volatile g_fork_leftovers = nullptr;  // volatile: a store nothing reads is still made
 
 // At exit (on_exit, so the status is known): instances not finalized leave the job. A non-zero
 // status tells the other PEs at once; status 0 is the implicit finalize (Runtime::leave_at_exit).
