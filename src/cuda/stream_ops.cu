@@ -11,10 +11,6 @@ namespace shmem::cuda {
 namespace {
 
 namespace det = dev::cuda::detail;
-// Every kernel but the one-thread ones runs with this many threads per block, two blocks per
-// multiprocessor at least (64 registers per thread at most).
-constexpr int kThreads = kGridThreads;
-static_assert(kFusedThreads == kGridThreads);
 static_assert(kStreamSlotBase >= dev::cuda::kGpuTeamCells && kStreamSlotBase + kStreamSlots <= dev::cuda::kGpuSyncSlots,
               "the stream cells lie after the kernels' barrier cells, inside the sync area");
 
@@ -282,8 +278,8 @@ int reduce_as(cudaStream_t s, const StreamTeam& t, T* dest, const T* source, std
   const bool one_shot = bytes <= one_shot_limit(t.n) && dest != source;  // in place: two-shot
   const Launch l = plan_reduce(one_shot ? bytes * static_cast<std::size_t>(t.n) : 2 * bytes);
   if (!l.fused) k_barrier<<<1, 1, 0, s>>>(t, Routine::kReduce);
-  k_reduce<T, kOp><<<l.blocks, l.threads, 0, s>>>(t, l.fused, one_shot, dest, source, count);
-  if (!one_shot && !l.fused) k_gather<T><<<l.blocks, l.threads, 0, s>>>(t, dest, count);
+  k_reduce<T, kOp><<<l.blocks, kThreads, 0, s>>>(t, l.fused, one_shot, dest, source, count);
+  if (!one_shot && !l.fused) k_gather<T><<<l.blocks, kThreads, 0, s>>>(t, dest, count);
   return last_error();
 }
 
@@ -313,7 +309,7 @@ int collective(cudaStream_t s, const StreamTeam& t, Pull kind, void* dest, const
                int root) {
   const Launch l = plan_copy(kind == Pull::kBroadcast ? bytes : bytes * static_cast<std::size_t>(t.n));
   if (!l.fused) k_barrier<<<1, 1, 0, s>>>(t, Routine::kCollective);
-  k_pull<<<l.blocks, l.threads, 0, s>>>(t, l.fused, kind, static_cast<char*>(dest), static_cast<const char*>(source),
+  k_pull<<<l.blocks, kThreads, 0, s>>>(t, l.fused, kind, static_cast<char*>(dest), static_cast<const char*>(source),
                                         bytes, root);
   return last_error();
 }
@@ -332,13 +328,13 @@ std::size_t elem_size(Elem e) noexcept {
 int put(cudaStream_t s, void* dest, const void* source, std::size_t bytes, int pe) noexcept {
   if (bytes == 0) return 0;
   const Launch l = plan_copy(bytes);
-  k_put<<<l.blocks, l.threads, 0, s>>>(static_cast<char*>(dest), static_cast<const char*>(source), bytes, pe);
+  k_put<<<l.blocks, kThreads, 0, s>>>(static_cast<char*>(dest), static_cast<const char*>(source), bytes, pe);
   return last_error();
 }
 int get(cudaStream_t s, void* dest, const void* source, std::size_t bytes, int pe) noexcept {
   if (bytes == 0) return 0;
   const Launch l = plan_copy(bytes);
-  k_get<<<l.blocks, l.threads, 0, s>>>(static_cast<char*>(dest), static_cast<const char*>(source), bytes, pe);
+  k_get<<<l.blocks, kThreads, 0, s>>>(static_cast<char*>(dest), static_cast<const char*>(source), bytes, pe);
   return last_error();
 }
 int signal(cudaStream_t s, std::uint64_t* sig, std::uint64_t value, int sig_op, int pe) noexcept {

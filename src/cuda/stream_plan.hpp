@@ -9,10 +9,10 @@
 
 namespace shmem::cuda {
 
-// Threads per block of a grid, and of the one-block form: a quarter of a multiprocessor's threads,
-// so that a block rarely waits for room to start.
-inline constexpr int kGridThreads = 512;
-inline constexpr int kFusedThreads = 512;
+// Threads per block, in a grid and in the one-block form: a quarter of a multiprocessor's threads,
+// so that a block rarely waits for room to start. The kernels declare __launch_bounds__(kThreads,
+// 2): two blocks per multiprocessor at least, 64 registers per thread at most.
+inline constexpr int kThreads = 512;
 inline constexpr int kMaxBlocks = 132;  // one per multiprocessor of an H100/H200
 
 // Up to this many bytes read per PE (from all members together), an operation runs as one block
@@ -37,7 +37,6 @@ SHMEM_CUDA_HD constexpr std::size_t one_shot_limit(int n) {
 
 struct Launch {
   int blocks = 1;
-  int threads = kFusedThreads;
   bool fused = true;  // one block that does its own opening and closing barriers
 };
 
@@ -45,7 +44,7 @@ struct Launch {
 SHMEM_CUDA_HD constexpr Launch plan(std::size_t read, std::size_t per_block) {
   if (read <= kFusedBytes) return Launch{};
   const std::size_t b = (read + per_block - 1) / per_block;
-  return Launch{b > kMaxBlocks ? kMaxBlocks : static_cast<int>(b), kGridThreads, false};
+  return Launch{b > kMaxBlocks ? kMaxBlocks : static_cast<int>(b), false};
 }
 // Copies (broadcast, fcollect, alltoall): a block per 64 KiB.
 SHMEM_CUDA_HD constexpr Launch plan_copy(std::size_t read) { return plan(read, 64 * 1024); }
