@@ -34,21 +34,22 @@ shmem.free(dst)
 PYEOF
 
 # torchrun_job SCRIPT: one agent per host, node ranks 0 (h1) and 1 (h2); status in RC1/RC2,
-# output of both in $WORK/out and $WORK/err. GLOO_SOCKET_IFNAME: gloo's own setting (the
+# output of both in $WORK/out and $WORK/err (h1's, then h2's). GLOO_SOCKET_IFNAME: gloo's own setting (the
 # harness hosts' names do not resolve, so gloo would fall back to loopback).
 torchrun_job() {
   local script=$1 extra=${2:-} h pids=() port=$((29500 + RANDOM % 1000))
-  : >"$WORK/out"
-  : >"$WORK/err"
   for h in 1 2; do
     harness_exec "h$h" "cd '$WORK' && exec env PYTHONPATH='$SHX_PY_DIR' PYTHONDONTWRITEBYTECODE=1 \
       SHMEM_WAIT_TIMEOUT=60 $extra OMP_NUM_THREADS=1 GLOO_SOCKET_IFNAME=hnet0 '$SHX_PYTHON' -m torch.distributed.run --redirects 1 --tee 1 \
       --log_dir '$WORK/logs$h' --nnodes 2 --node_rank $((h - 1)) --master_addr $H1 --master_port $port \
-      --nproc_per_node 2 '$script'" >>"$WORK/out" 2>>"$WORK/err" &
+      --nproc_per_node 2 '$script'" >"$WORK/out$h" 2>"$WORK/err$h" &
     pids+=($!)
   done
   wait "${pids[0]}"; RC1=$?
   wait "${pids[1]}"; RC2=$?
+  # One file per host, joined after: the two agents' lines never interleave.
+  cat "$WORK/out1" "$WORK/out2" >"$WORK/out"
+  cat "$WORK/err1" "$WORK/err2" >"$WORK/err"
 }
 
 t0=$(now_ms)
