@@ -4,7 +4,8 @@
 // Two calls cannot meet (rules::cannot_meet) when
 //  - both are the same call on one team slot, or on one active set (the same call number: a
 //    team's calls on its slot, an active set's calls on that set, as counted by each PE), but
-//    differ in routine, count or root: every member must make the same calls in the same order;
+//    differ in routine, count or root: every member must make the same calls in the same order.
+//    The peer may have left its call already, if it was its latest (a broadcast's root);
 //  - they are calls on two groups (two teams, a team and an active set, or two active sets),
 //    and each PE waits for the other in a call the other has not made: this PE's call waits for
 //    the peer, which has made fewer calls on this PE's team or set than this call's number, while
@@ -17,6 +18,9 @@
 // allocations (on WORLD) and team creation and destruction (on the parent, or the team) are calls
 // like the others. An active set past the first kCountedSets that a PE calls on has no numbers:
 // its calls are not compared (never a false report, sometimes a missed one).
+// A PE's own call cannot complete (rules::Stuck, reported when two checks find it) when a PE it
+// waits for is in finalize without having made it, or when the other members have left it
+// without this PE (calls that paired up wrongly).
 #include "core/coll_check.hpp"
 
 #include <dlfcn.h>
@@ -45,9 +49,11 @@ struct Call {
   std::uint64_t state = 0, count_root = 0, set = 0, anchor = 0;
   std::int64_t number = 0;
   int slot() const noexcept { return static_cast<int>((state >> 8) & 0xff); }
-  Kind kind() const noexcept { return static_cast<Kind>(state & 0xff); }
+  Kind kind() const noexcept { return static_cast<Kind>(state & (kLeft - 1)); }
   int root() const noexcept { return static_cast<int>(count_root >> 40); }
-  bool active() const noexcept { return kind() != Kind::kNone; }
+  bool made() const noexcept { return kind() != Kind::kNone; }  // a call, current or the latest left
+  bool left() const noexcept { return made() && (state & kLeft) != 0; }
+  bool active() const noexcept { return made() && (state & kLeft) == 0; }
 };
 
 // How many calls the line's PE has made on call c's team slot or active set.
@@ -58,7 +64,7 @@ std::int64_t made(const CallLine& l, const Call& c) noexcept {
 
 Call call_of(const CallLine& l) noexcept {
   Call c{l.state, l.count_root, l.set, l.anchor, 0};
-  if (c.active()) c.number = made(l, c);
+  if (c.made()) c.number = made(l, c);
   return c;
 }
 
@@ -91,6 +97,9 @@ bool read_line(Runtime& r, int pe, CallLine* out) noexcept {
     out->count_root = load(l->count_root);
     out->set = load(l->set);
     out->anchor = load(l->anchor);
+    out->finalizing = load(l->finalizing);
+    out->waiting_state = load(l->waiting_state);
+    out->waiting_number = load(l->waiting_number);
     for (int s = 0; s < kMaxTeams; ++s) out->calls[s] = load32(l->calls[s]);
     out->set_calls = load32(l->set_calls);
     out->sets_used = load32(l->sets_used);
@@ -174,11 +183,13 @@ bool same_call(const Call& a, const Call& b) noexcept {
          (a.slot() != kSetSlot || a.set == b.set);
 }
 
+constexpr const char* kRule =
+    "every PE of a team must make the same collective calls, with the same arguments, in the same order";
+
 [[noreturn]] void report(Runtime& r, int pe, const Call& mine, const Call& theirs, const char* when) {
-  log::write(log::Level::kFatal, "coll",
-             "mismatched collectives: PE %d is in %s while PE %d is in %s (%s); every PE of a team must make "
-             "the same collective calls, with the same arguments, in the same order",
-             r.my_pe(), describe(r, mine).c_str(), pe, describe(r, theirs).c_str(), when);
+  log::write(log::Level::kFatal, "coll", "mismatched collectives: PE %d is in %s while PE %d %s %s%s (%s); %s",
+             r.my_pe(), describe(r, mine).c_str(), pe, theirs.left() ? "made" : "is in", describe(r, theirs).c_str(),
+             theirs.left() ? " in its place and left it" : "", when, kRule);
   r.abort_job(1);
 }
 
@@ -206,19 +217,31 @@ class RuntimeTeams final : public rules::Teams {
   Runtime* r_;
 };
 
-// One look at every other PE. when: the words of the report's reason.
-void compare_all(Runtime& r, const CallLine& mine, const char* when) {
+// One look at every other PE (when: the words of the report's reason); with `stuck`, also
+// whether this PE's call can still complete.
+void compare_all(Runtime& r, const CallLine& mine, const char* when, rules::Stuck* stuck = nullptr) {
   const RuntimeTeams teams(r);
   const int world_slot = r.world_team()->slot();
   CallLine theirs;
   for (int pe = 0; pe < r.n_pes(); ++pe) {
-    if (pe == r.my_pe() || !read_line(r, pe, &theirs)) continue;
-    if (rules::cannot_meet(mine, theirs, r.my_pe(), pe, world_slot, teams))
+    if (pe == r.my_pe()) continue;
+    const bool read = read_line(r, pe, &theirs);
+    if (stuck != nullptr) stuck->add(pe, read ? &theirs : nullptr, r.heap_at(pe, kCallLineOffset) != nullptr);
+    if (read && rules::cannot_meet(mine, theirs, r.my_pe(), pe, world_slot, teams))
       report(r, pe, call_of(mine), call_of(theirs), when);
   }
 }
 
 thread_local bool t_checking = false;  // the check's own reads through the transport wait too
+
+// The call in which a check found this PE stuck (rules::Stuck), to be reported if the next check
+// of the same call finds it again.
+struct Suspect {
+  std::uint64_t state = 0, set = 0;
+  std::int64_t number = -1;
+  bool same(const Call& c) const noexcept { return state == c.state && set == c.set && number == c.number; }
+};
+thread_local Suspect t_suspect;
 
 }  // namespace
 
@@ -231,49 +254,161 @@ std::int64_t made_on_set(const CallLine& line, std::uint64_t set) noexcept {
   return used == kCountedSets ? kUnknown : 0;
 }
 
+namespace {
+// world_pe's index in the group of call c (its team as this PE has it in that slot, or its set);
+// -1 if not a member.
+int index_in(const Call& c, int world_pe, int world_slot, const Teams& teams) noexcept {
+  if (c.slot() == kSetSlot) return set_index(c.set, world_pe);
+  return c.slot() == world_slot ? world_pe : teams.index_of(c.slot(), world_pe);
+}
+// Whether call c waits for world_pe: a broadcast only for its root, everything else for every member.
+bool waits_for(const Call& c, int world_pe, int world_slot, const Teams& teams) noexcept {
+  const int i = index_in(c, world_pe, world_slot, teams);
+  return i >= 0 && (!has_root(c.kind()) || c.root() == i);
+}
+bool same_group(const Call& a, const Call& b) noexcept {
+  return a.slot() == b.slot() && (a.slot() != kSetSlot || a.set == b.set);
+}
+}  // namespace
+
 bool cannot_meet(const CallLine& mine, const CallLine& theirs, int me, int pe, int world_slot,
                  const Teams& teams) noexcept {
   const Call m = call_of(mine);
   const Call c = call_of(theirs);
-  if (!m.active() || !c.active() || m.number == kUnknown || c.number == kUnknown) return false;
-  auto index = [&](const Call& call, int world_pe) {
-    if (call.slot() == kSetSlot) return set_index(call.set, world_pe);
-    return call.slot() == world_slot ? world_pe : teams.index_of(call.slot(), world_pe);
-  };
-  // The same team, or the same active set: the same call must agree; an earlier or a later one
-  // is a PE on its way. A peer outside this PE's team in that slot is in another team there (the
-  // other half of a split): its calls are not this team's.
-  if (m.slot() == c.slot() && (m.slot() != kSetSlot || m.set == c.set))
-    return index(m, pe) >= 0 && m.number == c.number && !same_call(m, c);
+  if (!m.active() || !c.made() || m.number == kUnknown || c.number == kUnknown) return false;
+  // The same team, or the same active set: the same call must agree, whether the peer is still in
+  // it or has left it (then it is the peer's latest call, and its number is the peer's count); an
+  // earlier or a later one is a PE on its way. A peer outside this PE's team in that slot is in
+  // another team there (the other half of a split): its calls are not this team's.
+  if (same_group(m, c)) return index_in(m, pe, world_slot, teams) >= 0 && m.number == c.number && !same_call(m, c);
+  if (!c.active()) return false;
   // Two groups: each waits for the other in a call the other has not made.
   const std::int64_t they_made = made(theirs, m);  // the peer's calls on this PE's team or set
   const std::int64_t i_made = made(mine, c);       // this PE's calls on the peer's
   if (they_made == kUnknown || i_made == kUnknown || they_made >= m.number || i_made >= c.number) return false;
-  // A broadcast waits only for its root; everything else for every member.
-  auto waits_for = [&](const Call& call, int world_pe) {
-    const int i = index(call, world_pe);
-    return i >= 0 && (!has_root(call.kind()) || call.root() == i);
-  };
   // The peer's slot holds another team here (one this PE is not a member of, like the other half
   // of a split): the peer's team is not one this PE can judge.
-  if (c.slot() != kSetSlot && c.slot() != world_slot && (index(c, pe) < 0 || index(c, me) < 0)) return false;
-  return waits_for(m, pe) && waits_for(c, me);
+  if (c.slot() != kSetSlot && c.slot() != world_slot &&
+      (index_in(c, pe, world_slot, teams) < 0 || index_in(c, me, world_slot, teams) < 0))
+    return false;
+  return waits_for(m, pe, world_slot, teams) && waits_for(c, me, world_slot, teams);
+}
+
+Stuck::Stuck(const CallLine& mine, int me, int world_slot, const Teams& teams) noexcept
+    : mine_(mine), me_(me), world_slot_(world_slot), teams_(teams) {
+  const Call m = call_of(mine);
+  judged_ = m.active() && m.number != kUnknown;
+}
+
+void Stuck::add(int pe, const CallLine* theirs, bool local) noexcept {
+  if (!judged_ || pe == me_) return;
+  const Call m = call_of(mine_);
+  if (index_in(m, pe, world_slot_, teams_) < 0) return;
+  ++members_;
+  all_local_ = all_local_ && local;
+  const std::int64_t n = theirs != nullptr ? made(*theirs, m) : kUnknown;
+  if (n == kUnknown || n < m.number) {  // may still come (or cannot be judged)
+    unsure_ = true;
+    if (n != kUnknown && theirs->finalizing != 0 && finalizing_ < 0 && waits_for(m, pe, world_slot_, teams_))
+      finalizing_ = pe;
+    return;
+  }
+  // It has made this call: it has left it when it has made a later one on the group, or when its
+  // latest call is this one and it has left it. Its latest call elsewhere says nothing: another
+  // of its threads may have made that one while it is still in this (THREAD_MULTIPLE).
+  const Call c = call_of(*theirs);
+  const bool waits_in_it = c.active() && same_group(m, c) && theirs->waiting_state == c.state &&
+                           theirs->waiting_number == static_cast<std::uint64_t>(n);
+  if (n > m.number || (c.left() && same_group(m, c)))
+    ++left_;
+  else if (!waits_in_it)
+    unsure_ = true;  // working in it, or another of its threads made its latest call
 }
 
 }  // namespace rules
+
+namespace {
+
+// The group of call c, for reports.
+std::string group_name(Runtime& r, const Call& c) {
+  return c.slot() == kSetSlot ? std::string("its active set") : team_name(r, c.slot());
+}
+// Where PE pe is, for a report of this PE's call m: in a call, in finalize, or neither.
+std::string whereabouts(Runtime& r, int pe, const Call& m) {
+  CallLine l;
+  if (!read_line(r, pe, &l)) return "PE " + std::to_string(pe) + " could not be read";
+  const Call c = call_of(l);
+  std::string s = "PE " + std::to_string(pe);
+  if (c.left() && rules::same_group(m, c) && c.number == m.number) s += " made it as " + describe(r, c) + " and";
+  if (l.finalizing != 0) return s + " is in finalize";
+  if (c.active()) return s + " is in " + describe(r, c);
+  return s + " is in no collective call";
+}
+
+[[noreturn]] void report_stuck(Runtime& r, const Call& m, const rules::Stuck& stuck, const char* when) {
+  const std::string mine = describe(r, m), group = group_name(r, m);
+  if (stuck.finalizing() >= 0) {
+    log::write(log::Level::kFatal, "coll",
+               "mismatched collectives: PE %d is in %s (its call %lld on %s), which PE %d never made: PE %d is in "
+               "finalize (%s); %s",
+               r.my_pe(), mine.c_str(), static_cast<long long>(m.number), group.c_str(), stuck.finalizing(),
+               stuck.finalizing(), when, kRule);
+    r.abort_job(1);
+  }
+  // Members have left it without this PE: name the first few members and where they are.
+  const RuntimeTeams teams(r);
+  const int world_slot = r.world_team()->slot();
+  std::string others;
+  int named = 0, members = 0;
+  for (int pe = 0; pe < r.n_pes(); ++pe) {
+    if (pe == r.my_pe() || rules::index_in(m, pe, world_slot, teams) < 0) continue;
+    ++members;
+    if (named < 4) others += (named++ > 0 ? "; " : "") + whereabouts(r, pe, m);
+  }
+  if (members > named) others += "; and " + std::to_string(members - named) + " more";
+  log::write(log::Level::kFatal, "coll",
+             "mismatched collectives: PE %d is in %s (its call %lld on %s), which cannot complete: other PEs there "
+             "have made their call %lld and left it without this PE, so the calls up to it did not pair up (a "
+             "collective that some PEs made and others did not, such as a broadcast whose root does not wait): %s "
+             "(%s); %s",
+             r.my_pe(), mine.c_str(), static_cast<long long>(m.number), group.c_str(), static_cast<long long>(m.number),
+             others.c_str(), when, kRule);
+  r.abort_job(1);
+}
+
+}  // namespace
 
 void on_long_wait(void* arg) noexcept {
   if (t_checking) return;
   Runtime& r = *static_cast<Runtime*>(arg);
   CallLine mine;
   read_line(r, r.my_pe(), &mine);
-  if (!call_of(mine).active()) return;
+  const Call m = call_of(mine);
+  if (!m.active()) return;
   t_checking = true;
-  char when[96];
-  std::snprintf(when, sizeof when, "found after %g s in the collective, SHMEM_COLL_CHECK_AFTER=%g",
-                r.wait_policy().long_wait_after_s, r.wait_policy().long_wait_after_s);
-  compare_all(r, mine, when);
+  CallLine* const line = my_line(r);  // waiting here, not working: for the others' checks
+  std::atomic_ref<std::uint64_t>(line->waiting_number)
+      .store(static_cast<std::uint64_t>(m.number), std::memory_order_relaxed);
+  std::atomic_ref<std::uint64_t>(line->waiting_state).store(m.state, std::memory_order_release);
+  const double after = r.wait_policy().long_wait_after_s;
+  char when[128];
+  std::snprintf(when, sizeof when, "found after %g s in the collective, SHMEM_COLL_CHECK_AFTER=%g", after, after);
+  const RuntimeTeams teams(r);
+  rules::Stuck stuck(mine, r.my_pe(), r.world_team()->slot(), teams);
+  compare_all(r, mine, when, &stuck);
+  if (stuck.finalizing() < 0 && !stuck.abandoned()) {
+    t_suspect = Suspect{};
+  } else if (!t_suspect.same(m)) {
+    t_suspect = Suspect{m.state, m.set, m.number};  // the next check decides
+  } else {
+    std::snprintf(when, sizeof when, "found by two checks %g s apart, SHMEM_COLL_CHECK_AFTER=%g", after, after);
+    report_stuck(r, m, stuck, when);
+  }
   t_checking = false;
+}
+
+void publish_finalize(Runtime& r) noexcept {
+  std::atomic_ref<std::uint64_t>(my_line(r)->finalizing).store(1, std::memory_order_release);
 }
 
 void check_now(Runtime& r, Team* team) noexcept {

@@ -41,15 +41,23 @@ constexpr int kCountedSets = 32;
 
 // One PE's current call; words written by that PE only, in this order: the call number of the
 // team slot (active sets: the count of the set and set_calls), the words of the call's kind, then
-// state (0 between calls; otherwise the address of the routine's name << 16 | slot << 8 | kind:
-// user addresses have 47 bits). The other words are written only by the calls whose kind has them
+// state (0 before the first call; otherwise the address of the routine's name << 16 | slot << 8 |
+// kind: user addresses have 47 bits). On leaving a call the PE sets kLeft in state and keeps the
+// rest: its latest call stays readable, so that a peer still waiting in a call of that number can
+// tell that it was another one. The other words are written only by the calls whose kind has them
 // (the check reads them by kind): a barrier_all pays one increment and one store on entry, one
 // store on exit.
+constexpr std::uint64_t kLeft = 0x80;  // in state: the PE has left that call (kinds stay below it)
+static_assert(static_cast<std::uint64_t>(Kind::kSize) < kLeft);
 struct alignas(64) CallLine {
   std::uint64_t state;
   std::uint64_t count_root;        // kinds with nelems / nreduce: the count; broadcasts: Scope::with_root
   std::uint64_t set;               // active sets: start | log_stride << 32 | size << 40
   std::uint64_t anchor;            // kNameAnchor's address in the writer's process (written at init)
+  std::uint64_t finalizing;        // 1 once the PE is in finalize: it makes no collective call again
+  // The call (state word and number) in which this PE's own check found it waiting long: it is
+  // waiting, not working (written by on_long_wait only).
+  std::uint64_t waiting_state, waiting_number;
   std::uint32_t calls[kMaxTeams];  // calls made on each team slot (the number of the latest)
   // Active sets have no slot: a PE counts its calls per set (the set word), in the order it first
   // calls on each, so that a peer can tell "made this set call and left it" from "never made it".
@@ -115,13 +123,50 @@ std::int64_t made_on_set(const CallLine& line, std::uint64_t set) noexcept;
 // cases); world_slot: WORLD's slot.
 bool cannot_meet(const CallLine& mine, const CallLine& theirs, int me, int pe, int world_slot,
                  const Teams& teams) noexcept;
+
+// Whether this PE's call can still complete, judged from the lines of the other members of its
+// team or set, added one by one. It cannot when
+//  - a PE it waits for (any member; a broadcast's root) is in finalize and has not made this
+//    call: it never will (finalizing(); the barrier a PE skipped before finalize);
+//  - members have made this call and left it while this PE is still in it, and every other
+//    member has left it too or waits in it as long as this PE (abandoned(): its own check has
+//    found it waiting there): nobody is working on it. The calls up to it did not pair up (a
+//    broadcast whose root pushed and left, made where the others made barrier_all, so that the
+//    root's next barrier_all met the others' and this one is left without it). A member still
+//    working in it may owe this PE its part (a broadcast's root still pushing to the others);
+//    where a member is on another host, only when every other member has left (a message from
+//    there may be on its way: a host's members can leave before those of another host have).
+// A PE that arrives last and leaves at once looks the same for a moment, before this PE sees its
+// arrival: on_long_wait reports these only when its next check finds the same.
+class Stuck {
+ public:
+  Stuck(const CallLine& mine, int me, int world_slot, const Teams& teams) noexcept;
+  // PE pe's line as read (nullptr if it could not be read); local: pe is on this host.
+  void add(int pe, const CallLine* theirs, bool local) noexcept;
+  int finalizing() const noexcept { return finalizing_; }  // that PE, or -1
+  bool abandoned() const noexcept { return judged_ && !unsure_ && left_ > 0 && (all_local_ || left_ == members_); }
+
+ private:
+  const CallLine& mine_;
+  int me_, world_slot_;
+  const Teams& teams_;
+  bool judged_ = false;    // mine is in a call with a number
+  bool unsure_ = false;    // a member not yet in this call, or whose count is unknown
+  bool all_local_ = true;  // every member is on this host
+  int finalizing_ = -1;
+  int members_ = 0, left_ = 0;  // other members; those that left this call
+};
 }  // namespace rules
+
+// The PE is in finalize (Runtime::finalize): its peers' checks may count on it never joining
+// another collective call.
+void publish_finalize(Runtime& r) noexcept;
 
 // A team slot is free again (Team::clear_my_cell): its next team starts counting from zero.
 void forget_slot(Runtime& r, int slot) noexcept;
 
 // The call this PE is in, for its lifetime (RAII): a few plain stores on this PE's own line (a
-// barrier_all pays about 15 instructions more than without the check, counted with callgrind);
+// barrier_all pays about 19 instructions more than without the check, counted with callgrind);
 // everything else happens only in a wait that lasts SHMEM_COLL_CHECK_AFTER, or under SHMEM_DEBUG=1.
 class Scope {
  public:
@@ -152,7 +197,7 @@ class Scope {
     enter(kSetSlot, kind, f, false);
     if (__builtin_expect(r.checks(), 0)) check_now(r, nullptr);
   }
-  ~Scope() { std::atomic_ref<std::uint64_t>(line_->state).store(0, std::memory_order_release); }
+  ~Scope() { std::atomic_ref<std::uint64_t>(line_->state).store(word_ | kLeft, std::memory_order_release); }
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
 
@@ -177,10 +222,12 @@ class Scope {
       calls.store(calls.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 #endif
     }
-    store(l->state, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(f)) << 16 |
-                        static_cast<std::uint64_t>(slot) << 8 | static_cast<std::uint64_t>(kind));
+    word_ = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(f)) << 16 |
+            static_cast<std::uint64_t>(slot) << 8 | static_cast<std::uint64_t>(kind);
+    store(l->state, word_);
   }
   CallLine* line_;
+  std::uint64_t word_ = 0;  // the state word of this call
 };
 
 }  // namespace coll_check

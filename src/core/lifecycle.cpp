@@ -14,6 +14,7 @@
 #include "bootstrap/store.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "core/coll_check.hpp"
 #include "core/ops.hpp"
 #include "core/gpu_heap.hpp"
 #include "core/runtime.hpp"
@@ -98,6 +99,7 @@ void Runtime::finalize() noexcept {
   finalized_ = true;
   core::quiet(&default_ctx_);
   close_transport();  // from here on, peers on other hosts that leave have not failed
+  coll_check::publish_finalize(*this);  // a peer waiting in a collective this PE skipped can tell
   if (store_ && npes_ > 1) meet_to_finalize(false);
   finish_finalize();
 }

@@ -12,13 +12,21 @@
  *   set       PE 0 in the active-set shmem_barrier of every PE, the others in shmem_team_sync(WORLD)
  *   split_args PE 0 splits WORLD as (0, 1, n), the others as (1, 1, n-1): every PE's split must
  *             fail at once naming both (it returns, so this mode ends normally: exit 0)
+ *   bcast_barrier PE 0 broadcasts from itself (a push: the root does not wait), the others are in
+ *             shmem_barrier_all; then every PE finalizes
+ *   skip_finalize PE 0 skips a shmem_barrier_all that the others make and finalizes
+ *   bcast_then_barrier PE 0 broadcasts from itself, then makes shmem_barrier_all, which meets the
+ *             others' first barrier_all; the others' second is left without it (PE 0 finalizes)
+ *   finalize_early PE 0 finalizes while the others split a team without it and sync it, the last
+ *             of them 3 s late: must not be reported (exit 0)
  *   slow      agreeing calls, the last PE arrives late: must not be reported (exit 0)
  *   teams_slow A then B on every PE, the last PE late to B: must not be reported (exit 0)
  *   set_slow  an active-set shmem_alltoall64 of every PE, then shmem_barrier_all: the last PE is
  *             held inside the alltoall (a fault on a page of its dest that it protected) until
  *             every other PE has left the alltoall, then for 3 s more while they wait in the
  *             barrier_all: the others have made its call, so it must not be reported (exit 0)
- * Each mismatch mode prints "NOT STOPPED" if the calls return.
+ * Each mismatch mode prints "NOT STOPPED" if the calls return (the modes that end in finalize:
+ * if finalize returns).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -182,6 +190,28 @@ int main(int argc, char** argv) {
     CHECK_EQ(dest[1], (long)(last + 1) + (long)last * (last + 1) / 2);
     shmem_team_sync(a);
     return check_finish("coll_mismatch teams_slow");
+  } else if (strcmp(mode, "bcast_barrier") == 0 || strcmp(mode, "bcast_then_barrier") == 0 ||
+             strcmp(mode, "skip_finalize") == 0) {
+    if (me == 0) {
+      if (strcmp(mode, "skip_finalize") != 0) shmem_long_broadcast(SHMEM_TEAM_WORLD, dest, source, 4, 0);
+      if (strcmp(mode, "bcast_then_barrier") == 0) shmem_barrier_all();
+    } else {
+      shmem_barrier_all();
+      if (strcmp(mode, "bcast_then_barrier") == 0) shmem_barrier_all();
+    }
+    shmem_finalize();
+    printf("PE %d: NOT STOPPED\n", me);
+    return 0;
+  } else if (strcmp(mode, "finalize_early") == 0) {
+    shmem_team_t rest = SHMEM_TEAM_INVALID;
+    if (last > 0 && shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 1, last, NULL, 0, &rest) != 0) return 3;
+    if (me > 0) {
+      if (me == last) sleep(3); /* the others wait in the team's sync, PE 0 in finalize */
+      shmem_team_sync(rest);
+      shmem_long_sum_reduce(rest, dest, source, 1);
+      CHECK_EQ(dest[0], (long)last * (last + 1) / 2);
+    }
+    return check_finish("coll_mismatch finalize_early");
   } else if (strcmp(mode, "slow") == 0) {
     /* The last PE computes (sleeps) past the check's bound, then makes the same calls. */
     if (me == last) sleep(3);

@@ -47,6 +47,21 @@ foreach(np 2 4)
                     --match "shmem_team_split_strided: the members of the parent team passed different arguments: parent PE 0 \\(world PE 0\\) passed \\(start=0, stride=1, size=${np}\\), parent PE 1 \\(world PE 1\\) passed \\(start=1, stride=1, size=${_last}\\)"
                     --match "coll_mismatch split_args: OK"
                     -- ${_mm} -n ${np} ${_mm_prog} split_args)
+  shmem_expect_test(coll_mismatch_bcast_barrier_np${np} --exit nonzero --timeout 30 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "PE [1-9][0-9]* is in shmem_barrier_all\\(\\) while PE 0 made shmem_long_broadcast\\(team=WORLD, nelems=4, PE_root=0\\) in its place and left it"
+                    --no-match "NOT STOPPED"
+                    -- ${_mm} -n ${np} ${_mm_prog} bcast_barrier)
+  shmem_expect_test(coll_mismatch_skip_finalize_np${np} --exit nonzero --timeout 30 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "PE [1-9][0-9]* is in shmem_barrier_all\\(\\) \\(its call 2 on WORLD\\), which PE 0 never made: PE 0 is in finalize \\(found by two checks"
+                    --no-match "NOT STOPPED"
+                    -- ${_mm} -n ${np} ${_mm_prog} skip_finalize)
+  shmem_expect_test(coll_mismatch_bcast_then_barrier_np${np} --exit nonzero --timeout 30 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "PE [1-9][0-9]* is in shmem_barrier_all\\(\\) \\(its call 3 on WORLD\\), which cannot complete: other PEs there have made their call 3 and left it without this PE.*PE 0 made it as shmem_barrier_all\\(\\) and is in finalize"
+                    --no-match "NOT STOPPED"
+                    -- ${_mm} -n ${np} ${_mm_prog} bcast_then_barrier)
+  shmem_expect_test(coll_mismatch_finalize_early_np${np} --exit 0 --timeout 60 --env SHMEM_COLL_CHECK_AFTER=1
+                    --match "coll_mismatch finalize_early: OK" --no-match "mismatched collectives"
+                    -- ${_mm} -n ${np} ${_mm_prog} finalize_early)
   shmem_expect_test(coll_mismatch_teams_slow_np${np} --exit 0 --timeout 60 --env SHMEM_COLL_CHECK_AFTER=1
                     --match "coll_mismatch teams_slow: OK" --no-match "mismatched collectives"
                     -- ${_mm} -n ${np} ${_mm_prog} teams_slow)

@@ -67,8 +67,19 @@ struct Pe {
     for (int i = 0; i < n; ++i) team_call(kBarrierAll, kWorld);
     return leave();
   }
+  // Leaves the call it is in: the call stays on the line, marked left (as Scope's destructor).
   Pe& leave() {
-    line.state = 0;
+    line.state |= shmem::coll_check::kLeft;
+    return *this;
+  }
+  Pe& finalize() {
+    line.finalizing = 1;
+    return *this;
+  }
+  // Its own check has found it waiting in its call on a team slot (on_long_wait).
+  Pe& waiting(int slot) {
+    line.waiting_state = line.state;
+    line.waiting_number = line.calls[slot];
     return *this;
   }
 };
@@ -88,6 +99,23 @@ class FakeTeams final : public rules::Teams {
 
 bool cannot_meet(const Pe& mine, const Pe& theirs, int me, int pe, const FakeTeams& teams = FakeTeams{}) {
   return rules::cannot_meet(mine.line, theirs.line, me, pe, kWorld, teams);
+}
+
+// rules::Stuck over PEs 0..n-1 (pes[i] is PE i's line), as PE me sees them; remote: the PEs on
+// another host.
+struct Verdict {
+  int finalizing;
+  bool abandoned;
+};
+Verdict stuck(const std::vector<const Pe*>& pes, int me, const std::vector<int>& remote = {},
+              const FakeTeams& teams = FakeTeams{}) {
+  rules::Stuck s(pes[me]->line, me, kWorld, teams);
+  for (int pe = 0; pe < static_cast<int>(pes.size()); ++pe) {
+    bool local = true;
+    for (int r : remote) local = local && r != pe;
+    s.add(pe, pes[pe] != nullptr ? &pes[pe]->line : nullptr, local);
+  }
+  return {s.finalizing(), s.abandoned()};
 }
 
 }  // namespace
@@ -259,4 +287,93 @@ TEST(CollCheckSet, CallsAreCountedPerSet) {
   pe.leave().set_call(kBarrier, uncounted);
   EXPECT_FALSE(cannot_meet(pe, in_team, 0, 2));
   EXPECT_FALSE(cannot_meet(in_team, pe, 2, 0));
+}
+
+// A peer's latest call, made and left, is compared too: the root of a broadcast (which does not
+// wait) left it, and the other PE waits in its barrier_all of the same number (coll_mismatch
+// "bcast_barrier"; before, the job hung).
+TEST(CollCheckLeft, ALeftCallOfTheSameNumberMustAgree) {
+  Pe root, other;
+  root.barriers(1).team_call(kBroadcast64, kWorld, Kind::kNelemsRoot, 4).leave();
+  other.barriers(1).team_call(kBarrierAll, kWorld);
+  EXPECT_TRUE(cannot_meet(other, root, 1, 0));
+  // The same call, left: a PE this one will see leave, not a mismatch.
+  Pe done;
+  done.barriers(2);
+  EXPECT_FALSE(cannot_meet(other, done, 1, 0));
+  // A left call of another number: an earlier one (on its way) or a later one is not compared.
+  Pe behind;
+  behind.barriers(1);
+  EXPECT_FALSE(cannot_meet(other, behind, 1, 0));
+  root.finalize();  // its latest call stays readable in finalize
+  EXPECT_TRUE(cannot_meet(other, root, 1, 0));
+}
+
+// A PE in finalize that has not made this PE's call never will (coll_mismatch "skip_finalize").
+TEST(CollCheckStuck, APeerInFinalizeThatSkippedTheCall) {
+  Pe skipper, waiter, other;
+  skipper.barriers(1).finalize();
+  waiter.barriers(1).team_call(kBarrierAll, kWorld);
+  other.barriers(1).team_call(kBarrierAll, kWorld);
+  Verdict v = stuck({&skipper, &waiter, &other}, 1);
+  EXPECT_EQ(v.finalizing, 0);
+  EXPECT_FALSE(v.abandoned);
+  // Not yet in finalize: it may still come.
+  skipper.line.finalizing = 0;
+  v = stuck({&skipper, &waiter, &other}, 1);
+  EXPECT_EQ(v.finalizing, -1);
+  EXPECT_FALSE(v.abandoned);
+  // In finalize having made the call (and left it, paired with ours): not this rule.
+  Pe made_it;
+  made_it.barriers(2).finalize();
+  EXPECT_EQ(stuck({&made_it, &waiter}, 1).finalizing, -1);
+  // A broadcast waits only for its root: a non-root in finalize is not waited for.
+  Pe receiver, root, finalizing_other;
+  receiver.team_call(kBroadcast64, kWorld, Kind::kNelemsRoot, 4);  // root 0
+  root.team_call(kBroadcast64, kWorld, Kind::kNelemsRoot, 4);
+  finalizing_other.finalize();
+  EXPECT_EQ(stuck({&root, &receiver, &finalizing_other}, 1).finalizing, -1);
+  Pe finalizing_root;
+  finalizing_root.finalize();
+  EXPECT_EQ(stuck({&finalizing_root, &receiver}, 1).finalizing, 0);
+}
+
+// coll_mismatch "bcast_then_barrier": PE 0 broadcast (pushed, left) then barrier_all, which met
+// the others' first barrier_all; they wait in their second, which PE 0 has made and left.
+TEST(CollCheckStuck, MembersThatLeftTheCallAbandonIt) {
+  Pe pe0, pe1, pe2;
+  pe0.barriers(1).team_call(kBroadcast64, kWorld, Kind::kNelemsRoot, 4).leave().barriers(1).finalize();
+  pe1.barriers(2).team_call(kBarrierAll, kWorld).waiting(kWorld);
+  pe2.barriers(2).team_call(kBarrierAll, kWorld);
+  // PE 2 is in the call, and not known to wait there: it may be working on it (a broadcast's
+  // root still pushing to the others).
+  EXPECT_FALSE(stuck({&pe0, &pe1, &pe2}, 1).abandoned);
+  pe2.waiting(kWorld);  // its own check found it waiting there too
+  Verdict v = stuck({&pe0, &pe1, &pe2}, 1);
+  EXPECT_TRUE(v.abandoned);
+  EXPECT_EQ(v.finalizing, -1);
+  Pe earlier_wait;  // its check ran in an earlier call: not this one
+  earlier_wait.barriers(1).team_call(kBarrierAll, kWorld).waiting(kWorld).leave().team_call(kBarrierAll, kWorld);
+  EXPECT_FALSE(stuck({&pe0, &pe1, &earlier_wait}, 1).abandoned);
+  // PE 2 on another host: its part may be on its way, so only "every other member left" counts.
+  EXPECT_FALSE(stuck({&pe0, &pe1, &pe2}, 1, {2}).abandoned);
+  EXPECT_TRUE(stuck({&pe0, &pe1}, 1, {0}).abandoned);
+  // A member not yet in the call may still come.
+  Pe late;
+  late.barriers(2);
+  EXPECT_FALSE(stuck({&pe0, &pe1, &late}, 1).abandoned);
+  // Nobody left: every member is in it (slow, not stuck).
+  EXPECT_FALSE(stuck({&pe2, &pe1}, 1).abandoned);
+  // A member whose line could not be read, or whose latest call is on another team (another of
+  // its threads may have made it while it is still in this one): not judged.
+  EXPECT_FALSE(stuck({&pe0, &pe1, nullptr}, 1).abandoned);
+  FakeTeams teams;
+  teams.members[kTeamA] = {0, 1, 2};
+  Pe threads;
+  threads.barriers(2).team_call(kBarrierAll, kWorld).team_call(kTeamSync, kTeamA, Kind::kTeam);
+  --threads.line.calls[kWorld];  // the same count on WORLD as in the call above, made once
+  EXPECT_FALSE(stuck({&pe0, &pe1, &threads}, 1, {}, teams).abandoned);
+  // A later call on the team: it has left this one, whatever its latest call elsewhere.
+  threads.line.calls[kWorld] += 2;
+  EXPECT_TRUE(stuck({&pe0, &pe1, &threads}, 1, {}, teams).abandoned);
 }
