@@ -3,8 +3,9 @@
 # PEs on h1 and h2 (2 x 2, and 1 x 1 where every peer is on the other host), the PE that waits
 # reads the other host's PEs' call lines through the transport and the job ends naming each
 # PE's call: different routines (after SHMEM_COLL_CHECK_AFTER=1), different counts and roots
-# (SHMEM_DEBUG=1: across hosts these do not hang, they complete with wrong data); a late PE
-# that makes the same calls is not reported. COLL_MISMATCH is set by CTest.
+# (SHMEM_DEBUG=1: across hosts these do not hang, they complete with wrong data), a root's
+# broadcast against barrier_all and a barrier skipped before finalize; a late PE that makes the
+# same calls is not reported. COLL_MISMATCH is set by CTest.
 . "$(dirname "$0")/../tools/common.sh"
 . "$(dirname "$0")/harness.sh"
 : "${COLL_MISMATCH:?set by CTest}"
@@ -36,6 +37,15 @@ check_case SHMEM_DEBUG=1 count \
   "is in shmem_long_sum_reduce\(team=WORLD, nreduce=(4|8)\) while PE [0-9]+ is in shmem_long_sum_reduce\(team=WORLD, nreduce=(8|4)\)"
 check_case SHMEM_DEBUG=1 root \
   "is in shmem_long_broadcast\(team=WORLD, nelems=4, PE_root=(0|1)\) while PE [0-9]+ is in shmem_long_broadcast\(team=WORLD, nelems=4, PE_root=(1|0)\)"
+
+# A root's broadcast (it pushes and leaves) against barrier_all, and a barrier skipped before
+# finalize: the waiting PE reads the other host's line through the transport.
+HOSTS=h1:1,h2:1 check_case SHMEM_COLL_CHECK_AFTER=1 bcast_barrier \
+  "PE 1 is in shmem_barrier_all\(\) while PE 0 made shmem_long_broadcast\(team=WORLD, nelems=4, PE_root=0\) in its place and left it"
+HOSTS=h1:1,h2:1 check_case SHMEM_COLL_CHECK_AFTER=1 skip_finalize \
+  "PE 1 is in shmem_barrier_all\(\) \(its call 2 on WORLD\), which PE 0 never made: PE 0 is in finalize"
+check_case SHMEM_COLL_CHECK_AFTER=1 skip_finalize \
+  "PE [1-3] is in shmem_barrier_all\(\) \(its call 2 on WORLD\), which PE 0 never made: PE 0 is in finalize"
 
 on_h1 SHMEM_COLL_CHECK_AFTER=1 slow
 expect_rc 0 "slow across hosts"
