@@ -2,6 +2,8 @@
 // The Runtime: everything one job membership owns (configuration, store, heap, routes, teams,
 // transports). The internal area's layout is in internal_area.hpp, contexts in ctx.hpp, the
 // collectives' bookkeeping in coll_book.hpp.
+#include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -78,6 +80,10 @@ class Runtime {
   bool checks() const noexcept { return checks_; }
   const WaitPolicy& wait_policy() const noexcept { return wait_; }
   Ctx* default_ctx() noexcept { return &default_ctx_; }
+  // The contexts of shmem_ctx_create / shmem_team_create_ctx, owned here until destroyed.
+  Ctx* add_ctx(std::unique_ptr<Ctx> c);
+  // Destroys c if it is one of them (false: it is not, or no longer).
+  bool remove_ctx(Ctx* c) noexcept;
   bootstrap::StoreClient* store() noexcept { return store_.get(); }
   // This PE ends its process for a job failure it told the store: if it relays its host's
   // store connection, the host's other PEs hear it first (bounded).
@@ -184,6 +190,9 @@ class Runtime {
   void remove_team(Team* t) noexcept;
   // The team this PE holds in a slot (nullptr: none).
   Team* team_in_slot(int slot) noexcept;
+  // The live team with this handle value (Team::handle), or nullptr: lock-free, for every call
+  // that takes a team.
+  Team* team_by_handle(std::uintptr_t handle) const noexcept;
   TeamSlots& team_slots() noexcept { return *slots_; }
   // The host layouts of active sets that span hosts (core/set_layouts.hpp).
   SetLayouts& set_layouts() noexcept { return *set_layouts_; }
@@ -247,6 +256,8 @@ class Runtime {
   bool checks_ = false;
   WaitPolicy wait_;
   Ctx default_ctx_;
+  std::mutex ctxs_mu_;
+  std::vector<std::unique_ptr<Ctx>> ctxs_;
   std::unique_ptr<bootstrap::StoreServer> store_server_;  // rank 0 under torchrun-style launch
   // Without oshrun: this host's shared store connection (bootstrap/host_relay.hpp). Outlives
   // store_ and watcher_, whose channels it carries; the owner's waits for the host's others.
@@ -281,6 +292,8 @@ class Runtime {
   std::unique_ptr<TeamSlots> slots_;
   std::unique_ptr<SetLayouts> set_layouts_;
   std::vector<std::unique_ptr<Team>> teams_;
+  std::array<std::atomic<Team*>, kMaxTeams> team_at_{};  // by slot (team_by_handle)
+  std::array<std::uint32_t, kMaxTeams> slot_uses_{};     // teams the slot has held (handles)
   Team* world_team_ = nullptr;
   Team* shared_team_ = nullptr;
   RingBook ring_book_;

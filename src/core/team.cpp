@@ -12,6 +12,7 @@
 // wake system call only when someone sleeps.
 #include "core/team.hpp"
 #include "core/coll_check.hpp"
+#include "core/ops.hpp"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -248,12 +249,19 @@ void TeamSlots::release(int slot) noexcept { free_[slot / 64] |= 1ull << (slot %
 
 void Runtime::barrier() noexcept { world_team_->sync(); }
 
+// Handles: the slot in the low 8 bits, above them how many teams the slot has held on this PE
+// (from 1: no handle is 0, SHMEM_TEAM_INVALID, or one of the predefined teams' 1 and 2).
+static_assert(kMaxTeams <= 256, "a team handle keeps the slot in 8 bits");
+
 Team* Runtime::add_team(std::unique_ptr<Team> t) {
   Team* added = nullptr;
   {
     std::lock_guard<std::mutex> g(teams_mu_);
+    const auto slot = static_cast<std::size_t>(t->slot());
+    t->set_handle(static_cast<std::uintptr_t>(++slot_uses_[slot]) << 8 | slot);
     teams_.push_back(std::move(t));
     added = teams_.back().get();
+    team_at_[slot].store(added, std::memory_order_release);
   }
   if (gpu_) gpu_team(*added, true);  // kernels may name it (the device team table)
   return added;
@@ -266,9 +274,36 @@ Team* Runtime::team_in_slot(int slot) noexcept {
   return nullptr;
 }
 
+Ctx* Runtime::add_ctx(std::unique_ptr<Ctx> c) {
+  std::lock_guard<std::mutex> g(ctxs_mu_);
+  ctxs_.push_back(std::move(c));
+  return ctxs_.back().get();
+}
+
+bool Runtime::remove_ctx(Ctx* c) noexcept {
+  std::unique_ptr<Ctx> gone;  // destroyed outside the lock, after its quiet
+  {
+    std::lock_guard<std::mutex> g(ctxs_mu_);
+    const auto it =
+        std::find_if(ctxs_.begin(), ctxs_.end(), [c](const std::unique_ptr<Ctx>& p) { return p.get() == c; });
+    if (it == ctxs_.end()) return false;
+    gone = std::move(*it);
+    ctxs_.erase(it);
+  }
+  core::quiet(gone.get());
+  return true;
+}
+
+Team* Runtime::team_by_handle(std::uintptr_t handle) const noexcept {
+  const std::uintptr_t slot = handle & 0xff;
+  Team* t = slot < team_at_.size() ? team_at_[slot].load(std::memory_order_acquire) : nullptr;
+  return t != nullptr && t->handle() == handle ? t : nullptr;
+}
+
 void Runtime::remove_team(Team* t) noexcept {
   if (gpu_) gpu_team(*t, false);
   std::lock_guard<std::mutex> g(teams_mu_);
+  team_at_[static_cast<std::size_t>(t->slot())].store(nullptr, std::memory_order_release);
   slots_->release(t->slot());
   std::erase_if(teams_, [t](const std::unique_ptr<Team>& p) { return p.get() == t; });
 }

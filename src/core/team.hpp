@@ -20,6 +20,10 @@ class Team {
 
   Runtime& rt() const noexcept { return *rt_; }
   int slot() const noexcept { return slot_; }
+  // The team's handle value (Runtime::add_team): its slot and how often the slot has held a team
+  // on this PE, so that the handle of a destroyed team is never a live team's.
+  std::uintptr_t handle() const noexcept { return handle_; }
+  void set_handle(std::uintptr_t h) noexcept { handle_ = h; }
   int my_pe() const noexcept { return me_; }
   int size() const noexcept { return static_cast<int>(world_.size()); }
   int world_pe(int pe) const noexcept { return world_[static_cast<std::size_t>(pe)]; }
@@ -82,6 +86,7 @@ class Team {
  private:
   Runtime* rt_;
   int slot_;
+  std::uintptr_t handle_ = 0;
   int me_ = -1;
   std::vector<int> world_;
   bool predefined_;

@@ -118,19 +118,29 @@ namespace core {
 Team* team_world() noexcept { return rt("shmem_team_world").world_team(); }
 Team* team_shared() noexcept { return rt("shmem_team_shared").shared_team(); }
 
+Team* team_in(Runtime& r, std::uintptr_t handle) noexcept {
+  if (handle == kWorldHandle) return r.world_team();
+  if (handle == kSharedHandle) return r.shared_team();
+  return handle == 0 ? nullptr : r.team_by_handle(handle);
+}
+
 Team* team_from_handle(void* handle, const char* func) noexcept {
-  Runtime& r = rt(func);
   const auto h = reinterpret_cast<std::uintptr_t>(handle);
-  if (h == kWorldHandle) return r.world_team();
-  if (h == kSharedHandle) return r.shared_team();
-  return static_cast<Team*>(handle);
+  Team* t = team_in(rt(func), h);
+  if (t == nullptr && h != 0)
+    fatal(func,
+          "team=%#lx is not a team of this PE: it was destroyed (shmem_team_destroy), or the value is not a team "
+          "handle; pass a team from shmem_team_split_strided or shmem_team_split_2d, SHMEM_TEAM_WORLD or "
+          "SHMEM_TEAM_SHARED",
+          static_cast<unsigned long>(h));
+  return t;
 }
 
 std::uintptr_t team_handle(const Runtime& r, const Team* t) noexcept {
   if (t == nullptr) return 0;
   if (t == r.world_team()) return kWorldHandle;
   if (t == r.shared_team()) return kSharedHandle;
-  return reinterpret_cast<std::uintptr_t>(t);
+  return t->handle();
 }
 
 int team_my_pe(const Team* t) noexcept { return t ? t->my_pe() : -1; }
@@ -249,7 +259,7 @@ int team_sync(Team* t) noexcept {
 
 int ctx_create(Team* team, long options, Ctx** out) noexcept {
   if (!team || (options & ~(kCtxSerialized | kCtxPrivate | kCtxNostore)) != 0) return 1;
-  Ctx* c = new (std::nothrow) Ctx;
+  std::unique_ptr<Ctx> c(new (std::nothrow) Ctx);
   if (!c) return 1;
   c->rt = &team->rt();
   c->team = team;
@@ -258,18 +268,27 @@ int ctx_create(Team* team, long options, Ctx** out) noexcept {
     c->world = team->world_pes().data();
     c->team_size = team->size();
   }
-  *out = c;
+  try {
+    *out = team->rt().add_ctx(std::move(c));
+  } catch (const std::bad_alloc&) {
+    return 1;
+  }
   return 0;
 }
 
 void ctx_destroy(Ctx* ctx) noexcept {
   if (!ctx) return;
-  if (ctx == ctx->rt->default_ctx()) {
+  Runtime& r = rt("shmem_ctx_destroy");
+  if (ctx == r.default_ctx()) {
     SHMEM_ERROR("ctx", "shmem_ctx_destroy: the default context cannot be destroyed; ignored");
     return;
   }
-  quiet(ctx);
-  delete ctx;
+  // Only a live context is read: a destroyed one's memory is gone.
+  if (!r.remove_ctx(ctx))
+    fatal("shmem_ctx_destroy",
+          "ctx=%p is not a live context of this PE: it was destroyed already, or the value is not a context from "
+          "shmem_ctx_create or shmem_team_create_ctx",
+          static_cast<void*>(ctx));
 }
 
 Team* ctx_get_team(const Ctx* ctx) noexcept { return ctx ? ctx->team : nullptr; }

@@ -23,6 +23,9 @@ Team* team_shared() noexcept;   // PEs whose memory this PE maps directly (this 
 // Maps a public handle to a team. nullptr (SHMEM_TEAM_INVALID) stays nullptr; callers decide.
 // Ends the job if the library is not initialised.
 Team* team_from_handle(void* handle, const char* func) noexcept;
+// The same without the error: nullptr for SHMEM_TEAM_INVALID and for a value that is no live
+// team of r (a destroyed team's handle).
+Team* team_in(Runtime& r, std::uintptr_t handle) noexcept;
 // The inverse: the public handle of a team of r (the predefined teams' distinguished values,
 // else the Team* itself; 0 for nullptr).
 std::uintptr_t team_handle(const Runtime& r, const Team* t) noexcept;

@@ -24,7 +24,11 @@ Team* team_of(Runtime& rt, const char* f, shmem_team_t handle) noexcept {
     report(SHMEMX_ERR_INVALID_ARGUMENT, f, "team is SHMEM_TEAM_INVALID; skipped");
     return nullptr;
   }
-  return reinterpret_cast<Team*>(handle);
+  Team* t = core::team_in(rt, reinterpret_cast<std::uintptr_t>(handle));
+  if (t == nullptr)
+    report(SHMEMX_ERR_INVALID_ARGUMENT, f,
+           "team is not a team of this PE (destroyed with shmem_team_destroy?); skipped");
+  return t;
 }
 
 namespace {

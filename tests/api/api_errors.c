@@ -17,6 +17,8 @@
  *   short_test_any_cmp   shmem_short_test_any with cmp 42
  *   signal_wait_cmp      shmem_signal_wait_until with cmp 77
  *   set_lock_lock        shmem_set_lock on a stack variable
+ *   team_sync_destroyed  shmem_team_sync on a team every PE has destroyed (was a crash)
+ *   ctx_destroy_twice    shmem_ctx_destroy of a context destroyed before (was a crash)
  *   shmemalign_alignment shmemalign(3, 8): NULL with a logged error, then the job goes on
  *                        ("shmemalign_alignment: OK")
  */
@@ -34,6 +36,7 @@ static uint64_t sym_sig;
 /* Set up by every PE before the wrong call (the set-up calls are collective). */
 static char* small_object;    /* 16 symmetric bytes */
 static shmem_ctx_t one_pe_ctx; /* the last PE's context of a team of itself alone */
+static shmem_team_t destroyed_team = SHMEM_TEAM_INVALID; /* split from WORLD, then destroyed */
 
 static int wrong_call(const char* mode, int n) {
   long local_long = 0;
@@ -67,6 +70,17 @@ static int wrong_call(const char* mode, int n) {
     (void)shmem_signal_wait_until(&sym_sig, 77, 0);
   } else if (!strcmp(mode, "set_lock_lock")) {
     shmem_set_lock(&local_lock);
+  } else if (!strcmp(mode, "team_sync_destroyed")) {
+    shmem_team_sync(destroyed_team);
+  } else if (!strcmp(mode, "ctx_destroy_twice")) {
+    shmem_ctx_t ctx;
+    if (shmem_ctx_create(0, &ctx) != 0) {
+      fprintf(stderr, "api_errors: FAIL: shmem_ctx_create\n");
+      return 1;
+    }
+    shmem_ctx_long_p(ctx, &sym_long, 1, 0);
+    shmem_ctx_destroy(ctx);
+    shmem_ctx_destroy(ctx);
   } else {
     fprintf(stderr, "api_errors: unknown mode '%s'\n", mode);
     return 1;
@@ -92,6 +106,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!strcmp(mode, "getmem_source_size")) small_object = shmem_malloc(16);
+  if (!strcmp(mode, "team_sync_destroyed")) {
+    if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &destroyed_team) != 0) {
+      fprintf(stderr, "api_errors: FAIL: team set-up\n");
+      return 1;
+    }
+    shmem_team_destroy(destroyed_team);
+  }
   if (!strcmp(mode, "ctx_long_p_team_pe")) {
     shmem_team_t one; /* the last PE alone */
     if (shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, 1, 1, NULL, 0, &one) != 0 ||
