@@ -84,6 +84,9 @@ class Runtime {
   Ctx* add_ctx(std::unique_ptr<Ctx> c);
   // Destroys c if it is one of them (false: it is not, or no longer).
   bool remove_ctx(Ctx* c) noexcept;
+  // Destroys the contexts created from team t (shmem_team_destroy destroys them with it) and
+  // returns how many of them were created with SHMEM_CTX_PRIVATE.
+  int remove_team_ctxs(const Team* t) noexcept;
   bootstrap::StoreClient* store() noexcept { return store_.get(); }
   // This PE ends its process for a job failure it told the store: if it relays its host's
   // store connection, the host's other PEs hear it first (bounded).

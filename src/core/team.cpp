@@ -294,6 +294,19 @@ bool Runtime::remove_ctx(Ctx* c) noexcept {
   return true;
 }
 
+int Runtime::remove_team_ctxs(const Team* t) noexcept {
+  std::lock_guard<std::mutex> g(ctxs_mu_);
+  const auto gone =
+      std::stable_partition(ctxs_.begin(), ctxs_.end(), [t](const std::unique_ptr<Ctx>& c) { return c->team != t; });
+  int private_ones = 0;
+  for (auto it = gone; it != ctxs_.end(); ++it) {
+    core::quiet(it->get());
+    if ((*it)->options & core::kCtxPrivate) ++private_ones;
+  }
+  ctxs_.erase(gone, ctxs_.end());
+  return private_ones;
+}
+
 Team* Runtime::team_by_handle(std::uintptr_t handle) const noexcept {
   const std::uintptr_t slot = handle & 0xff;
   Team* t = slot < team_at_.size() ? team_at_[slot].load(std::memory_order_acquire) : nullptr;

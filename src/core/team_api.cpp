@@ -243,6 +243,13 @@ void team_destroy(Team* t) noexcept {
     t->sync();  // no member still uses the slot
   }
   t->clear_my_cell();
+  // Its contexts go with it (shmem_team_destroy.tex): the shareable ones by the specification;
+  // private ones the program should have destroyed first, and they would outlive their team.
+  if (const int private_ones = t->rt().remove_team_ctxs(t); private_ones > 0)
+    SHMEM_ERROR("team",
+                "shmem_team_destroy: %d context(s) created from the team with SHMEM_CTX_PRIVATE were not destroyed "
+                "first (the program must destroy them before the team); destroyed with it",
+                private_ones);
   t->rt().remove_team(t);
 }
 
@@ -286,8 +293,9 @@ void ctx_destroy(Ctx* ctx) noexcept {
   // Only a live context is read: a destroyed one's memory is gone.
   if (!r.remove_ctx(ctx))
     fatal("shmem_ctx_destroy",
-          "ctx=%p is not a live context of this PE: it was destroyed already, or the value is not a context from "
-          "shmem_ctx_create or shmem_team_create_ctx",
+          "ctx=%p is not a live context of this PE: it was destroyed already (by shmem_ctx_destroy, or by "
+          "shmem_team_destroy of its team), or the value is not a context from shmem_ctx_create or "
+          "shmem_team_create_ctx",
           static_cast<void*>(ctx));
 }
 

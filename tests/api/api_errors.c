@@ -19,8 +19,13 @@
  *   set_lock_lock        shmem_set_lock on a stack variable
  *   team_sync_destroyed  shmem_team_sync on a team every PE has destroyed (was a crash)
  *   ctx_destroy_twice    shmem_ctx_destroy of a context destroyed before (was a crash)
+ *   ctx_destroy_after_team shmem_ctx_destroy of a shareable context of a team that every PE has
+ *                        destroyed since: shmem_team_destroy destroyed it with the team
  *   shmemalign_alignment shmemalign(3, 8): NULL with a logged error, then the job goes on
  *                        ("shmemalign_alignment: OK")
+ *   team_destroy_private_ctx the last PE keeps a SHMEM_CTX_PRIVATE context of a team that every
+ *                        PE destroys: a logged error, the context goes with the team, and the
+ *                        job goes on ("team_destroy_private_ctx: OK")
  */
 #include <shmem.h>
 #include <stdint.h>
@@ -37,6 +42,7 @@ static uint64_t sym_sig;
 static char* small_object;    /* 16 symmetric bytes */
 static shmem_ctx_t one_pe_ctx; /* the last PE's context of a team of itself alone */
 static shmem_team_t destroyed_team = SHMEM_TEAM_INVALID; /* split from WORLD, then destroyed */
+static shmem_ctx_t destroyed_team_ctx;                   /* the last PE's context of that team */
 
 static int wrong_call(const char* mode, int n) {
   long local_long = 0;
@@ -72,6 +78,8 @@ static int wrong_call(const char* mode, int n) {
     shmem_set_lock(&local_lock);
   } else if (!strcmp(mode, "team_sync_destroyed")) {
     shmem_team_sync(destroyed_team);
+  } else if (!strcmp(mode, "ctx_destroy_after_team")) {
+    shmem_ctx_destroy(destroyed_team_ctx);
   } else if (!strcmp(mode, "ctx_destroy_twice")) {
     shmem_ctx_t ctx;
     if (shmem_ctx_create(0, &ctx) != 0) {
@@ -105,12 +113,33 @@ int main(int argc, char** argv) {
     shmem_finalize();
     return 0;
   }
-  if (!strcmp(mode, "getmem_source_size")) small_object = shmem_malloc(16);
-  if (!strcmp(mode, "team_sync_destroyed")) {
-    if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &destroyed_team) != 0) {
+  if (!strcmp(mode, "team_destroy_private_ctx")) {
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+    if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &t) != 0 ||
+        (me == n - 1 && shmem_team_create_ctx(t, SHMEM_CTX_PRIVATE, &ctx) != 0)) {
       fprintf(stderr, "api_errors: FAIL: team set-up\n");
       return 1;
     }
+    if (me == n - 1) shmem_ctx_long_p(ctx, &sym_long, 7, 0);
+    shmem_team_destroy(t);
+    shmem_barrier_all();
+    if (me == 0 && sym_long != 7) {
+      fprintf(stderr, "api_errors: FAIL: the context's put did not complete (%ld)\n", sym_long);
+      return 1;
+    }
+    if (me == 0) printf("team_destroy_private_ctx: OK\n");
+    shmem_finalize();
+    return 0;
+  }
+  if (!strcmp(mode, "getmem_source_size")) small_object = shmem_malloc(16);
+  if (!strcmp(mode, "team_sync_destroyed") || !strcmp(mode, "ctx_destroy_after_team")) {
+    if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &destroyed_team) != 0 ||
+        (me == n - 1 && shmem_team_create_ctx(destroyed_team, 0, &destroyed_team_ctx) != 0)) {
+      fprintf(stderr, "api_errors: FAIL: team set-up\n");
+      return 1;
+    }
+    if (me == n - 1) shmem_ctx_long_p(destroyed_team_ctx, &sym_long, 1, 0);
     shmem_team_destroy(destroyed_team);
   }
   if (!strcmp(mode, "ctx_long_p_team_pe")) {

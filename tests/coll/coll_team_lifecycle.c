@@ -2,7 +2,8 @@
  * coll_team_lifecycle.c - teams are created and destroyed many times without running out of
  * anything, and running out of teams fails cleanly.
  *
- *  1. 300 cycles of split_strided + split_2d + a context on the new team + team_sync + destroy,
+ *  1. 300 cycles of split_strided + split_2d + a context on the new team (some left for the
+ *     team's destroy to destroy) + team_sync + destroy,
  *     each cycle checking the new teams' numbering, a reduction-free sync ring, and 1-3 small
  *     reductions and fcollects (pushed through the team slot's lines, which a destroyed team
  *     must leave clean for the next team in its slot).
@@ -72,6 +73,11 @@ static void cycles(void) {
         shmem_ctx_t ctx = SHMEM_CTX_INVALID;
         CHECK_EQ(shmem_team_create_ctx(t, 0, &ctx), 0);
         if (ctx != SHMEM_CTX_INVALID) shmem_ctx_destroy(ctx);
+      }
+      if (c % 10 == 5) { /* left to shmem_team_destroy, which destroys the team's shareable contexts */
+        shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+        CHECK_EQ(shmem_team_create_ctx(t, 0, &ctx), 0);
+        if (ctx != SHMEM_CTX_INVALID) shmem_ctx_quiet(ctx);
       }
       if (t != SHMEM_TEAM_INVALID) {
         ring_sync(t, c);
