@@ -4,7 +4,8 @@
 //             block; and 256 KiB chunks dealt to the blocks in turn); GB/s, next to a
 //             device-to-device cudaMemcpy of the same size inside PE 0 (the copy limit)
 //   pingpong  8-byte put+signal ping-pong between the 2 PEs (2-PE runs only), one thread each; us
-//             per one-way trip
+//             per one-way trip; also with the wait polling relaxed loads and fencing once (an
+//             experiment for the device wait loop, which polls acquire loads)
 //   barrier   device barrier_all from one thread per PE; us per barrier
 //   stream    on a CUDA stream (shmemx_stream_create_cuda): barrier_all, float sum allreduce 8 B to
 //             256 MiB, alltoall 8 B to 16 MiB per PE; us per operation (events around 20 of them)
@@ -47,16 +48,32 @@ __global__ void put_kernel_interleaved(char* dest, const char* src, std::size_t 
 }
 
 // iters round trips; the time between the first and last (globaltimer, ns) to *ns.
+// The experiment's wait: relaxed system-scope loads until the value is there, then one acquire
+// fence (NVSHMEM polls volatile loads); signal_wait_until polls acquire loads.
+__device__ void wait_relaxed(std::uint64_t* sig, std::uint64_t value) {
+  ::cuda::atomic_ref<std::uint64_t, ::cuda::thread_scope_system> s(*sig);
+  while (s.load(::cuda::std::memory_order_relaxed) < value) {
+  }
+  ::cuda::atomic_thread_fence(::cuda::std::memory_order_acquire, ::cuda::thread_scope_system);
+}
+
+template <bool kRelaxedWait>
 __global__ void pingpong_kernel(std::uint64_t* word, std::uint64_t* sig, int iters, unsigned long long* ns) {
   const int me = dev::my_pe(), peer = 1 - me;
+  auto wait = [&](std::uint64_t i) {
+    if constexpr (kRelaxedWait)
+      wait_relaxed(sig, i);
+    else
+      dev::signal_wait_until(sig, SHMEM_CMP_GE, i);
+  };
   dev::barrier_all();
   const unsigned long long t0 = gpu_bench::now_ns();
   for (int i = 1; i <= iters; ++i) {
     if (me == 0) {
       dev::putmem_signal(word, word, sizeof *word, sig, static_cast<std::uint64_t>(i), SHMEM_SIGNAL_SET, peer);
-      dev::signal_wait_until(sig, SHMEM_CMP_GE, static_cast<std::uint64_t>(i));
+      wait(static_cast<std::uint64_t>(i));
     } else {
-      dev::signal_wait_until(sig, SHMEM_CMP_GE, static_cast<std::uint64_t>(i));
+      wait(static_cast<std::uint64_t>(i));
       dev::putmem_signal(word, word, sizeof *word, sig, static_cast<std::uint64_t>(i), SHMEM_SIGNAL_SET, peer);
     }
   }
@@ -145,15 +162,21 @@ int main(int argc, char** argv) {
     auto* word = static_cast<std::uint64_t*>(shmemx_cuda_calloc(1, sizeof(std::uint64_t)));
     auto* sig = static_cast<std::uint64_t*>(shmemx_cuda_calloc(1, sizeof(std::uint64_t)));
     constexpr int kIters = 10000;
-    std::vector<double> us;
+    std::vector<double> us, us_relaxed;  // trials of the two forms alternate
     for (int t = 0; t < kTrials; ++t) {
-      CUDA_CHECK(cudaMemset(sig, 0, sizeof *sig));
-      shmem_barrier_all();
-      pingpong_kernel<<<1, 1>>>(word, sig, kIters, ns_dev);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      us.push_back(timed_kernel_ns(ns_dev) / 1e3 / (2.0 * kIters));
+      for (const bool relaxed : {false, true}) {
+        CUDA_CHECK(cudaMemset(sig, 0, sizeof *sig));
+        shmem_barrier_all();
+        if (relaxed)
+          pingpong_kernel<true><<<1, 1>>>(word, sig, kIters, ns_dev);
+        else
+          pingpong_kernel<false><<<1, 1>>>(word, sig, kIters, ns_dev);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        (relaxed ? us_relaxed : us).push_back(timed_kernel_ns(ns_dev) / 1e3 / (2.0 * kIters));
+      }
     }
     if (me == 0) row("pingpong_put_signal", 8, median(us), "us");
+    if (me == 0) row("pingpong_put_signal_relaxed_wait", 8, median(us_relaxed), "us");
     shmemx_cuda_free(sig);
     shmemx_cuda_free(word);
   }
