@@ -317,12 +317,13 @@ void Stuck::add(int pe, const CallLine* theirs, bool local) noexcept {
   // latest call is this one and it has left it. Its latest call elsewhere says nothing: another
   // of its threads may have made that one while it is still in this (THREAD_MULTIPLE).
   const Call c = call_of(*theirs);
+  if (n > m.number || (c.left() && same_group(m, c))) {
+    ++left_;
+    return;
+  }
   const bool waits_in_it = c.active() && same_group(m, c) && theirs->waiting_state == c.state &&
                            theirs->waiting_number == static_cast<std::uint64_t>(n);
-  if (n > m.number || (c.left() && same_group(m, c)))
-    ++left_;
-  else if (!waits_in_it)
-    unsure_ = true;  // working in it, or another of its threads made its latest call
+  if (!waits_in_it) unsure_ = true;  // working in it, or another of its threads made its latest call
 }
 
 }  // namespace rules

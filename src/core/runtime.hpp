@@ -191,11 +191,11 @@ class Runtime {
   // Team registry (collective creation is in team.cpp).
   Team* add_team(std::unique_ptr<Team> t);
   void remove_team(Team* t) noexcept;
-  // The team this PE holds in a slot (nullptr: none).
+  // The team this PE holds in a slot (nullptr: none); lock-free.
   Team* team_in_slot(int slot) noexcept;
   // The live team with this handle value (Team::handle), or nullptr: lock-free, for every call
   // that takes a team.
-  Team* team_by_handle(std::uintptr_t handle) const noexcept;
+  Team* team_by_handle(std::uintptr_t handle) noexcept;
   TeamSlots& team_slots() noexcept { return *slots_; }
   // The host layouts of active sets that span hosts (core/set_layouts.hpp).
   SetLayouts& set_layouts() noexcept { return *set_layouts_; }

@@ -268,10 +268,9 @@ Team* Runtime::add_team(std::unique_ptr<Team> t) {
 }
 
 Team* Runtime::team_in_slot(int slot) noexcept {
-  std::lock_guard<std::mutex> g(teams_mu_);
-  for (const auto& t : teams_)
-    if (t->slot() == slot) return t.get();
-  return nullptr;
+  return slot >= 0 && static_cast<std::size_t>(slot) < team_at_.size()
+             ? team_at_[static_cast<std::size_t>(slot)].load(std::memory_order_acquire)
+             : nullptr;
 }
 
 Ctx* Runtime::add_ctx(std::unique_ptr<Ctx> c) {
@@ -307,9 +306,8 @@ int Runtime::remove_team_ctxs(const Team* t) noexcept {
   return private_ones;
 }
 
-Team* Runtime::team_by_handle(std::uintptr_t handle) const noexcept {
-  const std::uintptr_t slot = handle & 0xff;
-  Team* t = slot < team_at_.size() ? team_at_[slot].load(std::memory_order_acquire) : nullptr;
+Team* Runtime::team_by_handle(std::uintptr_t handle) noexcept {
+  Team* t = team_in_slot(static_cast<int>(handle & 0xff));
   return t != nullptr && t->handle() == handle ? t : nullptr;
 }
 

@@ -18,8 +18,6 @@
 namespace shmem::stream {
 
 Team* team_of(Runtime& rt, const char* f, shmem_team_t handle) noexcept {
-  if (handle == SHMEM_TEAM_WORLD) return rt.world_team();
-  if (handle == SHMEM_TEAM_SHARED) return rt.shared_team();
   if (handle == SHMEM_TEAM_INVALID) {
     report(SHMEMX_ERR_INVALID_ARGUMENT, f, "team is SHMEM_TEAM_INVALID; skipped");
     return nullptr;
