@@ -379,9 +379,8 @@ std::string whereabouts(Runtime& r, int pe, const Call& m) {
 
 }  // namespace
 
-void on_long_wait(void* arg) noexcept {
+void on_long_wait(Runtime& r) noexcept {
   if (t_checking) return;
-  Runtime& r = *static_cast<Runtime*>(arg);
   CallLine mine;
   read_line(r, r.my_pe(), &mine);
   const Call m = call_of(mine);
@@ -473,14 +472,17 @@ void forget_slot(Runtime& r, int slot) noexcept {
   std::atomic_ref<std::uint32_t>(my_line(r)->calls[slot]).store(0, std::memory_order_relaxed);
 }
 
-void attach(WaitPolicy& pol, Runtime* r, double after_s) noexcept {
+std::string current_call(Runtime& r) {
+  CallLine mine;
+  read_line(r, r.my_pe(), &mine);
+  const Call m = call_of(mine);
+  return m.active() ? describe(r, m) : std::string();
+}
+
+void attach(Runtime* r) noexcept {
   static_assert(sizeof(CallLine) % 64 == 0);
   std::atomic_ref<std::uint64_t>(my_line(*r)->anchor)
       .store(reinterpret_cast<std::uintptr_t>(kNameAnchor), std::memory_order_release);
-  if (after_s <= 0) return;
-  pol.long_wait = &on_long_wait;
-  pol.long_wait_arg = r;
-  pol.long_wait_after_s = after_s;
 }
 
 }  // namespace shmem::coll_check

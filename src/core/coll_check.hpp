@@ -10,8 +10,8 @@
 // the deprecated active-set calls also count themselves per set there (count_set_call: a scan of
 // the sets this PE has used and two increments). What is and is not detected: core/coll_check.cpp.
 #include <atomic>
-#include <chrono>
 #include <cstdint>
+#include <string>
 
 #include "core/runtime.hpp"
 #include "core/team.hpp"
@@ -82,26 +82,13 @@ inline CallLine* my_line(const Runtime& r) noexcept {
 
 // SHMEM_DEBUG=1: wait for the team's members to reach this call and compare (coll_check.cpp).
 void check_now(Runtime& r, Team* team) noexcept;
-// The WaitPolicy hook: a wait has lasted SHMEM_COLL_CHECK_AFTER (again); arg is the Runtime.
-void on_long_wait(void* arg) noexcept;
-// At init: publishes the anchor; with SHMEM_COLL_CHECK_AFTER > 0, the WaitPolicy hook.
-void attach(WaitPolicy& pol, Runtime* r, double after_s) noexcept;
-// The same for a wait outside WaitSteps (the central barrier's futex sleeps): calls the hook
-// each time another long_wait_after_s has passed since `start`.
-inline void after_sleep(const WaitPolicy& pol, std::chrono::steady_clock::time_point start) noexcept {
-  if (pol.long_wait == nullptr) return;
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  thread_local double next = 0;
-  thread_local std::chrono::steady_clock::time_point of;
-  if (of != start) {
-    of = start;
-    next = pol.long_wait_after_s;
-  }
-  if (waited > next) {
-    next = waited + pol.long_wait_after_s;
-    pol.long_wait(pol.long_wait_arg);
-  }
-}
+// A wait of this PE's has lasted SHMEM_COLL_CHECK_AFTER (again): the check, if it is in a
+// collective call (called by the WaitPolicy hook, core/deadlock.cpp).
+void on_long_wait(Runtime& r) noexcept;
+// The collective call this PE is in, in words ("shmem_barrier_all()"); empty when in none.
+std::string current_call(Runtime& r);
+// At init: publishes the anchor.
+void attach(Runtime* r) noexcept;
 // An active-set call on `set` begins: counts it (set_counts, set_calls) on this PE's line.
 void count_set_call(CallLine* line, std::uint64_t set) noexcept;
 

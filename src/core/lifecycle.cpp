@@ -115,6 +115,7 @@ void Runtime::leave_at_exit(int status, bool wait_for_all) noexcept {
   }
   core::quiet(&default_ctx_);
   close_transport();
+  coll_check::publish_finalize(*this);
   if (store_ && npes_ > 1 && !meet_to_finalize(!wait_for_all)) {
     std::fflush(nullptr);
     _exit(1);

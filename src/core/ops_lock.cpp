@@ -10,6 +10,7 @@
 // the serving half (the holder knows it: its own ticket), unless that half is about to wrap.
 #include <atomic>
 #include <mutex>
+#include <string>
 #include <utility>
 
 #include "core/access.hpp"
@@ -92,13 +93,20 @@ void set_lock(long* lock) noexcept {
   auto serving = [&] {
     return w ? static_cast<std::uint32_t>(word.load(std::memory_order_acquire)) : remote_serving();
   };
-  wait_for(r.wait_policy(), [&] { return serving() == ticket; }, [&](double waited) {
-    log::write(log::Level::kFatal, "wait",
-               "shmem_set_lock timed out after %.1f s (SHMEM_WAIT_TIMEOUT=%g): PE %d waited on lock %s for ticket "
-               "%u; now serving %u",
-               waited, r.wait_policy().timeout_s, r.my_pe(), r.describe(lock).c_str(), ticket, serving());
-    r.abort_job(1);
-  });
+  wait_for(
+      r.wait_policy(), [&] { return serving() == ticket; },
+      [&](double waited) {
+        log::write(log::Level::kFatal, "wait",
+                   "shmem_set_lock timed out after %.1f s (SHMEM_WAIT_TIMEOUT=%g): PE %d waited on lock %s for ticket "
+                   "%u; now serving %u",
+                   waited, r.wait_policy().timeout_s, r.my_pe(), r.describe(lock).c_str(), ticket, serving());
+        r.abort_job(1);
+      },
+      [&] {  // for the deadlock check (core/deadlock.hpp)
+        std::string s = "shmem_set_lock on " + r.describe(lock, false) + " with ticket " + std::to_string(ticket);
+        if (w) s += ", now serving " + std::to_string(static_cast<std::uint32_t>(word.load(std::memory_order_acquire)));
+        return s;
+      });
 }
 
 void clear_lock(long* lock) noexcept {

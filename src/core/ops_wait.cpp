@@ -102,21 +102,39 @@ struct Waiter {
     return k;
   }
 
+  const void* address(std::size_t i) const noexcept {
+    return const_cast<char*>(static_cast<volatile char*>(ivars)) + i * sizeof(T);
+  }
+  // What the wait waits for, for the deadlock check (core/deadlock.hpp): element `watch`.
+  std::string what(const Runtime& r, std::size_t watch) const {
+    if (watch >= n) watch = 0;
+    const std::string want = std::string(cmp_name(cmp)) + " " + text(target(watch));
+    const std::string on = r.describe(address(0), false);
+    if (n == 1) return std::string(func) + " on " + on + " for " + want + ", seeing " + text(at(0));
+    return std::string(func) + " on " + std::to_string(n) + " elements from " + on + " for " + want + "; element " +
+           std::to_string(watch) + " sees " + text(at(watch));
+  }
+
+  // `watch`: the element a report names (wait_until_all: the first one still unmet, as it moves).
   template <class Done>
-  void block(Done&& done, std::size_t watch) const noexcept {
+  void block(Done&& done, const std::size_t& watch) const noexcept {
     Runtime& r = rt(func);
     auto look = [&] {
       refresh();
       return done();
     };
-    wait_for(r.wait_policy(), look, [&](double waited) {
-      log::write(log::Level::kFatal, "wait",
-                 "%s timed out after %.1f s (SHMEM_WAIT_TIMEOUT=%g): PE %d waited on %s for value %s %s; last seen %s",
-                 func, waited, r.wait_policy().timeout_s, r.my_pe(),
-                 r.describe(const_cast<char*>(static_cast<volatile char*>(ivars)) + watch * sizeof(T)).c_str(),
-                 cmp_name(cmp), text(target(watch)).c_str(), text(at(watch)).c_str());
-      r.abort_job(1);
-    });
+    wait_for(
+        r.wait_policy(), look,
+        [&](double waited) {
+          const std::size_t i = watch < n ? watch : 0;
+          log::write(
+              log::Level::kFatal, "wait",
+              "%s timed out after %.1f s (SHMEM_WAIT_TIMEOUT=%g): PE %d waited on %s for value %s %s; last seen %s",
+              func, waited, r.wait_policy().timeout_s, r.my_pe(), r.describe(address(i)).c_str(), cmp_name(cmp),
+              text(target(i)).c_str(), text(at(i)).c_str());
+          r.abort_job(1);
+        },
+        [&] { return what(r, watch); });
   }
 };
 
@@ -183,7 +201,7 @@ void wait_until_all(WaitKind kind, volatile void* ivars, std::size_t n, const in
           while (pending < n && (!w.eligible(pending) || w.satisfied(pending))) ++pending;
           return pending >= n;
         },
-        pending == SIZE_MAX ? 0 : pending);
+        pending);
     return 0;
   });
 }

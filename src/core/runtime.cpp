@@ -1,5 +1,5 @@
 #include "core/runtime.hpp"
-#include "core/coll_check.hpp"
+#include "core/deadlock.hpp"
 
 #include <unistd.h>
 
@@ -92,7 +92,7 @@ Runtime::Runtime(RuntimeSetup setup)
   wait_.oversubscribed = cpus::pes_outnumber_cpus(npes_);
   wait_.configure_spin(cfg_.wait_spin);
   wait_.timeout_s = cfg_.wait_timeout;
-  coll_check::attach(wait_, this, cfg_.coll_check_after);
+  deadlock::attach(wait_, this, cfg_.coll_check_after);
   wait_.threads_share = thread_level_ == 3;  // SHMEM_THREAD_MULTIPLE (core/wait.hpp)
 
   if (npes_ > 1) {
@@ -496,15 +496,25 @@ std::size_t Runtime::room_after(const void* addr, const char** region) const noe
   return 0;
 }
 
-std::string Runtime::describe(const void* addr) const {
+std::string Runtime::describe(const void* addr, bool with_address) const {
   const auto a = reinterpret_cast<std::uintptr_t>(addr);
   char buf[96];
-  if (a >= heap_lo_ + kInternalBytes && a < heap_lo_ + heap_size_)
-    std::snprintf(buf, sizeof buf, "%p (symmetric heap +0x%zx)", addr, (std::size_t)(a - heap_lo_ - kInternalBytes));
-  else if (a >= heap_lo_ && a < heap_lo_ + heap_size_)
-    std::snprintf(buf, sizeof buf, "%p (runtime-internal area +0x%zx)", addr, (std::size_t)(a - heap_lo_));
-  else if (a >= data_lo_ && a < data_lo_ + data_size_)
-    std::snprintf(buf, sizeof buf, "%p (static data +0x%zx)", addr, (std::size_t)(a - data_lo_));
+  const char* where = nullptr;
+  std::size_t off = 0;
+  if (a >= heap_lo_ + kInternalBytes && a < heap_lo_ + heap_size_) {
+    where = "symmetric heap";
+    off = a - heap_lo_ - kInternalBytes;
+  } else if (a >= heap_lo_ && a < heap_lo_ + heap_size_) {
+    where = "runtime-internal area";
+    off = a - heap_lo_;
+  } else if (a >= data_lo_ && a < data_lo_ + data_size_) {
+    where = "static data";
+    off = a - data_lo_;
+  }
+  if (where != nullptr && with_address)
+    std::snprintf(buf, sizeof buf, "%p (%s +0x%zx)", addr, where, off);
+  else if (where != nullptr)
+    std::snprintf(buf, sizeof buf, "%s +0x%zx", where, off);
   else
     std::snprintf(buf, sizeof buf, "%p (outside the symmetric heap and static data)", addr);
   return buf;

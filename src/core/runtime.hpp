@@ -177,8 +177,10 @@ class Runtime {
   // Tickets held on locks whose home is on another host (core/lock_tickets.hpp).
   LockTickets& lock_tickets() noexcept { return lock_tickets_; }
   const RingBook& ring_book() const noexcept { return ring_book_; }
-  // Describes an address for messages: "heap+0x40", "static data+0x10" or "0x7f..".
-  std::string describe(const void* addr) const;
+  // Describes an address for messages: "0x7f.. (symmetric heap +0x40)", "0x7f.. (static data
+  // +0x10)" or "0x7f.. (outside ...)"; without the address, "symmetric heap +0x40" (the same on
+  // every PE, where the address may differ).
+  std::string describe(const void* addr, bool with_address = true) const;
 
   // Heap (collective calls; the caller holds no lock).
   void* heap_alloc(std::size_t size, std::size_t alignment, const char* func);

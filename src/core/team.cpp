@@ -146,7 +146,7 @@ void Team::central_sync() noexcept {
     timespec ts{0, 200 * 1000 * 1000};  // wake up now and then for the watchdog
     if (gen.load(std::memory_order_seq_cst) == my_gen) futex(&root.gen, FUTEX_WAIT, my_gen, &ts);
     sleepers.fetch_sub(1, std::memory_order_seq_cst);
-    coll_check::after_sleep(pol, start);
+    after_sleep(pol, start);
     if (pol.timeout_s > 0 && !done()) {
       const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (waited > pol.timeout_s) {

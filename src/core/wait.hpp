@@ -12,7 +12,9 @@
 #include <time.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <string>
 
 #include "core/cpus.hpp"
 #include "core/wait_board.hpp"
@@ -22,6 +24,25 @@
 namespace shmem {
 
 using device::detail::cpu_relax;
+
+// What a wait waits for, in words ("shmem_int_wait_until on ... for == 1, seeing 0"), for the
+// deadlock check (core/deadlock.hpp): the point-to-point waits and the locks say it; waits
+// inside collective calls are told by the collective check's line; any other wait says nothing
+// and never counts as waiting there (it may wait for something other than a PE). The text is
+// made only by a wait that has lasted SHMEM_COLL_CHECK_AFTER.
+struct WaitWhat {
+  void (*text)(const void* self, std::string& out);
+  const void* self;
+  template <class F>
+  static WaitWhat of(const F& f) noexcept {
+    return {[](const void* s, std::string& out) { out = (*static_cast<const F*>(s))(); }, &f};
+  }
+  std::string operator()() const {
+    std::string s;
+    text(self, s);
+    return s;
+  }
+};
 
 struct WaitPolicy {
   static constexpr unsigned kCap = 4096;             // budget cap when every PE has a CPU
@@ -45,8 +66,10 @@ struct WaitPolicy {
   bool oversubscribed = false;      // more PEs on this node than CPUs they may use
   bool threads_share = false;       // SHMEM_THREAD_MULTIPLE: the peer may be a thread of this PE
   double timeout_s = 0;             // 0 = wait forever
-  // Called every long_wait_after_s of one wait (SHMEM_COLL_CHECK_AFTER: core/coll_check.hpp).
-  void (*long_wait)(void*) noexcept = nullptr;
+  // Called every long_wait_after_s of one wait (SHMEM_COLL_CHECK_AFTER: core/deadlock.hpp), with
+  // when the wait began (wait_clock(): it tells one wait from the next) and what it waits for
+  // (nullptr: it does not say), always between two looks at what it waits for.
+  void (*long_wait)(void*, double started, const WaitWhat* what) noexcept = nullptr;
   void* long_wait_arg = nullptr;
   double long_wait_after_s = 0;
   void (*poll)(void*, bool continual) = nullptr;  // driven on every wait iteration when set
@@ -249,11 +272,12 @@ inline long sleep_step_ns(double waited) noexcept {
 // src/stream/device_wait.cpp) takes the same steps as yield_or_spin_until.
 // `siblings`: other threads of this PE run and may be what the wait needs (a device kernel of
 // several threads, which the wait board cannot tell apart): hand over at once, by
-// WaitPolicy::yield_or_nap.
+// WaitPolicy::yield_or_nap. `what`: what the wait waits for, for WaitPolicy::long_wait.
 class WaitSteps {
  public:
-  explicit WaitSteps(const WaitPolicy& pol, bool siblings = false) noexcept
-      : start_(wait_clock()),
+  explicit WaitSteps(const WaitPolicy& pol, bool siblings = false, const WaitWhat* what = nullptr) noexcept
+      : what_(what),
+        start_(wait_clock()),
         prev_(start_),
         recheck_(start_ + static_cast<double>(WaitPolicy::kRecheckNs) * 1e-9),
         siblings_(siblings),
@@ -281,7 +305,7 @@ class WaitSteps {
       if (pol.timeout_s > 0 && waited > pol.timeout_s) report(waited);
       if (pol.long_wait != nullptr && waited > next_long_) {
         next_long_ = waited + pol.long_wait_after_s;
-        pol.long_wait(pol.long_wait_arg);
+        pol.long_wait(pol.long_wait_arg, start_, what_);
       }
       if (!yield_) pol.saw_gap(now - prev_, now);
       prev_ = now;
@@ -310,6 +334,7 @@ class WaitSteps {
   }
 
  private:
+  const WaitWhat* what_;
   double start_;
   double prev_;     // the previous clock read (a long gap since: the CPU was taken)
   double recheck_;  // when to ask hand_over() again
@@ -322,8 +347,9 @@ class WaitSteps {
 
 // After the spin: WaitSteps until done().
 template <class Done, class Report, class Sleep>
-inline void yield_or_spin_until(const WaitPolicy& pol, Done&& done, Report&& report, Sleep&& sleep) {
-  WaitSteps steps(pol);
+inline void yield_or_spin_until(const WaitPolicy& pol, Done&& done, Report&& report, Sleep&& sleep,
+                                const WaitWhat* what = nullptr) {
+  WaitSteps steps(pol, false, what);
   for (;;) {
     pol.progress(!steps.sleeps());
     if (done()) {
@@ -331,6 +357,24 @@ inline void yield_or_spin_until(const WaitPolicy& pol, Done&& done, Report&& rep
       return;
     }
     steps.pause(pol, report, sleep);
+  }
+}
+
+// WaitPolicy::long_wait for a wait outside WaitSteps (the central barrier's futex sleeps), after
+// each sleep: calls the hook each time another long_wait_after_s has passed since `start`.
+inline void after_sleep(const WaitPolicy& pol, std::chrono::steady_clock::time_point start) noexcept {
+  if (pol.long_wait == nullptr) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double waited = std::chrono::duration<double>(now - start).count();
+  thread_local double next = 0;
+  thread_local std::chrono::steady_clock::time_point of;
+  if (of != start) {
+    of = start;
+    next = pol.long_wait_after_s;
+  }
+  if (waited > next) {
+    next = waited + pol.long_wait_after_s;
+    pol.long_wait(pol.long_wait_arg, std::chrono::duration<double>(start.time_since_epoch()).count(), nullptr);
   }
 }
 
@@ -370,6 +414,17 @@ inline void wait_for(const WaitPolicy& pol, Done&& done, Report&& report) {
   if (done()) return;
   if (spin_for(pol, done)) return;
   yield_or_spin_until(pol, done, report, sleep_ns);
+}
+
+// The same for a wait that says what it waits for (WaitWhat): describe() returns the text. It
+// costs nothing until the spin has run out.
+template <class Done, class Report, class Describe>
+inline void wait_for(const WaitPolicy& pol, Done&& done, Report&& report, const Describe& describe) {
+  pol.entered();
+  if (done()) return;
+  if (spin_for(pol, done)) return;
+  const WaitWhat what = WaitWhat::of(describe);
+  yield_or_spin_until(pol, done, report, sleep_ns, &what);
 }
 
 }  // namespace shmem

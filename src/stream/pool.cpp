@@ -6,6 +6,7 @@
 
 #include "base/config.hpp"
 #include "base/log.hpp"
+#include "core/deadlock.hpp"
 
 namespace shmem::stream {
 namespace {
@@ -66,6 +67,7 @@ void Pool::run(int n, Job job, void* ctx) {
     idle_.insert(idle_.end(), got.begin(), got.end());  // give back what we took
     throw;
   }
+  deadlock::helpers_started();  // the workers may write what a PE waits for (core/deadlock.hpp)
   r.left = n;
   busy_.fetch_add(n, std::memory_order_relaxed);
   for (int i = 0; i < n; ++i) {

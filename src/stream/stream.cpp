@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/log.hpp"
+#include "core/deadlock.hpp"
 #include "core/ops.hpp"
 #include "core/runtime.hpp"
 #include "stream/pool.hpp"
@@ -27,7 +28,10 @@ void Stream::enqueue(Work w) noexcept {
   std::lock_guard<std::mutex> g(mu_);
   try {
     queue_.push_back(std::move(w));
-    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    if (!thread_.joinable()) {
+      deadlock::helpers_started();  // the thread may write what a PE waits for (core/deadlock.hpp)
+      thread_ = std::thread([this] { run(); });
+    }
   } catch (const std::exception& e) {
     // The work was not queued, or no thread runs it: report it as the stream's error.
     if (!thread_.joinable()) queue_.clear();

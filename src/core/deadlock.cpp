@@ -1,0 +1,187 @@
+// Deadlocks between waits (deadlock.hpp): publishing a long wait, the checking PE's looks, and
+// the report.
+#include "core/deadlock.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "base/log.hpp"
+
+namespace shmem::deadlock {
+
+namespace {
+
+std::atomic<std::uint32_t> g_waits{0};  // counted waits begun in this process (their numbers)
+std::atomic<bool> g_helpers{false};     // helpers_started()
+
+// This thread's current long wait: when it began, whether it counts, its number and looks.
+struct Mine {
+  double started = -1;
+  bool counted = false;
+  std::uint32_t number = 0, looks = 0;
+};
+thread_local Mine t_mine;
+thread_local rules::Watch t_watch;  // the checking PE's looks
+
+std::atomic_ref<std::uint64_t> word(std::uint64_t& w) noexcept { return std::atomic_ref<std::uint64_t>(w); }
+
+WaitLine* line_at(Runtime& r, int pe) noexcept { return reinterpret_cast<WaitLine*>(r.heap_at(pe, kWaitLineOffset)); }
+
+std::uint64_t others_now(const Runtime& r) noexcept {
+  std::uint64_t bits = 0;
+  if (r.thread_level() != 0) bits |= kThreads;  // above SHMEM_THREAD_SINGLE
+  if (g_helpers.load(std::memory_order_relaxed)) bits |= kHelpers;
+  if (r.gpu() != nullptr) bits |= kGpu;
+  if (r.remote() != nullptr) bits |= kRemote;
+  return bits;
+}
+
+void write_text(WaitLine* l, const std::string& s) noexcept {
+  char bytes[sizeof l->text] = {};
+  const std::size_t n = s.size() < sizeof bytes - 1 ? s.size() : sizeof bytes - 1;
+  std::memcpy(bytes, s.data(), n);
+  if (n < s.size()) std::memcpy(bytes + n - 3, "...", 3);
+  for (int i = 0; i < kTextWords; ++i) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, bytes + i * 8, 8);
+    word(l->text[i]).store(w, std::memory_order_relaxed);
+  }
+}
+
+// PE pe's text, if its beat is `beat` before and after the read (else empty).
+std::string read_text(WaitLine* l, std::uint64_t beat) {
+  char bytes[sizeof l->text + 1] = {};
+  for (int i = 0; i < kTextWords; ++i) {
+    const std::uint64_t w = word(l->text[i]).load(std::memory_order_relaxed);
+    std::memcpy(bytes + i * 8, &w, 8);
+  }
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (word(l->beat).load(std::memory_order_relaxed) != beat) return {};
+  return bytes;
+}
+
+// This PE's wait, once more: counted or not (decided when the wait first gets here), and if
+// counted, its beat. Returns whether it counts.
+bool publish(Runtime& r, double started, const WaitWhat* what) {
+  WaitLine* const l = line_at(r, r.my_pe());
+  if (started != t_mine.started) {
+    t_mine = Mine{started, false, 0, 0};
+    std::string text = what != nullptr ? (*what)() : coll_check::current_call(r);
+    if (text.empty()) return false;  // the beat of an earlier wait stays: it no longer goes up
+    t_mine.counted = true;
+    t_mine.number = g_waits.fetch_add(1, std::memory_order_relaxed) + 1;
+    word(l->beat).store(0, std::memory_order_relaxed);  // the text is being written
+    std::atomic_thread_fence(std::memory_order_release);
+    write_text(l, text);
+  }
+  if (!t_mine.counted) return false;
+  ++t_mine.looks;
+  word(l->others).store(others_now(r), std::memory_order_relaxed);
+  word(l->beat).store(static_cast<std::uint64_t>(t_mine.number) << 32 | t_mine.looks, std::memory_order_release);
+  return true;
+}
+
+// "PE 0 is in X; PEs 1-3 are in Y": consecutive PEs with the same text together.
+std::string where_each(Runtime& r, const std::vector<rules::Seen>& seen) {
+  std::vector<std::string> text(seen.size());
+  for (std::size_t pe = 0; pe < seen.size(); ++pe) {
+    if (seen[pe].finalizing) {
+      text[pe] = "finalize";
+    } else {
+      text[pe] = read_text(line_at(r, static_cast<int>(pe)), seen[pe].beat);
+      if (text[pe].empty()) text[pe] = "a wait";
+    }
+  }
+  std::string out;
+  int groups = 0;
+  for (std::size_t a = 0; a < text.size();) {
+    std::size_t b = a;
+    while (b + 1 < text.size() && text[b + 1] == text[a]) ++b;
+    if (groups++ == 16) {
+      out += "; and PEs " + std::to_string(a) + "-" + std::to_string(text.size() - 1) + " elsewhere";
+      break;
+    }
+    if (!out.empty()) out += "; ";
+    out += a == b ? "PE " + std::to_string(a) + " is" : "PEs " + std::to_string(a) + "-" + std::to_string(b) + " are";
+    out += " in " + text[a];
+    a = b + 1;
+  }
+  return out;
+}
+
+// The checking PE (the lowest-numbered one not in finalize) looks at every PE.
+void check(Runtime& r) {
+  const int n = r.n_pes();
+  std::vector<rules::Seen> now(static_cast<std::size_t>(n));
+  for (int pe = 0; pe < n; ++pe) {
+    WaitLine* l = line_at(r, pe);
+    char* call = r.heap_at(pe, coll_check::kCallLineOffset);
+    if (l == nullptr || call == nullptr) return;  // on another host (ruled out anyway)
+    rules::Seen& s = now[static_cast<std::size_t>(pe)];
+    s.finalizing = word(reinterpret_cast<coll_check::CallLine*>(call)->finalizing).load(std::memory_order_acquire) != 0;
+    if (pe < r.my_pe() && !s.finalizing) return;  // that PE checks
+    s.beat = word(l->beat).load(std::memory_order_acquire);
+    s.others = word(l->others).load(std::memory_order_relaxed) != 0;
+  }
+  if (t_watch.look(now) != rules::Watch::Verdict::kDeadlock) return;
+  const double after = r.wait_policy().long_wait_after_s;
+  log::write(log::Level::kFatal, "wait",
+             "deadlock: every PE is waiting and none of them can wake another (each one looked again and found "
+             "the same, over checks %g s apart, SHMEM_COLL_CHECK_AFTER=%g): %s; a PE waits for a value that no "
+             "running PE will write, or for a PE that waits itself",
+             after, after, where_each(r, now).c_str());
+  r.abort_job(1);
+}
+
+}  // namespace
+
+namespace rules {
+
+Watch::Verdict Watch::look(const std::vector<Seen>& now) {
+  for (const Seen& s : now) {
+    if (s.others || (!s.finalizing && s.beat == 0)) {
+      first_.clear();
+      return Verdict::kNo;
+    }
+  }
+  if (first_.size() != now.size()) {
+    first_ = now;
+    return Verdict::kMaybe;
+  }
+  bool pending = false;
+  for (std::size_t pe = 0; pe < now.size(); ++pe) {
+    const Seen &a = first_[pe], &b = now[pe];
+    if (a.finalizing) continue;  // it stores nothing again
+    if (b.finalizing || b.beat >> 32 != a.beat >> 32) {
+      first_ = now;  // it has left its wait: from here on
+      return Verdict::kMaybe;
+    }
+    if ((b.beat & 0xffffffffu) < (a.beat & 0xffffffffu) + 2) pending = true;
+  }
+  return pending ? Verdict::kMaybe : Verdict::kDeadlock;
+}
+
+}  // namespace rules
+
+void on_long_wait(void* arg, double started, const WaitWhat* what) noexcept {
+  Runtime& r = *static_cast<Runtime*>(arg);
+  coll_check::on_long_wait(r);
+  try {
+    if (publish(r, started, what)) check(r);
+  } catch (const std::exception& e) {  // a string that could not be made: no check this time
+    SHMEM_DEBUG_LOG("wait", "deadlock check skipped: %s", e.what());
+  }
+}
+
+void attach(WaitPolicy& pol, Runtime* r, double after_s) noexcept {
+  coll_check::attach(r);
+  if (after_s <= 0) return;
+  pol.long_wait = &on_long_wait;
+  pol.long_wait_arg = r;
+  pol.long_wait_after_s = after_s;
+}
+
+void helpers_started() noexcept { g_helpers.store(true, std::memory_order_relaxed); }
+
+}  // namespace shmem::deadlock
