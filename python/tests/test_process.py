@@ -2,6 +2,7 @@
 exception, finalize), TLS set-up calls, lazy initialisation. They run in the launcher-less
 session only (see conftest.only_singleton)."""
 import os
+import re
 import textwrap
 import time
 
@@ -139,6 +140,31 @@ def test_uncaught_exception_ends_the_job(tmp_path):
     assert "boom on PE 1" in out.stderr
     assert "oshrun: PE 1 exited with status 1 before shmem_finalize" in out.stderr, out.stderr
     assert time.monotonic() - start < 20
+
+
+def test_deadlock_ends_the_job(tmp_path):
+    """PEs that wait for each other forever (PE 1 waits for a flag that PE 0 sets only after a
+    barrier PE 1 never reaches) end the job with a message naming where each one waits
+    (core/deadlock.hpp), a few SHMEM_COLL_CHECK_AFTER periods later."""
+    path = script(tmp_path, """
+        import numpy as np
+        import shmem
+        flag = shmem.zeros(1, dtype=np.int64)
+        if shmem.my_pe() == 0:
+            shmem.barrier_all()
+            shmem.atomic_set(flag, 1, pe=1)
+        else:
+            shmem.wait_until(flag, "==", 1)
+        print("NOT STOPPED", flush=True)
+    """)
+    start = time.monotonic()
+    out = run_job(["-m", "shmem.run", "-n", "2", path], SHMEM_COLL_CHECK_AFTER="1")
+    assert out.returncode != 0, out.stderr
+    assert "deadlock: every PE is waiting and none of them can wake another" in out.stderr, out.stderr
+    assert re.search(r"PE 0 is in shmem_barrier_all\(\); PE 1 is in shmem_(long|int64)_wait_until on symmetric heap "
+                     r"\+0x[0-9a-f]+ for == 1, seeing 0", out.stderr), out.stderr
+    assert "NOT STOPPED" not in out.stdout
+    assert time.monotonic() - start < 30
 
 
 @pytest.mark.parametrize("ending, status, says", [

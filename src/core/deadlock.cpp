@@ -2,11 +2,13 @@
 // the report.
 #include "core/deadlock.hpp"
 
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "base/log.hpp"
+#include "core/ops.hpp"
 
 namespace shmem::deadlock {
 
@@ -22,7 +24,10 @@ struct Mine {
   std::uint32_t number = 0, looks = 0;
 };
 thread_local Mine t_mine;
-thread_local rules::Watch t_watch;  // the checking PE's looks
+thread_local rules::Watch t_watch;    // the checking PE's looks
+thread_local bool t_in_hook = false;  // the checks' own reads through the transport may wait too
+
+constexpr const char* kReads = "the deadlock check (SHMEM_COLL_CHECK_AFTER)";
 
 std::atomic_ref<std::uint64_t> word(std::uint64_t& w) noexcept { return std::atomic_ref<std::uint64_t>(w); }
 
@@ -33,8 +38,31 @@ std::uint64_t others_now(const Runtime& r) noexcept {
   if (r.thread_level() != 0) bits |= kThreads;  // above SHMEM_THREAD_SINGLE
   if (g_helpers.load(std::memory_order_relaxed)) bits |= kHelpers;
   if (r.gpu() != nullptr) bits |= kGpu;
-  if (r.remote() != nullptr) bits |= kRemote;
   return bits;
+}
+
+// PE pe's line as the check needs it: through the mapping, or the transport for another host.
+rules::Seen read_seen(Runtime& r, int pe) {
+  rules::Seen s;
+  std::uint64_t beat_others[2] = {0, 0}, finalizing = 0;
+  if (WaitLine* l = line_at(r, pe)) {
+    auto* call = reinterpret_cast<coll_check::CallLine*>(r.heap_at(pe, coll_check::kCallLineOffset));
+    finalizing = word(call->finalizing).load(std::memory_order_acquire);
+    beat_others[0] = word(l->beat).load(std::memory_order_acquire);
+    beat_others[1] = word(l->others).load(std::memory_order_relaxed);
+  } else {
+    char* const mine = r.heap_at(r.my_pe(), 0);
+    core::get(r.default_ctx(), &finalizing,
+              mine + coll_check::kCallLineOffset + offsetof(coll_check::CallLine, finalizing), sizeof finalizing, pe,
+              kReads);
+    core::get(r.default_ctx(), beat_others, mine + kWaitLineOffset + offsetof(WaitLine, beat), sizeof beat_others, pe,
+              kReads);
+  }
+  static_assert(offsetof(WaitLine, others) == offsetof(WaitLine, beat) + sizeof(std::uint64_t));
+  s.finalizing = finalizing != 0;
+  s.beat = beat_others[0];
+  s.others = beat_others[1] != 0;
+  return s;
 }
 
 void write_text(WaitLine* l, const std::string& s) noexcept {
@@ -49,15 +77,22 @@ void write_text(WaitLine* l, const std::string& s) noexcept {
   }
 }
 
-// PE pe's text, if its beat is `beat` before and after the read (else empty).
-std::string read_text(WaitLine* l, std::uint64_t beat) {
+// PE pe's text, if it is still in the wait of `beat` after the read (its looks may have gone
+// up meanwhile); else empty.
+std::string read_text(Runtime& r, int pe, std::uint64_t beat) {
+  WaitLine copy;
+  WaitLine* l = line_at(r, pe);
+  if (l == nullptr) {  // another host: one read of the whole line (the beat is written last)
+    core::get(r.default_ctx(), &copy, r.heap_at(r.my_pe(), kWaitLineOffset), sizeof copy, pe, kReads);
+    l = &copy;
+  }
   char bytes[sizeof l->text + 1] = {};
   for (int i = 0; i < kTextWords; ++i) {
     const std::uint64_t w = word(l->text[i]).load(std::memory_order_relaxed);
     std::memcpy(bytes + i * 8, &w, 8);
   }
   std::atomic_thread_fence(std::memory_order_acquire);
-  if (word(l->beat).load(std::memory_order_relaxed) != beat) return {};
+  if (word(l->beat).load(std::memory_order_relaxed) >> 32 != beat >> 32) return {};
   return bytes;
 }
 
@@ -76,8 +111,13 @@ bool publish(Runtime& r, double started, const WaitWhat* what) {
     write_text(l, text);
   }
   if (!t_mine.counted) return false;
+  // Every operation this PE has issued to another host is complete there before its beat says it
+  // waits (those to its own host are complete when their calls return). Where something else may
+  // write, no check can conclude: no quiet.
+  const std::uint64_t others = others_now(r);
+  if (others == 0 && r.remote() != nullptr) core::quiet(r.default_ctx());
   ++t_mine.looks;
-  word(l->others).store(others_now(r), std::memory_order_relaxed);
+  word(l->others).store(others, std::memory_order_relaxed);
   word(l->beat).store(static_cast<std::uint64_t>(t_mine.number) << 32 | t_mine.looks, std::memory_order_release);
   return true;
 }
@@ -89,7 +129,7 @@ std::string where_each(Runtime& r, const std::vector<rules::Seen>& seen) {
     if (seen[pe].finalizing) {
       text[pe] = "finalize";
     } else {
-      text[pe] = read_text(line_at(r, static_cast<int>(pe)), seen[pe].beat);
+      text[pe] = read_text(r, static_cast<int>(pe), seen[pe].beat);
       if (text[pe].empty()) text[pe] = "a wait";
     }
   }
@@ -115,21 +155,16 @@ void check(Runtime& r) {
   const int n = r.n_pes();
   std::vector<rules::Seen> now(static_cast<std::size_t>(n));
   for (int pe = 0; pe < n; ++pe) {
-    WaitLine* l = line_at(r, pe);
-    char* call = r.heap_at(pe, coll_check::kCallLineOffset);
-    if (l == nullptr || call == nullptr) return;  // on another host (ruled out anyway)
-    rules::Seen& s = now[static_cast<std::size_t>(pe)];
-    s.finalizing = word(reinterpret_cast<coll_check::CallLine*>(call)->finalizing).load(std::memory_order_acquire) != 0;
+    if (line_at(r, pe) == nullptr && r.remote() == nullptr) return;  // cannot be read
+    rules::Seen& s = now[static_cast<std::size_t>(pe)] = read_seen(r, pe);
     if (pe < r.my_pe() && !s.finalizing) return;  // that PE checks
-    s.beat = word(l->beat).load(std::memory_order_acquire);
-    s.others = word(l->others).load(std::memory_order_relaxed) != 0;
   }
   if (t_watch.look(now) != rules::Watch::Verdict::kDeadlock) return;
   const double after = r.wait_policy().long_wait_after_s;
   log::write(log::Level::kFatal, "wait",
-             "deadlock: every PE is waiting and none of them can wake another (each one looked again and found "
-             "the same, over checks %g s apart, SHMEM_COLL_CHECK_AFTER=%g): %s; a PE waits for a value that no "
-             "running PE will write, or for a PE that waits itself",
+             "deadlock: every PE is waiting and none of them can wake another (found by checks %g s apart, "
+             "SHMEM_COLL_CHECK_AFTER=%g, between which every PE looked again and still waited): %s; a PE waits for "
+             "a value that no running PE will write, or for a PE that waits itself",
              after, after, where_each(r, now).c_str());
   r.abort_job(1);
 }
@@ -165,6 +200,8 @@ Watch::Verdict Watch::look(const std::vector<Seen>& now) {
 }  // namespace rules
 
 void on_long_wait(void* arg, double started, const WaitWhat* what) noexcept {
+  if (t_in_hook) return;
+  t_in_hook = true;
   Runtime& r = *static_cast<Runtime*>(arg);
   coll_check::on_long_wait(r);
   try {
@@ -172,6 +209,7 @@ void on_long_wait(void* arg, double started, const WaitWhat* what) noexcept {
   } catch (const std::exception& e) {  // a string that could not be made: no check this time
     SHMEM_DEBUG_LOG("wait", "deadlock check skipped: %s", e.what());
   }
+  t_in_hook = false;
 }
 
 void attach(WaitPolicy& pol, Runtime* r, double after_s) noexcept {

@@ -1,26 +1,28 @@
 #pragma once
-// Deadlocks between waits, found and reported in words. In a job on one host at
-// SHMEM_THREAD_SINGLE, when every PE waits (in a point-to-point wait, a lock, a collective call,
-// or finalize) and none of them can wake another, the job ends naming where each PE waits:
-// "PE 0 is in shmem_barrier_all(); PE 1 is in shmem_int_wait_until on 0x... for == 1, seeing 0".
+// Deadlocks between waits, found and reported in words. In a job at SHMEM_THREAD_SINGLE (on one
+// host or several), when every PE waits (in a point-to-point wait, a lock, a collective call, or
+// finalize) and none of them can wake another, the job ends naming where each PE waits:
+// "PE 0 is in shmem_barrier_all(); PE 1 is in shmem_int_wait_until on static data +0x10 for == 1,
+// seeing 0".
 //
 // Why the verdict is sound: memory that a wait reads changes only by a store, and the only
 // stores (in such a job) are the PEs' own. A PE's wait stores nothing (its looks are loads). So
 // if, between the checking PE's first look at every PE (t1) and a later one, every PE stayed in
 // one wait, and each looked at what it waits for once more after t1 and found it still unmet,
 // no store can ever meet any of them: every store was made before t1 and each has seen them
-// all. A PE in finalize (published after its last quiet) makes no store again either. What
-// could store besides the PEs' waiting threads rules the check out: other threads of a PE (a
-// thread level above SINGLE), a stream's or a kernel's worker threads, a GPU heap (kernels),
-// other hosts. Waits that do not say what they wait for (WaitWhat) are never counted.
+// all. A store to another host is made when it completes there: a PE's beat follows a quiet of
+// its operations. A PE in finalize (published after its last quiet) makes no store again either.
+// What could store besides the PEs' waiting threads rules the check out: other threads of a PE
+// (a thread level above SINGLE), a stream's or a kernel's worker threads, a GPU heap (kernels).
+// Waits that do not say what they wait for (WaitWhat) are never counted.
 //
 // The data path pays nothing: a wait publishes only once it has lasted SHMEM_COLL_CHECK_AFTER,
 // on its WaitPolicy::long_wait hook, which the collective check shares (core/coll_check.hpp;
 // it runs first, so a mismatch of collectives is reported as such). There, each time, a
 // counted wait raises its beat on its line (the wait's number and its looks so far) and the
-// lowest-numbered PE not in finalize reads every line; it reports when every PE's looks went up
-// by two in the same wait since its first look (the first of the two looks may have begun
-// before t1), about three periods after the deadlock began.
+// lowest-numbered PE not in finalize reads every line (through the transport for other hosts);
+// it reports when every PE's looks went up by two in the same wait since its first look (the
+// first of the two looks may have begun before t1), about three periods after the deadlock began.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -39,7 +41,6 @@ enum Others : std::uint64_t {
   kThreads = 1,  // a thread level above SHMEM_THREAD_SINGLE
   kHelpers = 2,  // a stream's thread or a kernel's workers have run in this process
   kGpu = 4,      // a GPU heap (kernels may write)
-  kRemote = 8,   // other hosts
 };
 
 constexpr int kTextWords = 40;

@@ -65,7 +65,7 @@ TEST(DeadlockWatch, APeInNoCountedWaitForgetsTheFirstLook) {
 TEST(DeadlockWatch, OthersThatMayWriteRuleItOut) {
   rules::Watch w;
   Seen helped = waiting(2, 1);
-  helped.others = true;  // a stream's thread, a kernel's workers, a thread level above SINGLE, a GPU, a host
+  helped.others = true;  // a stream's thread, a kernel's workers, a thread level above SINGLE, a GPU
   for (std::uint32_t i = 1; i < 10; ++i) {
     helped.beat = std::uint64_t{2} << 32 | i;
     EXPECT_EQ(w.look({waiting(1, i), helped}), Verdict::kNo);
