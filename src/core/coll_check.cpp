@@ -479,6 +479,14 @@ std::string current_call(Runtime& r) {
   return m.active() ? describe(r, m) : std::string();
 }
 
+std::string where_is(Runtime& r, int pe) {
+  CallLine l;
+  if (!read_line(r, pe, &l)) return {};
+  if (l.finalizing != 0) return "finalize";
+  const Call c = call_of(l);
+  return c.active() ? describe(r, c) : std::string();
+}
+
 void attach(Runtime* r) noexcept {
   static_assert(sizeof(CallLine) % 64 == 0);
   std::atomic_ref<std::uint64_t>(my_line(*r)->anchor)

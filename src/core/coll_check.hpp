@@ -87,6 +87,9 @@ void check_now(Runtime& r, Team* team) noexcept;
 void on_long_wait(Runtime& r) noexcept;
 // The collective call this PE is in, in words ("shmem_barrier_all()"); empty when in none.
 std::string current_call(Runtime& r);
+// Where PE pe is as its line says: "finalize", a collective call in words, or empty (neither, or
+// its line could not be read).
+std::string where_is(Runtime& r, int pe);
 // At init: publishes the anchor.
 void attach(Runtime* r) noexcept;
 // An active-set call on `set` begins: counts it (set_counts, set_calls) on this PE's line.

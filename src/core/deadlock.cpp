@@ -2,9 +2,12 @@
 // the report.
 #include "core/deadlock.hpp"
 
+#include <time.h>
+
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "base/log.hpp"
@@ -30,6 +33,12 @@ thread_local bool t_in_hook = false;  // the checks' own reads through the trans
 constexpr const char* kReads = "the deadlock check (SHMEM_COLL_CHECK_AFTER)";
 
 std::atomic_ref<std::uint64_t> word(std::uint64_t& w) noexcept { return std::atomic_ref<std::uint64_t>(w); }
+
+std::uint64_t wall_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
 
 WaitLine* line_at(Runtime& r, int pe) noexcept { return reinterpret_cast<WaitLine*>(r.heap_at(pe, kWaitLineOffset)); }
 
@@ -77,23 +86,55 @@ void write_text(WaitLine* l, const std::string& s) noexcept {
   }
 }
 
-// PE pe's text, if it is still in the wait of `beat` after the read (its looks may have gone
-// up meanwhile); else empty.
-std::string read_text(Runtime& r, int pe, std::uint64_t beat) {
+// PE pe's wait as published: its text, when it began and its latest beat (empty text when none,
+// or when the PE moved to another wait while it was read).
+struct Published {
+  std::string text;
+  std::uint64_t beat = 0, beat_at = 0, since = 0;
+};
+Published read_published(Runtime& r, int pe) {
   WaitLine copy;
   WaitLine* l = line_at(r, pe);
-  if (l == nullptr) {  // another host: one read of the whole line (the beat is written last)
+  if (l == nullptr) {  // another host: one read of the whole line
     core::get(r.default_ctx(), &copy, r.heap_at(r.my_pe(), kWaitLineOffset), sizeof copy, pe, kReads);
     l = &copy;
   }
+  Published p;
+  p.beat = word(l->beat).load(std::memory_order_acquire);
+  p.beat_at = word(l->beat_at).load(std::memory_order_relaxed);
+  p.since = word(l->since).load(std::memory_order_relaxed);
   char bytes[sizeof l->text + 1] = {};
   for (int i = 0; i < kTextWords; ++i) {
     const std::uint64_t w = word(l->text[i]).load(std::memory_order_relaxed);
     std::memcpy(bytes + i * 8, &w, 8);
   }
   std::atomic_thread_fence(std::memory_order_acquire);
-  if (word(l->beat).load(std::memory_order_relaxed) >> 32 != beat >> 32) return {};
-  return bytes;
+  // The same wait before and after (its looks may have gone up meanwhile): the text is its own.
+  if (p.beat != 0 && word(l->beat).load(std::memory_order_relaxed) >> 32 == p.beat >> 32) p.text = bytes;
+  return p;
+}
+
+// "PE 0 is in X; PEs 1-3 are in Y" for texts[pe] ("in X"), consecutive PEs with the same text
+// together; PEs whose text is empty are left out.
+std::string group(const std::vector<std::string>& texts) {
+  std::string out;
+  int groups = 0;
+  for (std::size_t a = 0; a < texts.size();) {
+    std::size_t b = a;
+    while (b + 1 < texts.size() && texts[b + 1] == texts[a]) ++b;
+    if (!texts[a].empty()) {
+      if (groups++ == 16) {
+        out += "; and PEs " + std::to_string(a) + "-" + std::to_string(texts.size() - 1) + " elsewhere";
+        break;
+      }
+      if (!out.empty()) out += "; ";
+      out +=
+          a == b ? "PE " + std::to_string(a) + " is " : "PEs " + std::to_string(a) + "-" + std::to_string(b) + " are ";
+      out += texts[a];
+    }
+    a = b + 1;
+  }
+  return out;
 }
 
 // This PE's wait, once more: counted or not (decided when the wait first gets here), and if
@@ -109,6 +150,9 @@ bool publish(Runtime& r, double started, const WaitWhat* what) {
     word(l->beat).store(0, std::memory_order_relaxed);  // the text is being written
     std::atomic_thread_fence(std::memory_order_release);
     write_text(l, text);
+    const double waited = wait_clock() - started;  // both wait_clock's (CLOCK_MONOTONIC)
+    word(l->since).store(wall_ns() - static_cast<std::uint64_t>(waited > 0 ? waited * 1e9 : 0),
+                         std::memory_order_relaxed);
   }
   if (!t_mine.counted) return false;
   // Every operation this PE has issued to another host is complete there before its beat says it
@@ -118,36 +162,23 @@ bool publish(Runtime& r, double started, const WaitWhat* what) {
   if (others == 0 && r.remote() != nullptr) core::quiet(r.default_ctx());
   ++t_mine.looks;
   word(l->others).store(others, std::memory_order_relaxed);
+  word(l->beat_at).store(wall_ns(), std::memory_order_relaxed);
   word(l->beat).store(static_cast<std::uint64_t>(t_mine.number) << 32 | t_mine.looks, std::memory_order_release);
   return true;
 }
 
-// "PE 0 is in X; PEs 1-3 are in Y": consecutive PEs with the same text together.
+// Where each PE of a deadlock waits: "PE 0 is in X; PEs 1-3 are in Y".
 std::string where_each(Runtime& r, const std::vector<rules::Seen>& seen) {
   std::vector<std::string> text(seen.size());
   for (std::size_t pe = 0; pe < seen.size(); ++pe) {
     if (seen[pe].finalizing) {
-      text[pe] = "finalize";
+      text[pe] = "in finalize";
     } else {
-      text[pe] = read_text(r, static_cast<int>(pe), seen[pe].beat);
-      if (text[pe].empty()) text[pe] = "a wait";
+      const std::string t = read_published(r, static_cast<int>(pe)).text;
+      text[pe] = "in " + (t.empty() ? std::string("a wait") : t);
     }
   }
-  std::string out;
-  int groups = 0;
-  for (std::size_t a = 0; a < text.size();) {
-    std::size_t b = a;
-    while (b + 1 < text.size() && text[b + 1] == text[a]) ++b;
-    if (groups++ == 16) {
-      out += "; and PEs " + std::to_string(a) + "-" + std::to_string(text.size() - 1) + " elsewhere";
-      break;
-    }
-    if (!out.empty()) out += "; ";
-    out += a == b ? "PE " + std::to_string(a) + " is" : "PEs " + std::to_string(a) + "-" + std::to_string(b) + " are";
-    out += " in " + text[a];
-    a = b + 1;
-  }
-  return out;
+  return group(text);
 }
 
 // The checking PE (the lowest-numbered one not in finalize) looks at every PE.
@@ -212,8 +243,50 @@ void on_long_wait(void* arg, double started, const WaitWhat* what) noexcept {
   t_in_hook = false;
 }
 
+void on_timeout(void* arg) noexcept {
+  if (t_in_hook) return;
+  t_in_hook = true;
+  Runtime& r = *static_cast<Runtime*>(arg);
+  try {
+    if (r.world_team() == nullptr) throw std::runtime_error("in init: the other PEs' lines are not reachable yet");
+    const double after = r.wait_policy().long_wait_after_s;
+    const std::uint64_t now = wall_ns();
+    std::vector<std::string> where(static_cast<std::size_t>(r.n_pes()));
+    for (int pe = 0; pe < r.n_pes(); ++pe) {
+      if (pe == r.my_pe() || (line_at(r, pe) == nullptr && r.remote() == nullptr)) continue;
+      std::string& w = where[static_cast<std::size_t>(pe)];
+      w = coll_check::where_is(r, pe);
+      if (w == "finalize") {
+        w = "in finalize";
+        continue;
+      }
+      // A wait that still beats (its latest beat within two periods): what it waits for.
+      const Published p = after > 0 ? read_published(r, pe) : Published{};
+      const double beat_age = (static_cast<double>(now) - static_cast<double>(p.beat_at)) * 1e-9;
+      if (!p.text.empty() && beat_age < 2 * after + 0.5) {
+        char since[48];
+        std::snprintf(since, sizeof since, " (for %.0f s)",
+                      (static_cast<double>(now) - static_cast<double>(p.since)) * 1e-9);
+        w = "in " + p.text + since;
+      } else if (!w.empty()) {
+        w = "in " + w;
+      } else {
+        w = "in no collective call, nor in a wait of more than SHMEM_COLL_CHECK_AFTER that says what it waits for "
+            "(it computes, or waits elsewhere)";
+      }
+    }
+    log::write(log::Level::kError, "wait", "PE %d waited past SHMEM_WAIT_TIMEOUT=%g; where the other PEs are: %s",
+               r.my_pe(), r.wait_policy().timeout_s, r.n_pes() == 1 ? "(none)" : group(where).c_str());
+  } catch (const std::exception& e) {
+    SHMEM_DEBUG_LOG("wait", "where the PEs are: not known (%s)", e.what());
+  }
+  t_in_hook = false;
+}
+
 void attach(WaitPolicy& pol, Runtime* r, double after_s) noexcept {
   coll_check::attach(r);
+  pol.timed_out = &on_timeout;
+  pol.timed_out_arg = r;
   if (after_s <= 0) return;
   pol.long_wait = &on_long_wait;
   pol.long_wait_arg = r;

@@ -51,19 +51,27 @@ struct alignas(64) WaitLine {
   // looks it has published (from 1). 0 before the first, and while a new wait's text is written.
   std::uint64_t beat;
   std::uint64_t others;            // Others bits, as of the latest beat
+  std::uint64_t beat_at;           // when the latest beat was published (CLOCK_REALTIME, ns)
+  std::uint64_t since;             // when the wait began (CLOCK_REALTIME, ns)
   std::uint64_t text[kTextWords];  // where it waits, in words, NUL-terminated (written before the beat)
 };
 constexpr std::size_t kWaitLineOffset = (coll_check::kCallLineOffset - 64 - sizeof(WaitLine)) & ~std::size_t{63};
 static_assert(kLazyKeyOffset + kLazyKeyBytes <= kWaitLineOffset);
 static_assert(kTeamPushOffset + sizeof(TeamPushArea) <= kWaitLineOffset);
 
-// At init, with SHMEM_COLL_CHECK_AFTER > 0: the WaitPolicy hook (both checks).
+// At init: the WaitPolicy hooks (with SHMEM_COLL_CHECK_AFTER > 0 both checks; on_timeout always).
 void attach(WaitPolicy& pol, Runtime* r, double after_s) noexcept;
 // The hook: a wait has lasted SHMEM_COLL_CHECK_AFTER (again); arg is the Runtime.
 void on_long_wait(void* arg, double started, const WaitWhat* what) noexcept;
 // A thread other than the application's now runs library work that writes memory (a stream's
 // thread, a kernel's workers): from now on this process's waits rule the check out.
 void helpers_started() noexcept;
+// The WaitPolicy::timed_out hook (a wait past SHMEM_WAIT_TIMEOUT, before its report): logs where
+// every other PE is, from the lines: in finalize, in a wait that still publishes its beat (what
+// it waits for, and for how long), in a collective call, or in none of them (it computes, or
+// waits where nothing is published: a wait younger than SHMEM_COLL_CHECK_AFTER, or of a kind
+// the check does not count). Across hosts the times come from the hosts' clocks.
+void on_timeout(void* arg) noexcept;
 
 // The decision, on the lines as read (tests/unit/core_deadlock_test.cpp).
 namespace rules {

@@ -150,6 +150,7 @@ void Team::central_sync() noexcept {
     if (pol.timeout_s > 0 && !done()) {
       const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (waited > pol.timeout_s) {
+        if (pol.timed_out != nullptr) pol.timed_out(pol.timed_out_arg);
         log::write(log::Level::kFatal, "wait",
                    "barrier timed out after %.1f s (SHMEM_WAIT_TIMEOUT=%g): PE %d (team PE %d of %d, slot %d) "
                    "waited on the barrier word at %s of world PE %d for generation != %u; last seen generation "

@@ -72,6 +72,10 @@ struct WaitPolicy {
   void (*long_wait)(void*, double started, const WaitWhat* what) noexcept = nullptr;
   void* long_wait_arg = nullptr;
   double long_wait_after_s = 0;
+  // Called when a wait has lasted past SHMEM_WAIT_TIMEOUT, before its report ends the job: says
+  // where the other PEs are (core/deadlock.hpp); arg is the Runtime.
+  void (*timed_out)(void*) noexcept = nullptr;
+  void* timed_out_arg = nullptr;
   void (*poll)(void*, bool continual) = nullptr;  // driven on every wait iteration when set
   void* poll_arg = nullptr;
   // The transport's idle (RemoteTransport::idle, with poll_arg): how a wait that hands its CPU
@@ -302,7 +306,10 @@ class WaitSteps {
     if (yield_ || i_ % WaitPolicy::kClockEvery == 0) {
       const double now = wait_clock();
       const double waited = now - start_;
-      if (pol.timeout_s > 0 && waited > pol.timeout_s) report(waited);
+      if (pol.timeout_s > 0 && waited > pol.timeout_s) {
+        if (pol.timed_out != nullptr) pol.timed_out(pol.timed_out_arg);
+        report(waited);
+      }
       if (pol.long_wait != nullptr && waited > next_long_) {
         next_long_ = waited + pol.long_wait_after_s;
         pol.long_wait(pol.long_wait_arg, start_, what_);

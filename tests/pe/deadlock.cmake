@@ -31,6 +31,13 @@ foreach(np 2 4)
   shmem_expect_test(pe_deadlock_threads_np${np} --exit 0 --timeout 60 --env SHMEM_COLL_CHECK_AFTER=1
                     --match "pe_deadlock threads: OK" --no-match "deadlock:" -- ${OSHRUN} -n ${np} ${_dl} threads)
 endforeach()
+# SHMEM_WAIT_TIMEOUT before the check's verdict: the PE that times out says where the other is,
+# from the beats it publishes (what it waits for, and for how long).
+shmem_expect_test(pe_deadlock_timeout_np2 --exit nonzero --timeout 40
+                  --env SHMEM_COLL_CHECK_AFTER=1 --env SHMEM_WAIT_TIMEOUT=2.2
+                  --match "timed out after"
+                  --match "waited past SHMEM_WAIT_TIMEOUT=2.2. where the other PEs are: (PE 1 is in shmem_int_wait_until on static data \\+0x[0-9a-f]+ for == 1, seeing 0 \\(for [12] s\\)|PE 0 is in shmem_barrier_all\\(\\) \\(for [12] s\\))"
+                  --no-match "NOT STOPPED" -- ${OSHRUN} -n 2 ${_dl} barrier_flag)
 shmem_expect_test(pe_deadlock_self_np1 --exit nonzero --timeout 40 --env SHMEM_COLL_CHECK_AFTER=1
                   --match "${_dl_found}" --match "PE 0 is in shmem_int_wait_until on static data \\+0x[0-9a-f]+ for == 1, seeing 0"
                   --no-match "NOT STOPPED" -- ${OSHRUN} -n 1 ${_dl} self)

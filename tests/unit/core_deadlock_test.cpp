@@ -132,4 +132,26 @@ TEST(DeadlockHook, AWaitSaysWhatItWaitsFor) {
   EXPECT_EQ(plain.what, "(none)");
 }
 
+// Past SHMEM_WAIT_TIMEOUT the timed_out hook (where the other PEs are) runs before the report.
+TEST(DeadlockHook, TimeoutSaysWhereTheOthersAreBeforeTheReport) {
+  shmem::WaitPolicy pol;
+  pol.configure_spin(0);
+  pol.timeout_s = 1e-9;  // fires on the first check
+  std::vector<std::string> order;
+  pol.timed_out = [](void* arg) noexcept { static_cast<std::vector<std::string>*>(arg)->push_back("where"); };
+  pol.timed_out_arg = &order;
+  struct Fired {};
+  try {
+    shmem::wait_for(
+        pol, [] { return false; },
+        [&](double) {
+          order.push_back("report");
+          throw Fired{};
+        },
+        [] { return std::string("a flag"); });
+    FAIL() << "returned";
+  } catch (const Fired&) {}
+  EXPECT_EQ(order, (std::vector<std::string>{"where", "report"}));
+}
+
 }  // namespace
