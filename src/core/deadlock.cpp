@@ -243,6 +243,12 @@ void on_long_wait(void* arg, double started, const WaitWhat* what) noexcept {
   t_in_hook = false;
 }
 
+void on_long_wait_end(void* arg) noexcept {
+  if (t_in_hook || !t_mine.counted) return;
+  word(line_at(*static_cast<Runtime*>(arg), static_cast<Runtime*>(arg)->my_pe())->beat_at)
+      .store(0, std::memory_order_relaxed);
+}
+
 void on_timeout(void* arg) noexcept {
   if (t_in_hook) return;
   t_in_hook = true;
@@ -263,7 +269,7 @@ void on_timeout(void* arg) noexcept {
       // A wait that still beats (its latest beat within two periods): what it waits for.
       const Published p = after > 0 ? read_published(r, pe) : Published{};
       const double beat_age = (static_cast<double>(now) - static_cast<double>(p.beat_at)) * 1e-9;
-      if (!p.text.empty() && beat_age < 2 * after + 0.5) {
+      if (!p.text.empty() && p.beat_at != 0 && beat_age < 2 * after + 0.5) {
         char since[48];
         std::snprintf(since, sizeof since, " (for %.0f s)",
                       (static_cast<double>(now) - static_cast<double>(p.since)) * 1e-9);
@@ -289,6 +295,7 @@ void attach(WaitPolicy& pol, Runtime* r, double after_s) noexcept {
   pol.timed_out_arg = r;
   if (after_s <= 0) return;
   pol.long_wait = &on_long_wait;
+  pol.long_wait_end = &on_long_wait_end;
   pol.long_wait_arg = r;
   pol.long_wait_after_s = after_s;
 }

@@ -51,7 +51,7 @@ struct alignas(64) WaitLine {
   // looks it has published (from 1). 0 before the first, and while a new wait's text is written.
   std::uint64_t beat;
   std::uint64_t others;            // Others bits, as of the latest beat
-  std::uint64_t beat_at;           // when the latest beat was published (CLOCK_REALTIME, ns)
+  std::uint64_t beat_at;           // when the latest beat was published (CLOCK_REALTIME, ns); 0: the wait is over
   std::uint64_t since;             // when the wait began (CLOCK_REALTIME, ns)
   std::uint64_t text[kTextWords];  // where it waits, in words, NUL-terminated (written before the beat)
 };
@@ -63,6 +63,8 @@ static_assert(kTeamPushOffset + sizeof(TeamPushArea) <= kWaitLineOffset);
 void attach(WaitPolicy& pol, Runtime* r, double after_s) noexcept;
 // The hook: a wait has lasted SHMEM_COLL_CHECK_AFTER (again); arg is the Runtime.
 void on_long_wait(void* arg, double started, const WaitWhat* what) noexcept;
+// ... and that wait has completed: its line says it no longer waits (beat_at 0).
+void on_long_wait_end(void* arg) noexcept;
 // A thread other than the application's now runs library work that writes memory (a stream's
 // thread, a kernel's workers): from now on this process's waits rule the check out.
 void helpers_started() noexcept;

@@ -70,6 +70,8 @@ struct WaitPolicy {
   // when the wait began (wait_clock(): it tells one wait from the next) and what it waits for
   // (nullptr: it does not say), always between two looks at what it waits for.
   void (*long_wait)(void*, double started, const WaitWhat* what) noexcept = nullptr;
+  // Called when a wait that called long_wait completes (same argument).
+  void (*long_wait_end)(void*) noexcept = nullptr;
   void* long_wait_arg = nullptr;
   double long_wait_after_s = 0;
   // Called when a wait has lasted past SHMEM_WAIT_TIMEOUT, before its report ends the job: says
@@ -296,6 +298,7 @@ class WaitSteps {
   // CPU with a busy process otherwise settle into running in turns (each one hand-off per time
   // slice, 2-4 ms) without either of them ever counting as contended, and never nap.
   void finished(const WaitPolicy& pol) const noexcept {
+    if (next_long_ > pol.long_wait_after_s && pol.long_wait_end != nullptr) pol.long_wait_end(pol.long_wait_arg);
     if (yield_ || i_ == 0) return;
     const double now = wait_clock();
     pol.saw_gap(now - prev_, now);
@@ -383,6 +386,14 @@ inline void after_sleep(const WaitPolicy& pol, std::chrono::steady_clock::time_p
     next = waited + pol.long_wait_after_s;
     pol.long_wait(pol.long_wait_arg, std::chrono::duration<double>(start.time_since_epoch()).count(), nullptr);
   }
+}
+
+// ... and when that wait completes: WaitPolicy::long_wait_end if it lasted long enough to have
+// called long_wait.
+inline void after_sleeps(const WaitPolicy& pol, std::chrono::steady_clock::time_point start) noexcept {
+  if (pol.long_wait_end == nullptr) return;
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (waited > pol.long_wait_after_s) pol.long_wait_end(pol.long_wait_arg);
 }
 
 // A sleep of a wait (the naps of 20 us, the late steps of up to 1 ms). The kernel lets a timer

@@ -38,6 +38,11 @@ shmem_expect_test(pe_deadlock_timeout_np2 --exit nonzero --timeout 40
                   --match "timed out after"
                   --match "waited past SHMEM_WAIT_TIMEOUT=2.2. where the other PEs are: (PE 1 is in shmem_int_wait_until on static data \\+0x[0-9a-f]+ for == 1, seeing 0 \\(for [12] s\\)|PE 0 is in shmem_barrier_all\\(\\) \\(for [12] s\\))"
                   --no-match "NOT STOPPED" -- ${OSHRUN} -n 2 ${_dl} barrier_flag)
+# A wait that has completed is not named: PE 1 waited long, was woken and computes.
+shmem_expect_test(pe_deadlock_left_np2 --exit nonzero --timeout 40
+                  --env SHMEM_COLL_CHECK_AFTER=1 --env SHMEM_WAIT_TIMEOUT=1.5
+                  --match "PE 0 waited past SHMEM_WAIT_TIMEOUT=1.5. where the other PEs are: PE 1 is in no collective call, nor in a wait"
+                  --no-match "NOT STOPPED|PE 1 is in shmem_int_wait_until|deadlock:" -- ${OSHRUN} -n 2 ${_dl} left)
 shmem_expect_test(pe_deadlock_self_np1 --exit nonzero --timeout 40 --env SHMEM_COLL_CHECK_AFTER=1
                   --match "${_dl_found}" --match "PE 0 is in shmem_int_wait_until on static data \\+0x[0-9a-f]+ for == 1, seeing 0"
                   --no-match "NOT STOPPED" -- ${OSHRUN} -n 1 ${_dl} self)

@@ -17,6 +17,9 @@
  *   late          PE 0 computes outside the library for 1.5 s while the others wait in
  *                 shmem_barrier_all; then the last PE computes for 3.5 s and sets every other
  *                 PE's flag, which they wait for: must not be reported (exit 0)
+ *   left          (2 PEs, SHMEM_WAIT_TIMEOUT) PE 1 waits long for a flag that PE 0 sets after
+ *                 computing for 1.5 s, then computes; PE 0 then waits for a flag nobody sets and
+ *                 times out: its report must not name PE 1's finished wait
  *   threads       SHMEM_THREAD_MULTIPLE: PE 0 waits in shmem_barrier_all while a thread of its
  *                 own sets the other PEs' flags 3.5 s later; they wait for the flag, then make
  *                 the barrier: must not be reported (exit 0)
@@ -30,6 +33,7 @@
 #include "check.h"
 
 static int flag;
+static int flag2;
 static long cycle_flag;
 static long lock;
 static uint64_t sig;
@@ -111,6 +115,15 @@ int main(int argc, char** argv) {
     }
     shmem_barrier_all();
     return check_finish("pe_deadlock late");
+  } else if (strcmp(mode, "left") == 0) {
+    if (me == 0) {
+      compute_for(1.5);
+      shmem_int_atomic_set(&flag, 1, 1);
+      shmem_int_wait_until(&flag2, SHMEM_CMP_EQ, 1);
+    } else if (me == 1) {
+      shmem_int_wait_until(&flag, SHMEM_CMP_EQ, 1);
+      compute_for(20);
+    }
   } else if (strcmp(mode, "threads") == 0) {
     if (me == 0) {
       pthread_t t;

@@ -94,9 +94,9 @@ TEST(DeadlockWatch, OnePeAlone) {
 }
 
 // The hook of a wait that says what it waits for gets the text, and when the wait began; a
-// plain wait_for gets none.
+// plain wait_for gets none. The end hook follows a wait that called the hook, once.
 struct Heard {
-  int calls = 0;
+  int calls = 0, ended = 0;
   double started = -1;
   bool same_start = true;
   std::string what;
@@ -107,12 +107,14 @@ void hear(void* arg, double started, const shmem::WaitWhat* what) noexcept {
   h->started = started;
   h->what = what != nullptr ? (*what)() : "(none)";
 }
+void heard_end(void* arg) noexcept { ++static_cast<Heard*>(arg)->ended; }
 
 TEST(DeadlockHook, AWaitSaysWhatItWaitsFor) {
   shmem::WaitPolicy pol;
   pol.configure_spin(0);
   Heard h;
   pol.long_wait = &hear;
+  pol.long_wait_end = &heard_end;
   pol.long_wait_arg = &h;
   pol.long_wait_after_s = 0.002;
   int polls = 0;
@@ -120,6 +122,7 @@ TEST(DeadlockHook, AWaitSaysWhatItWaitsFor) {
   shmem::wait_for(
       pol, done, [](double) {}, [] { return std::string("the flag at +0x40"); });
   EXPECT_EQ(h.calls, 3);
+  EXPECT_EQ(h.ended, 1);  // once, as it completed
   EXPECT_TRUE(h.same_start);
   EXPECT_EQ(h.what, "the flag at +0x40");
 
@@ -129,7 +132,18 @@ TEST(DeadlockHook, AWaitSaysWhatItWaitsFor) {
   shmem::wait_for(
       pol, [&] { return plain.calls >= 1 || ++polls > 10000000; }, [](double) {});
   EXPECT_EQ(plain.calls, 1);
+  EXPECT_EQ(plain.ended, 1);
   EXPECT_EQ(plain.what, "(none)");
+
+  // A wait that completes before the bound never calls either hook.
+  Heard quick;
+  pol.long_wait_arg = &quick;
+  pol.long_wait_after_s = 60;
+  polls = 0;
+  shmem::wait_for(
+      pol, [&] { return ++polls > 100; }, [](double) {});
+  EXPECT_EQ(quick.calls, 0);
+  EXPECT_EQ(quick.ended, 0);
 }
 
 // Past SHMEM_WAIT_TIMEOUT the timed_out hook (where the other PEs are) runs before the report.
