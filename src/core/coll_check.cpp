@@ -472,19 +472,11 @@ void forget_slot(Runtime& r, int slot) noexcept {
   std::atomic_ref<std::uint32_t>(my_line(r)->calls[slot]).store(0, std::memory_order_relaxed);
 }
 
-std::string current_call(Runtime& r) {
-  CallLine mine;
-  read_line(r, r.my_pe(), &mine);
-  const Call m = call_of(mine);
-  return m.active() ? describe(r, m) : std::string();
-}
-
-std::string where_is(Runtime& r, int pe) {
+Whereabouts where_is(Runtime& r, int pe) {
   CallLine l;
   if (!read_line(r, pe, &l)) return {};
-  if (l.finalizing != 0) return "finalize";
   const Call c = call_of(l);
-  return c.active() ? describe(r, c) : std::string();
+  return Whereabouts{l.finalizing != 0, c.active() ? describe(r, c) : std::string()};
 }
 
 void attach(Runtime* r) noexcept {

@@ -85,11 +85,13 @@ void check_now(Runtime& r, Team* team) noexcept;
 // A wait of this PE's has lasted SHMEM_COLL_CHECK_AFTER (again): the check, if it is in a
 // collective call (called by the WaitPolicy hook, core/deadlock.cpp).
 void on_long_wait(Runtime& r) noexcept;
-// The collective call this PE is in, in words ("shmem_barrier_all()"); empty when in none.
-std::string current_call(Runtime& r);
-// Where PE pe is as its line says: "finalize", a collective call in words, or empty (neither, or
-// its line could not be read).
-std::string where_is(Runtime& r, int pe);
+// Where PE pe is as its line says: in finalize, and the collective call it is in, in words
+// ("shmem_barrier_all()"; empty when in none, or when its line could not be read).
+struct Whereabouts {
+  bool finalizing = false;
+  std::string call;
+};
+Whereabouts where_is(Runtime& r, int pe);
 // At init: publishes the anchor.
 void attach(Runtime* r) noexcept;
 // An active-set call on `set` begins: counts it (set_counts, set_calls) on this PE's line.

@@ -143,7 +143,7 @@ bool publish(Runtime& r, double started, const WaitWhat* what) {
   WaitLine* const l = line_at(r, r.my_pe());
   if (started != t_mine.started) {
     t_mine = Mine{started, false, 0, 0};
-    std::string text = what != nullptr ? (*what)() : coll_check::current_call(r);
+    std::string text = what != nullptr ? (*what)() : coll_check::where_is(r, r.my_pe()).call;
     if (text.empty()) return false;  // the beat of an earlier wait stays: it no longer goes up
     t_mine.counted = true;
     t_mine.number = g_waits.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -245,8 +245,8 @@ void on_long_wait(void* arg, double started, const WaitWhat* what) noexcept {
 
 void on_long_wait_end(void* arg) noexcept {
   if (t_in_hook || !t_mine.counted) return;
-  word(line_at(*static_cast<Runtime*>(arg), static_cast<Runtime*>(arg)->my_pe())->beat_at)
-      .store(0, std::memory_order_relaxed);
+  Runtime& r = *static_cast<Runtime*>(arg);
+  word(line_at(r, r.my_pe())->beat_at).store(0, std::memory_order_relaxed);
 }
 
 void on_timeout(void* arg) noexcept {
@@ -261,8 +261,8 @@ void on_timeout(void* arg) noexcept {
     for (int pe = 0; pe < r.n_pes(); ++pe) {
       if (pe == r.my_pe() || (line_at(r, pe) == nullptr && r.remote() == nullptr)) continue;
       std::string& w = where[static_cast<std::size_t>(pe)];
-      w = coll_check::where_is(r, pe);
-      if (w == "finalize") {
+      const coll_check::Whereabouts at = coll_check::where_is(r, pe);
+      if (at.finalizing) {
         w = "in finalize";
         continue;
       }
@@ -274,8 +274,8 @@ void on_timeout(void* arg) noexcept {
         std::snprintf(since, sizeof since, " (for %.0f s)",
                       (static_cast<double>(now) - static_cast<double>(p.since)) * 1e-9);
         w = "in " + p.text + since;
-      } else if (!w.empty()) {
-        w = "in " + w;
+      } else if (!at.call.empty()) {
+        w = "in " + at.call;
       } else {
         w = "in no collective call, nor in a wait of more than SHMEM_COLL_CHECK_AFTER that says what it waits for "
             "(it computes, or waits elsewhere)";

@@ -104,7 +104,7 @@ void set_lock(long* lock) noexcept {
       },
       [&] {  // for the deadlock check (core/deadlock.hpp)
         std::string s = "shmem_set_lock on " + r.describe(lock, false) + " with ticket " + std::to_string(ticket);
-        if (w) s += ", now serving " + std::to_string(static_cast<std::uint32_t>(word.load(std::memory_order_acquire)));
+        if (w) s += ", now serving " + std::to_string(serving());  // not for a remote lock: no AMO here
         return s;
       });
 }

@@ -105,9 +105,11 @@ struct Waiter {
   const void* address(std::size_t i) const noexcept {
     return const_cast<char*>(static_cast<volatile char*>(ivars)) + i * sizeof(T);
   }
+  // The element a report names: `watch`, or the first where there is none (SIZE_MAX).
+  std::size_t shown(std::size_t watch) const noexcept { return watch < n ? watch : 0; }
   // What the wait waits for, for the deadlock check (core/deadlock.hpp): element `watch`.
   std::string what(const Runtime& r, std::size_t watch) const {
-    if (watch >= n) watch = 0;
+    watch = shown(watch);
     const std::string want = std::string(cmp_name(cmp)) + " " + text(target(watch));
     const std::string on = r.describe(address(0), false);
     if (n == 1) return std::string(func) + " on " + on + " for " + want + ", seeing " + text(at(0));
@@ -126,7 +128,7 @@ struct Waiter {
     wait_for(
         r.wait_policy(), look,
         [&](double waited) {
-          const std::size_t i = watch < n ? watch : 0;
+          const std::size_t i = shown(watch);
           log::write(
               log::Level::kFatal, "wait",
               "%s timed out after %.1f s (SHMEM_WAIT_TIMEOUT=%g): PE %d waited on %s for value %s %s; last seen %s",

@@ -161,7 +161,7 @@ void Team::central_sync() noexcept {
       }
     }
   }
-  after_sleeps(pol, start);
+  sleeps_done(pol, start);
 }
 
 void Team::allgather_words(const std::uint64_t* mine, int words, std::uint64_t* out) noexcept {

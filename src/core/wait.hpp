@@ -390,7 +390,7 @@ inline void after_sleep(const WaitPolicy& pol, std::chrono::steady_clock::time_p
 
 // ... and when that wait completes: WaitPolicy::long_wait_end if it lasted long enough to have
 // called long_wait.
-inline void after_sleeps(const WaitPolicy& pol, std::chrono::steady_clock::time_point start) noexcept {
+inline void sleeps_done(const WaitPolicy& pol, std::chrono::steady_clock::time_point start) noexcept {
   if (pol.long_wait_end == nullptr) return;
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (waited > pol.long_wait_after_s) pol.long_wait_end(pol.long_wait_arg);
